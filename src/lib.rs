@@ -1,4 +1,18 @@
 //! reef: an exact, fast, discrete-event simulator of switched high-speed LANs and
-//! system-area networks (links, switches, host interfaces, protocols, control plane).
+//! system-area networks — links, switches, host interfaces, the protocols on them and their
+//! control plane. See `README.md` for use and `../shared/DESIGN.md` for the architecture.
 
+pub mod bench;
+pub mod config;
+pub mod engine;
+pub mod fabric;
+pub mod link;
+pub mod nic;
 pub mod protocol;
+pub mod report;
+pub mod routing;
+pub mod runner;
+pub mod stats;
+pub mod switch;
+pub mod time;
+pub mod workload;

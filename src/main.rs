@@ -1,3 +1,328 @@
-fn main() {
-    println!("reef");
+//! The `reef` command line: parses, calls the library, prints. See `reef --help`.
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+use reef::bench::{self, BenchRecord};
+use reef::engine::SimError;
+use reef::{config, report, runner};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Exit status when the watchdog stopped a deadlocked network.
+const EXIT_DEADLOCK: u8 = 2;
+/// Exit status when an engine invariant did not hold.
+const EXIT_INVARIANT: u8 = 3;
+
+#[derive(Parser)]
+#[command(
+    name = "reef",
+    version,
+    about = "reef: an exact, fast discrete-event simulator of switched high-speed LANs and system-area networks",
+    long_about = "reef simulates network fabrics — links, switches, host interfaces and the protocols on \
+them — flit by flit, with integer picosecond time. Describe a network in a TOML config \
+(docs/config.md; examples in examples/) and run it, sweep its load, or check its routing for \
+deadlock.\n\nExit status: 0 success, 1 bad input or error, 2 deadlock detected, 3 engine invariant violated."
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run one simulation and print a summary (and the full result as JSON with --json).
+    Run {
+        /// The network config (TOML).
+        config: PathBuf,
+        /// Override a config key, e.g. --set traffic.load=0.3 (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Random seed (same as --set sim.seed=N).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Write the full result as JSON.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Check engine invariants as the run goes (slower).
+        #[arg(long)]
+        check: bool,
+        /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Latency against offered load, up to saturation (points run in parallel).
+    Sweep {
+        config: PathBuf,
+        /// Offered loads in flits/cycle/host: FROM:TO:STEP.
+        #[arg(long, value_name = "FROM:TO:STEP")]
+        load: String,
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Simulations at once (default: the machine's cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        #[arg(long, value_name = "FILE")]
+        csv: Option<PathBuf>,
+        /// Plot latency against accepted throughput as SVG.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Validate a config and check its routing for unreachable destinations and cyclic
+    /// channel dependencies (deadlock).
+    Check {
+        config: PathBuf,
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
+    /// Run the reference workloads and report flit-hops per second.
+    Bench {
+        /// Write one JSON record per workload.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Only this workload.
+        #[arg(long)]
+        only: Option<String>,
+        /// Run flit by flit (no trains): the reference path.
+        #[arg(long)]
+        no_trains: bool,
+        /// Run in this process (no child per workload; peak memory is then the whole run's).
+        #[arg(long)]
+        in_process: bool,
+        #[arg(long, hide = true)]
+        child: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    match real_main() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn sim_error_code(e: &SimError) -> ExitCode {
+    match e {
+        SimError::Invariant { .. } => ExitCode::from(EXIT_INVARIANT),
+        _ => ExitCode::from(1),
+    }
+}
+
+fn write(path: &Path, text: &str) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+fn overrides(set: &[String], seed: Option<u64>) -> Vec<String> {
+    let mut o = set.to_vec();
+    if let Some(s) = seed {
+        o.push(format!("sim.seed={s}"));
+    }
+    o
+}
+
+fn real_main() -> Result<ExitCode> {
+    let cli = Cli::parse();
+    match cli.cmd {
+        Cmd::Run {
+            config: path,
+            set,
+            seed,
+            json,
+            check,
+            quiet,
+        } => {
+            let mut o = overrides(&set, seed);
+            if check {
+                o.push("sim.check=true".into());
+            }
+            let spec = config::load(&path, &o)?;
+            let rep = runner::check(&spec);
+            if rep.failure_count > 0 {
+                let (s, d, m) = &rep.failures[0];
+                bail!(
+                    "{}: routing cannot deliver every packet ({} source/destination pairs fail; first: host {s} → host {d}: {m})\n  hint: run `reef check {}`",
+                    path.display(),
+                    rep.failure_count,
+                    path.display()
+                );
+            }
+            if let Some(c) = rep.describe_cycle(&spec.fabric) {
+                eprintln!(
+                    "warning: the routing has a cyclic channel dependency; the run may deadlock:\n  {c}"
+                );
+            }
+            let r = match runner::run_with_bar(&spec, !quiet) {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("error: {}: {e}", path.display());
+                    return Ok(sim_error_code(&e));
+                }
+            };
+            print!("{}", report::summary(&r));
+            if let Some(j) = json {
+                write(&j, &serde_json::to_string_pretty(&r)?)?;
+            }
+            Ok(if r.deadlock.is_some() {
+                ExitCode::from(EXIT_DEADLOCK)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Cmd::Sweep {
+            config: path,
+            load,
+            set,
+            seed,
+            jobs,
+            json,
+            csv,
+            svg,
+            quiet,
+        } => {
+            let loads = runner::parse_loads(&load).map_err(|m| anyhow::anyhow!("--load: {m}"))?;
+            let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            let sw = runner::sweep(&path, &overrides(&set, seed), &loads, jobs, !quiet)?;
+            print!("{}", report::sweep_table(&sw));
+            if let Some(j) = json {
+                write(&j, &serde_json::to_string_pretty(&sw)?)?;
+            }
+            if let Some(c) = csv {
+                write(&c, &report::sweep_csv(&sw))?;
+            }
+            if let Some(s) = svg {
+                let pts: Vec<(f64, f64)> = sw
+                    .points
+                    .iter()
+                    .map(|p| {
+                        (
+                            p.result.accepted_flits_per_node_cycle,
+                            p.result.packet_latency_cycles.mean,
+                        )
+                    })
+                    .collect();
+                let plot = report::plot::Plot {
+                    title: &sw.name,
+                    x_label: "accepted throughput [flits/cycle/host]",
+                    y_label: "mean packet latency [cycles]",
+                    series: vec![report::plot::Series {
+                        name: "packet latency".into(),
+                        points: pts,
+                        markers_only: false,
+                    }],
+                    log_y: false,
+                };
+                write(
+                    &s,
+                    &report::plot::svg(&plot).map_err(|m| anyhow::anyhow!("plot: {m}"))?,
+                )?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Check { config: path, set } => {
+            let spec = config::load(&path, &set)?;
+            let rep = runner::check(&spec);
+            println!("{}: {}", path.display(), spec.fabric);
+            println!(
+                "routing {}: {} (channel, VC) pairs in use, {} dependencies",
+                spec.routing.name(),
+                rep.used,
+                rep.edges
+            );
+            let mut ok = true;
+            if rep.failure_count > 0 {
+                ok = false;
+                println!(
+                    "UNREACHABLE: {} source/destination pairs cannot be routed:",
+                    rep.failure_count
+                );
+                for (s, d, m) in &rep.failures {
+                    println!("  host {s} → host {d}: {m}");
+                }
+            }
+            match rep.describe_cycle(&spec.fabric) {
+                Some(c) => {
+                    ok = false;
+                    println!("DEADLOCK POSSIBLE: cyclic channel dependency:\n  {c}");
+                }
+                None => println!("deadlock-free: the channel dependency graph is acyclic"),
+            }
+            Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+        Cmd::Bench {
+            json,
+            only,
+            no_trains,
+            in_process,
+            child,
+        } => {
+            let o: Vec<String> = if no_trains {
+                vec!["sim.trains=false".into()]
+            } else {
+                vec![]
+            };
+            let names: Vec<&str> = match &only {
+                Some(n) => vec![n.as_str()],
+                None => bench::WORKLOADS.iter().map(|w| w.0).collect(),
+            };
+            if child {
+                let rec = bench::run_one(names[0], &o).map_err(anyhow::Error::msg)?;
+                println!("{}", serde_json::to_string(&rec)?);
+                return Ok(ExitCode::SUCCESS);
+            }
+            let exe = std::env::current_exe().ok();
+            let mut recs: Vec<BenchRecord> = Vec::new();
+            println!(
+                "{:<26} {:>6} {:>12} {:>9} {:>10} {:>10} {:>10} {:>9}",
+                "workload", "nodes", "flit-hops", "wall s", "Mhops/s", "latency", "accepted", "peak MB"
+            );
+            for n in names {
+                if std::io::stderr().is_terminal() {
+                    eprint!("running {n}…\r");
+                }
+                let rec = match (&exe, in_process) {
+                    (Some(exe), false) => {
+                        let mut cmd = std::process::Command::new(exe);
+                        cmd.args(["bench", "--child", "--only", n]);
+                        if no_trains {
+                            cmd.arg("--no-trains");
+                        }
+                        let out = cmd.output().context("running a bench child")?;
+                        if !out.status.success() {
+                            bail!("bench {n} failed: {}", String::from_utf8_lossy(&out.stderr));
+                        }
+                        serde_json::from_slice(&out.stdout).context("reading a bench child's record")?
+                    }
+                    _ => bench::run_one(n, &o).map_err(anyhow::Error::msg)?,
+                };
+                println!(
+                    "{:<26} {:>6} {:>12} {:>9.3} {:>10.2} {:>10.2} {:>10.4} {:>9}",
+                    rec.name,
+                    rec.nodes,
+                    rec.flit_hops,
+                    rec.wall_s,
+                    rec.flit_hops_per_s / 1e6,
+                    rec.mean_latency_cycles,
+                    rec.accepted_flits_per_node_cycle,
+                    rec.peak_rss_mb.map_or("-".into(), |m| format!("{m:.1}"))
+                );
+                recs.push(rec);
+            }
+            if let Some(j) = json {
+                write(&j, &serde_json::to_string_pretty(&recs)?)?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
 }

@@ -1,0 +1,739 @@
+//! Validation: the raw schema becomes a [`Spec`] that cannot hold an illegal state. Units are
+//! converted here, once: durations to picoseconds (exact when the value is a whole number of
+//! picoseconds, else rounded to the nearest), cycles through the declared clock, rates to
+//! flit times. Defaults for omitted keys are listed in `docs/config.md`.
+
+use super::raw::*;
+use super::{ConfigError, locate, parse_path};
+use crate::engine::{HostParams, SimParams, Spec};
+use crate::fabric::{self, Fabric};
+use crate::link::{FlowControl, LinkParams};
+use crate::routing::{Routing, dor::Dor, source::SourceRoutes, table, updown};
+use crate::switch::{Arbitration, Selection, SwitchMode, SwitchParams};
+use crate::time::{Clock, Quantity, Ratio, SEC, Time, UNIT_HINT, parse_decimal, parse_quantity};
+use crate::workload::{Pattern, PatternSpec, Process, Sizes, Workload, rng};
+use std::path::Path;
+
+/// Where a config came from, for error messages.
+pub struct Source<'a> {
+    pub file: &'a str,
+    pub text: &'a str,
+    pub dir: &'a Path,
+    pub overridden: &'a [String],
+}
+
+impl Source<'_> {
+    fn err(&self, key: &str, msg: impl Into<String>, hint: Option<&str>) -> ConfigError {
+        let from_set = self.overridden.iter().any(|k| key.starts_with(k.as_str()));
+        ConfigError {
+            file: self.file.to_string(),
+            line: if from_set {
+                None
+            } else {
+                locate(self.text, &parse_path(key))
+            },
+            key: key.to_string(),
+            msg: if from_set {
+                format!("{} (from --set)", msg.into())
+            } else {
+                msg.into()
+            },
+            hint: hint.map(str::to_string),
+        }
+    }
+}
+
+type R<T> = Result<T, ConfigError>;
+
+/// Unit conversions that need the declared clock.
+struct Units<'a> {
+    src: &'a Source<'a>,
+    /// One cycle [ps].
+    cycle: Ratio,
+}
+
+impl Units<'_> {
+    /// A duration [ps] (exact rational) from `"10 ns"` or `"4 cycles"`.
+    fn duration(&self, key: &str, s: &str) -> R<Ratio> {
+        match parse_quantity(s).map_err(|m| self.src.err(key, m, Some(UNIT_HINT)))? {
+            Quantity::Duration(d) => Ok(d),
+            Quantity::Cycles(n) => Ok(n.times(self.cycle)),
+            q => Err(self.src.err(
+                key,
+                format!("expected a duration, got {} (`{s}`)", q.kind()),
+                Some("write e.g. \"10 ns\" or \"4 cycles\""),
+            )),
+        }
+    }
+
+    /// A duration rounded to whole picoseconds.
+    fn ps(&self, key: &str, s: &str) -> R<Time> {
+        Ok(self.duration(key, s)?.round())
+    }
+
+    fn ps_or(&self, key: &str, s: &Option<String>, default: Ratio) -> R<Time> {
+        match s {
+            Some(s) => self.ps(key, s),
+            None => Ok(default.round()),
+        }
+    }
+
+    fn positive(&self, key: &str, t: Time) -> R<Time> {
+        if t == 0 {
+            return Err(self.src.err(key, "must be positive", None));
+        }
+        Ok(t)
+    }
+}
+
+fn clock_period(src: &Source, s: &Option<String>) -> R<Ratio> {
+    let Some(s) = s else {
+        return Ok(Ratio::int(1_000));
+    };
+    match parse_quantity(s).map_err(|m| src.err("sim.clock", m, Some(UNIT_HINT)))? {
+        Quantity::Frequency(f) if !f.is_zero() => Ok(Ratio::int(SEC as u128).over(f)),
+        Quantity::Duration(d) if !d.is_zero() => Ok(d),
+        _ => Err(src.err(
+            "sim.clock",
+            format!("expected a frequency or a period, got `{s}`"),
+            Some("e.g. clock = \"1 GHz\" or clock = \"1 ns\""),
+        )),
+    }
+}
+
+fn link_params(u: &Units, sect: &str, c: &RawChannel, base: Option<&LinkParams>) -> R<LinkParams> {
+    let src = u.src;
+    let k = |name: &str| format!("{sect}.{name}");
+    let rate = match &c.rate {
+        Some(s) => match parse_quantity(s).map_err(|m| src.err(&k("rate"), m, Some(UNIT_HINT)))? {
+            Quantity::BitRate(r) if !r.is_zero() => Some(r),
+            _ => {
+                return Err(src.err(
+                    &k("rate"),
+                    format!("expected a data rate, got `{s}`"),
+                    Some("e.g. \"100 MBaud\" or \"300 MB/s\""),
+                ));
+            }
+        },
+        None => None,
+    };
+    let bits_time = |bits: u32| Ratio::int(bits as u128 * SEC as u128).over(rate.expect("checked"));
+    if c.flit_time.is_some() && rate.is_some() {
+        return Err(src.err(&k("rate"), "give either flit_time or rate, not both", None));
+    }
+    if (c.flit_bits.is_some() || c.tail_bits.is_some()) && rate.is_none() {
+        return Err(src.err(
+            &k("flit_bits"),
+            "flit_bits and tail_bits need a rate",
+            Some("add rate = \"100 MBaud\""),
+        ));
+    }
+    let flit_time = match (&c.flit_time, rate) {
+        (Some(s), _) => u.ps(&k("flit_time"), s)?,
+        (None, Some(_)) => bits_time(c.flit_bits.unwrap_or(8)).round(),
+        (None, None) => base.map_or(u.cycle.round(), |b| b.flit_time),
+    };
+    let flit_time = u.positive(&k("flit_time"), flit_time)?;
+    let tail_time = match (&c.tail_time, c.tail_bits, rate) {
+        (Some(s), _, _) => u.ps(&k("tail_time"), s)?,
+        (None, Some(b), Some(_)) => bits_time(b).round(),
+        _ if c.flit_time.is_some() || rate.is_some() => flit_time,
+        _ => base.map_or(flit_time, |b| b.tail_time),
+    };
+    let tail_time = u.positive(&k("tail_time"), tail_time)?;
+    let latency = match &c.latency {
+        Some(s) => u.ps(&k("latency"), s)?,
+        None => base.map_or(0, |b| b.latency),
+    };
+    let vcs = c.vcs.unwrap_or(base.map_or(1, |b| b.vcs as u32));
+    if !(1..=64).contains(&vcs) {
+        return Err(src.err(&k("vcs"), format!("must be 1..=64, got {vcs}"), None));
+    }
+    let buffer = c.buffer.unwrap_or(base.map_or(8, |b| b.buffer));
+    if buffer == 0 || buffer > 1 << 20 {
+        return Err(src.err(
+            &k("buffer"),
+            format!("must be 1..=1048576 flits, got {buffer}"),
+            None,
+        ));
+    }
+    let fc = c.flow_control.unwrap_or(match base.map(|b| b.flow) {
+        Some(FlowControl::None) => FcKind::None,
+        _ => FcKind::Credit,
+    });
+    let flow = match fc {
+        FcKind::None => FlowControl::None,
+        FcKind::Credit => {
+            let delay = match &c.credit_delay {
+                Some(s) => u.ps(&k("credit_delay"), s)?,
+                None => match base.map(|b| b.flow) {
+                    Some(FlowControl::Credit { delay }) => delay,
+                    _ => u.cycle.round(),
+                },
+            };
+            FlowControl::Credit {
+                delay: u.positive(&k("credit_delay"), delay)?,
+            }
+        }
+    };
+    Ok(LinkParams {
+        flit_time,
+        tail_time,
+        latency,
+        vcs: vcs as u8,
+        buffer,
+        flow,
+    })
+}
+
+fn switch_params(u: &Units, s: &RawSwitch) -> R<SwitchParams> {
+    let speedup = s.speedup.unwrap_or(1);
+    if speedup == 0 {
+        return Err(u.src.err("switch.speedup", "must be at least 1", None));
+    }
+    Ok(SwitchParams {
+        router_delay: u.ps_or("switch.router_delay", &s.router_delay, u.cycle)?,
+        mode: match s.mode.unwrap_or(ModeKind::Wormhole) {
+            ModeKind::Wormhole => SwitchMode::Wormhole,
+            ModeKind::CutThrough => SwitchMode::CutThrough,
+            ModeKind::StoreAndForward => SwitchMode::StoreAndForward,
+        },
+        selection: match s.selection.unwrap_or(SelectionKind::FirstFree) {
+            SelectionKind::FirstFree => Selection::FirstFree,
+            SelectionKind::RoundRobin => Selection::RoundRobin,
+            SelectionKind::LeastOccupied => Selection::LeastOccupied,
+            SelectionKind::Random => Selection::Random,
+        },
+        arbitration: match s.arbitration.unwrap_or(ArbitrationKind::RoundRobin) {
+            ArbitrationKind::RoundRobin => Arbitration::RoundRobin,
+            ArbitrationKind::OldestFirst => Arbitration::OldestFirst,
+        },
+        speedup,
+    })
+}
+
+fn topology(
+    src: &Source,
+    cycle: Ratio,
+    t: &RawTopology,
+    net: LinkParams,
+    host: LinkParams,
+    sw: SwitchParams,
+) -> R<Fabric> {
+    let kind = t.kind;
+    let kname = match kind {
+        TopoKind::Mesh => "mesh",
+        TopoKind::Torus => "torus",
+        TopoKind::Ring => "ring",
+        TopoKind::Clos => "clos",
+        TopoKind::FatTree => "fat-tree",
+        TopoKind::Full => "full",
+        TopoKind::File => "file",
+    };
+    // Keys that do not belong to this kind are mistakes, not silent no-ops.
+    let allowed: &[&str] = match kind {
+        TopoKind::Mesh | TopoKind::Torus => &["k", "n", "hosts_per_switch"],
+        TopoKind::Ring => &["k", "hosts_per_switch"],
+        TopoKind::Clos => &["leaves", "hosts_per_leaf", "spines", "links_per_pair"],
+        TopoKind::FatTree => &["k", "n"],
+        TopoKind::Full => &["switches", "hosts_per_switch"],
+        TopoKind::File => &["file"],
+    };
+    let present = [
+        ("k", t.k.is_some()),
+        ("n", t.n.is_some()),
+        ("hosts_per_switch", t.hosts_per_switch.is_some()),
+        ("leaves", t.leaves.is_some()),
+        ("hosts_per_leaf", t.hosts_per_leaf.is_some()),
+        ("spines", t.spines.is_some()),
+        ("links_per_pair", t.links_per_pair.is_some()),
+        ("switches", t.switches.is_some()),
+        ("file", t.file.is_some()),
+    ];
+    for (name, is) in present {
+        if is && !allowed.contains(&name) {
+            return Err(src.err(
+                &format!("topology.{name}"),
+                format!("does not apply to a {kname} topology"),
+                Some(&format!("a {kname} takes: {}", allowed.join(", "))),
+            ));
+        }
+    }
+    let need = |name: &str, v: Option<u32>| {
+        v.ok_or_else(|| {
+            src.err(
+                "topology",
+                format!("a {kname} topology needs `{name}`"),
+                Some(&format!("a {kname} takes: {}", allowed.join(", "))),
+            )
+        })
+    };
+    let imp = |e: fabric::FabricError| src.err("topology.kind", e.to_string(), None);
+    match kind {
+        TopoKind::Mesh | TopoKind::Torus | TopoKind::Ring => {
+            let conc = t.hosts_per_switch.unwrap_or(1);
+            let k: Vec<u32> = match (&t.k, kind) {
+                (None, _) => {
+                    return Err(src.err(
+                        "topology",
+                        format!("a {kname} topology needs `k`"),
+                        Some("e.g. k = [8, 8] or k = 8 with n = 2"),
+                    ));
+                }
+                (Some(Radix::One(k)), TopoKind::Ring) => vec![*k],
+                (Some(Radix::Many(_)), TopoKind::Ring) => {
+                    return Err(src.err(
+                        "topology.k",
+                        "a ring takes one number of switches",
+                        Some("e.g. k = 16"),
+                    ));
+                }
+                (Some(Radix::One(k)), _) => vec![*k; t.n.unwrap_or(2) as usize],
+                (Some(Radix::Many(v)), _) => {
+                    if t.n.is_some_and(|n| n as usize != v.len()) {
+                        return Err(src.err(
+                            "topology.n",
+                            format!("n = {} but k lists {} dimensions", t.n.unwrap_or(0), v.len()),
+                            None,
+                        ));
+                    }
+                    v.clone()
+                }
+            };
+            fabric::mesh::cube(&k, kind != TopoKind::Mesh, conc, net, host, sw).map_err(imp)
+        }
+        TopoKind::Clos => fabric::clos::folded_clos(
+            need("leaves", t.leaves)?,
+            need("hosts_per_leaf", t.hosts_per_leaf)?,
+            need("spines", t.spines)?,
+            t.links_per_pair.unwrap_or(1),
+            net,
+            host,
+            sw,
+        )
+        .map_err(imp),
+        TopoKind::FatTree => {
+            let k = match &t.k {
+                Some(Radix::One(k)) => *k,
+                _ => {
+                    return Err(src.err(
+                        "topology.k",
+                        "a fat tree needs k (switch arity) as one number",
+                        Some("e.g. k = 4, n = 3"),
+                    ));
+                }
+            };
+            fabric::clos::fat_tree(k, need("n", t.n)?, net, host, sw).map_err(imp)
+        }
+        TopoKind::Full => fabric::full::fully_connected(
+            need("switches", t.switches)?,
+            t.hosts_per_switch.unwrap_or(1),
+            net,
+            host,
+            sw,
+        )
+        .map_err(imp),
+        TopoKind::File => {
+            let f = t.file.as_ref().ok_or_else(|| {
+                src.err(
+                    "topology",
+                    "a file topology needs `file`",
+                    Some("file = \"net.txt\" (see docs/topology-files.md)"),
+                )
+            })?;
+            let path = src.dir.join(f);
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                src.err(
+                    "topology.file",
+                    format!("cannot read {}: {e}", path.display()),
+                    None,
+                )
+            })?;
+            fabric::irregular::parse(&path.display().to_string(), &text, net, host, sw, Some(cycle)).map_err(
+                |e| ConfigError {
+                    file: src.file.to_string(),
+                    line: locate(src.text, &parse_path("topology.file")),
+                    key: "topology.file".into(),
+                    msg: e.to_string(),
+                    hint: None,
+                },
+            )
+        }
+    }
+}
+
+fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind) -> R<Routing> {
+    let algo = r.algorithm.unwrap_or(match kind {
+        TopoKind::Mesh | TopoKind::Torus | TopoKind::Ring => AlgoKind::Dor,
+        TopoKind::Clos => AlgoKind::Clos,
+        TopoKind::FatTree => AlgoKind::FatTree,
+        TopoKind::Full => AlgoKind::Direct,
+        TopoKind::File => AlgoKind::Updown,
+    });
+    let adaptive = r.adaptive.unwrap_or(false);
+    let mismatch = |what: &str| {
+        src.err(
+            "routing.algorithm",
+            format!("{what} routing needs a matching topology"),
+            Some("leave routing.algorithm out to get the topology's default"),
+        )
+    };
+    if r.dateline.is_some() && algo != AlgoKind::Dor {
+        return Err(src.err(
+            "routing.dateline",
+            "datelines apply to dimension-order routing on a torus",
+            None,
+        ));
+    }
+    if r.root.is_some() && !matches!(algo, AlgoKind::Updown | AlgoKind::Source) {
+        return Err(src.err("routing.root", "root applies to up*/down* routing", None));
+    }
+    if !r.route.is_empty() && algo != AlgoKind::Source {
+        return Err(src.err(
+            "routing.route",
+            "explicit routes need algorithm = \"source\"",
+            None,
+        ));
+    }
+    let root = r.root.unwrap_or(0);
+    if root >= fab.switches {
+        return Err(src.err(
+            "routing.root",
+            format!("switch {root} does not exist (0..{})", fab.switches),
+            None,
+        ));
+    }
+    Ok(match algo {
+        AlgoKind::Dor => {
+            let net_vcs = fab
+                .channels
+                .iter()
+                .find(|c| fab.is_switch(c.src) && fab.is_switch(c.dst))
+                .map_or(1, |c| c.params.vcs);
+            let wrap = matches!(kind, TopoKind::Torus | TopoKind::Ring);
+            let dateline = match r.dateline {
+                Some(true) if !wrap => {
+                    return Err(src.err("routing.dateline", "datelines are for tori and rings", None));
+                }
+                Some(true) if net_vcs < 2 || net_vcs % 2 != 0 => {
+                    return Err(src.err(
+                        "routing.dateline",
+                        format!("a dateline needs an even number of VCs ≥ 2 (channel.vcs = {net_vcs})"),
+                        Some("set channel.vcs = 2, or dateline = false to run without (deadlock-prone)"),
+                    ));
+                }
+                Some(d) => d,
+                None => wrap && net_vcs >= 2 && net_vcs % 2 == 0,
+            };
+            Routing::Dor(Dor::new(fab, dateline).ok_or_else(|| mismatch("dimension-order"))?)
+        }
+        AlgoKind::Clos => Routing::Table(table::clos(fab, adaptive).ok_or_else(|| mismatch("Clos"))?),
+        AlgoKind::FatTree => {
+            Routing::Table(table::fat_tree(fab, adaptive).ok_or_else(|| mismatch("fat-tree"))?)
+        }
+        AlgoKind::Direct => Routing::Table(table::full(fab).ok_or_else(|| mismatch("direct"))?),
+        AlgoKind::Updown => Routing::Table(updown::updown(fab, root, adaptive)),
+        AlgoKind::Minimal => Routing::Table(updown::minimal(fab, adaptive)),
+        AlgoKind::Source => {
+            if adaptive {
+                return Err(src.err("routing.adaptive", "source routes are fixed per packet", None));
+            }
+            let base = match r.paths.unwrap_or(PathsKind::Updown) {
+                PathsKind::Updown => updown::updown(fab, root, false),
+                PathsKind::Minimal => updown::minimal(fab, false),
+            };
+            let explicit = r
+                .route
+                .iter()
+                .map(|x| ((x.src, x.dst), x.ports.clone()))
+                .collect();
+            Routing::Source(
+                SourceRoutes::new(fab, base, explicit)
+                    .map_err(|e| src.err("routing.route", e.to_string(), None))?,
+            )
+        }
+    })
+}
+
+/// An f64 as the exact decimal it prints as.
+fn exact(x: f64) -> Ratio {
+    parse_decimal(&format!("{x}")).unwrap_or_else(|| Ratio::new((x * 1e9).round() as u128, 1_000_000_000))
+}
+
+fn workload(u: &Units, t: &RawTraffic, fab: &Fabric, seed: u64, flit_bytes: u32) -> R<Workload> {
+    let src = u.src;
+    let n = fab.num_hosts() as u32;
+    let include_self = t.include_self.unwrap_or(false);
+    let kind = t.pattern.unwrap_or(PatternKind::Uniform);
+    if t.pairs.is_some() && kind != PatternKind::Pairs {
+        return Err(src.err("traffic.pairs", "pairs apply to pattern = \"pairs\"", None));
+    }
+    if (t.hot.is_some() || t.hot_fraction.is_some()) && kind != PatternKind::HotSpot {
+        return Err(src.err(
+            if t.hot.is_some() {
+                "traffic.hot"
+            } else {
+                "traffic.hot_fraction"
+            },
+            "hot and hot_fraction apply to pattern = \"hot-spot\"",
+            None,
+        ));
+    }
+    let spec = match kind {
+        PatternKind::Uniform => PatternSpec::Uniform,
+        PatternKind::Pairs => PatternSpec::Pairs(
+            t.pairs
+                .as_ref()
+                .ok_or_else(|| src.err("traffic", "pattern \"pairs\" needs pairs = [[src, dst], …]", None))?
+                .iter()
+                .map(|p| (p[0], p[1]))
+                .collect(),
+        ),
+        PatternKind::Permutation => PatternSpec::Permutation,
+        PatternKind::Transpose => PatternSpec::Transpose,
+        PatternKind::BitComplement => PatternSpec::BitComplement,
+        PatternKind::BitReverse => PatternSpec::BitReverse,
+        PatternKind::Shuffle => PatternSpec::Shuffle,
+        PatternKind::Tornado => PatternSpec::Tornado,
+        PatternKind::Neighbour | PatternKind::Neighbor => PatternSpec::Neighbour,
+        PatternKind::HotSpot => PatternSpec::HotSpot {
+            hot: t
+                .hot
+                .clone()
+                .ok_or_else(|| src.err("traffic", "pattern \"hot-spot\" needs hot = [hosts]", None))?,
+            fraction: t
+                .hot_fraction
+                .ok_or_else(|| src.err("traffic", "pattern \"hot-spot\" needs hot_fraction", None))?,
+        },
+    };
+    let mut setup = rng::Stream::new(seed, rng::Purpose::Setup, 0);
+    let pattern = Pattern::build(&spec, &fab.shape, n, include_self, &mut setup)
+        .map_err(|m| src.err("traffic.pattern", m, None))?;
+    let sizes = match (&t.sizes, t.packet_size) {
+        (Some(_), Some(_)) => {
+            return Err(src.err("traffic.sizes", "give packet_size or sizes, not both", None));
+        }
+        (Some(v), None) => Sizes::weighted(v)
+            .map_err(|m| src.err("traffic.sizes", m, Some("sizes = [[4, 0.8], [32, 0.2]]")))?,
+        (None, p) => {
+            let p = p.unwrap_or(1);
+            if p == 0 {
+                return Err(src.err("traffic.packet_size", "must be at least 1 flit", None));
+            }
+            Sizes::Fixed(p)
+        }
+    };
+    let injection = t.injection.unwrap_or(InjectionKind::Bernoulli);
+    let cycle = u.cycle;
+    let load = match (&t.load, injection) {
+        (_, InjectionKind::Backlogged) => 1.0,
+        (None, _) => {
+            return Err(src.err(
+                "traffic",
+                "needs a load (flits/cycle/host, or a rate such as \"5 MB/s\")",
+                Some("e.g. load = 0.2"),
+            ));
+        }
+        (Some(LoadValue::Flits(x)), _) => *x,
+        (Some(LoadValue::Rate(s)), _) => {
+            match parse_quantity(s).map_err(|m| src.err("traffic.load", m, Some(UNIT_HINT)))? {
+                // bits/s → flits per cycle.
+                Quantity::BitRate(r) => r
+                    .times(cycle)
+                    .over(Ratio::int(SEC as u128 * 8 * flit_bytes as u128))
+                    .to_f64(),
+                q => {
+                    return Err(src.err(
+                        "traffic.load",
+                        format!(
+                            "expected a number of flits/cycle or a data rate, got {}",
+                            q.kind()
+                        ),
+                        None,
+                    ));
+                }
+            }
+        }
+    };
+    if !(load.is_finite() && load > 0.0) {
+        return Err(src.err("traffic.load", format!("must be positive, got {load}"), None));
+    }
+    if (t.on.is_some() || t.off.is_some()) && injection != InjectionKind::OnOff {
+        return Err(src.err("traffic.on", "on and off apply to injection = \"on-off\"", None));
+    }
+    let mean = sizes.mean();
+    let pkt_rate = load / mean; // packets per cycle
+    let clock = Clock::from_period(cycle);
+    let process = match injection {
+        InjectionKind::Backlogged => Process::Backlogged,
+        InjectionKind::Bernoulli => {
+            if pkt_rate > 1.0 {
+                return Err(src.err("traffic.load", format!("{load} flits/cycle with {mean}-flit packets needs {pkt_rate:.3} packets per cycle; Bernoulli injection makes at most one"), Some("use injection = \"poisson\", or larger packets")));
+            }
+            Process::Bernoulli {
+                p: pkt_rate,
+                cycle: clock,
+            }
+        }
+        InjectionKind::Poisson => Process::Poisson {
+            mean_gap: cycle.to_f64() / pkt_rate,
+        },
+        InjectionKind::Periodic => Process::Periodic {
+            period: cycle.times(exact(mean)).over(exact(load)),
+        },
+        InjectionKind::OnOff => {
+            let on = u.duration(
+                "traffic.on",
+                t.on.as_deref().ok_or_else(|| {
+                    src.err(
+                        "traffic",
+                        "on-off injection needs on = \"<mean on period>\"",
+                        None,
+                    )
+                })?,
+            )?;
+            let off = u.duration(
+                "traffic.off",
+                t.off.as_deref().ok_or_else(|| {
+                    src.err(
+                        "traffic",
+                        "on-off injection needs off = \"<mean off period>\"",
+                        None,
+                    )
+                })?,
+            )?;
+            let (on, off) = (on.over(cycle).to_f64(), off.over(cycle).to_f64());
+            if on < 1.0 || off < 1.0 {
+                return Err(src.err(
+                    "traffic.on",
+                    "on and off periods must be at least one cycle",
+                    None,
+                ));
+            }
+            let p_on = pkt_rate * (on + off) / on;
+            if p_on > 1.0 {
+                return Err(src.err(
+                    "traffic.load",
+                    format!("the on-periods would need {p_on:.3} packets per cycle"),
+                    Some("lengthen `on` or lower the load"),
+                ));
+            }
+            Process::OnOff {
+                p_on,
+                mean_on: on,
+                mean_off: off,
+                cycle: clock,
+            }
+        }
+    };
+    Ok(Workload {
+        pattern,
+        process,
+        sizes,
+        load,
+    })
+}
+
+/// Builds the spec.
+pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
+    let cycle = clock_period(src, &raw.sim.clock)?;
+    let u = Units { src, cycle };
+    let net = link_params(&u, "channel", &raw.channel, None)?;
+    let host_link = match &raw.host_channel {
+        Some(h) => link_params(&u, "host_channel", h, Some(&net))?,
+        None => net,
+    };
+    let sw = switch_params(&u, &raw.switch)?;
+    let fab = topology(src, cycle, &raw.topology, net, host_link, sw)?;
+    let routing = routing(src, &raw.routing, &fab, raw.topology.kind)?;
+    let s = &raw.sim;
+    let seed = s.seed.unwrap_or(1);
+    let flit_bytes = raw.traffic.flit_bytes.unwrap_or(1);
+    if flit_bytes == 0 {
+        return Err(src.err("traffic.flit_bytes", "must be at least 1", None));
+    }
+    let wl = workload(&u, &raw.traffic, &fab, seed, flit_bytes)?;
+    let max_pkt = wl.sizes.max();
+    if sw.mode != SwitchMode::Wormhole
+        && let Some((ci, c)) = fab
+            .channels
+            .iter()
+            .enumerate()
+            .find(|(_, c)| fab.is_switch(c.dst) && c.params.buffer < max_pkt)
+    {
+        return Err(src.err(
+            "switch.mode",
+            format!(
+                "cut-through and store-and-forward need buffers of at least one packet ({max_pkt} flits); {} has {}",
+                fab.channel_name(crate::fabric::ChannelId(ci as u32)),
+                c.params.buffer
+            ),
+            Some("raise channel.buffer or use smaller packets"),
+        ));
+    }
+    let warmup = u.ps_or("sim.warmup", &s.warmup, cycle.times(Ratio::int(10_000)))?;
+    let measure = u.positive(
+        "sim.measure",
+        u.ps_or("sim.measure", &s.measure, cycle.times(Ratio::int(50_000)))?,
+    )?;
+    let drain_limit = match &s.drain_limit {
+        Some(x) => u.ps("sim.drain_limit", x)?,
+        None => measure,
+    };
+    let batches = s.batches.unwrap_or(10);
+    if !(1..=1000).contains(&batches) {
+        return Err(src.err("sim.batches", "must be 1..=1000", None));
+    }
+    let host = &raw.host;
+    let hp = HostParams {
+        send_overhead: u.ps_or("host.send_overhead", &host.send_overhead, Ratio::int(0))?,
+        send_per_byte: u.ps_or("host.send_per_byte", &host.send_per_byte, Ratio::int(0))?,
+        recv_overhead: u.ps_or("host.recv_overhead", &host.recv_overhead, Ratio::int(0))?,
+        recv_per_byte: u.ps_or("host.recv_per_byte", &host.recv_per_byte, Ratio::int(0))?,
+    };
+    // Watchdog: long against anything a live network does in one hop.
+    let per_hop = fab
+        .channels
+        .iter()
+        .map(|c| {
+            c.params.flit_time * max_pkt as Time
+                + c.params.latency
+                + c.params.flow.credit_delay().unwrap_or(0)
+        })
+        .max()
+        .unwrap_or(0)
+        + sw.router_delay
+        + hp.send_overhead
+        + hp.recv_overhead
+        + (hp.send_per_byte + hp.recv_per_byte) * (max_pkt * flit_bytes) as Time;
+    let watchdog = match &s.watchdog {
+        Some(x) => u.positive("sim.watchdog", u.ps("sim.watchdog", x)?)?,
+        None => (1000 * per_hop).max(crate::time::US),
+    };
+    let name = raw.name.clone().unwrap_or_else(|| {
+        Path::new(src.file)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    });
+    Ok(Spec {
+        name,
+        fabric: fab,
+        routing,
+        workload: wl,
+        params: SimParams {
+            seed,
+            warmup,
+            measure,
+            drain_limit,
+            drain_all: s.drain == Some(DrainKind::All),
+            batches,
+            cycle,
+            check: s.check.unwrap_or(false),
+            watchdog,
+            flit_bytes,
+            trains: s.trains.unwrap_or(true),
+        },
+        host: hp,
+    })
+}

@@ -1,0 +1,246 @@
+//! Configs: TOML read into the raw schema ([`raw`]), `--set key=value` overrides applied,
+//! then validated and built into a [`Spec`] ([`build`]). Every error names the file, the line
+//! of the offending key (when it is in the file) and what was expected.
+
+pub mod build;
+pub mod raw;
+
+use crate::engine::Spec;
+use std::fmt;
+use std::path::Path;
+
+/// A config that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The config file.
+    pub file: String,
+    /// 1-based line of the offending key, if it is in the file.
+    pub line: Option<usize>,
+    /// Dotted key, e.g. `topology.k`.
+    pub key: String,
+    pub msg: String,
+    pub hint: Option<String>,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(l) = self.line {
+            write!(f, ":{l}")?;
+        }
+        if self.key.is_empty() {
+            write!(f, ": {}", self.msg)?;
+        } else {
+            write!(f, ": {}: {}", self.key, self.msg)?;
+        }
+        if let Some(h) = &self.hint {
+            write!(f, "\n  hint: {h}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// One segment of a key path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// Splits `a.b[2].c` into segments.
+pub fn parse_path(s: &str) -> Vec<Seg> {
+    let mut out = Vec::new();
+    for part in s.split('.') {
+        let (name, rest) = match part.find('[') {
+            Some(i) => (&part[..i], &part[i..]),
+            None => (part, ""),
+        };
+        if !name.is_empty() {
+            out.push(Seg::Key(name.to_string()));
+        }
+        for idx in rest.split('[').filter(|x| !x.is_empty()) {
+            if let Ok(n) = idx.trim_end_matches(']').parse() {
+                out.push(Seg::Index(n));
+            }
+        }
+    }
+    out
+}
+
+/// The 1-based line where `path` is written in the TOML `text`, as deep as it can be found.
+pub fn locate(text: &str, path: &[Seg]) -> Option<usize> {
+    use toml::de::{DeTable, DeValue};
+    let doc = DeTable::parse(text).ok()?;
+    let line_of = |off: usize| text[..off.min(text.len())].matches('\n').count() + 1;
+    let mut found: Option<usize> = None;
+    let mut table: Option<&DeTable> = Some(doc.get_ref());
+    let mut array: Option<&[toml::Spanned<DeValue>]> = None;
+    for seg in path {
+        let value = match (seg, table, array) {
+            (Seg::Key(k), Some(t), _) => {
+                let (key, v) = t.iter().find(|(key, _)| key.get_ref().as_ref() == k.as_str())?;
+                found = Some(line_of(key.span().start));
+                v
+            }
+            (Seg::Index(i), _, Some(a)) => {
+                let v = a.get(*i)?;
+                found = Some(line_of(v.span().start));
+                v
+            }
+            _ => break,
+        };
+        table = None;
+        array = None;
+        match value.get_ref() {
+            DeValue::Table(t) => table = Some(t),
+            DeValue::Array(a) => array = Some(a.as_ref()),
+            _ => {}
+        }
+    }
+    found
+}
+
+/// Reads a config file, applies `overrides` (`key=value`, the value in TOML syntax or a bare
+/// string) and builds it.
+pub fn load(path: &Path, overrides: &[String]) -> Result<Spec, ConfigError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        file: file.clone(),
+        line: None,
+        key: String::new(),
+        msg: format!("cannot read: {e}"),
+        hint: None,
+    })?;
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    load_str(&file, &text, &dir, overrides)
+}
+
+/// Like [`load`], from text; `dir` resolves relative file names (topology files).
+pub fn load_str(file: &str, text: &str, dir: &Path, overrides: &[String]) -> Result<Spec, ConfigError> {
+    let err = |line, key: String, msg: String, hint: Option<String>| ConfigError {
+        file: file.to_string(),
+        line,
+        key,
+        msg,
+        hint,
+    };
+    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        let line = e
+            .span()
+            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        err(
+            line,
+            String::new(),
+            e.message().trim().to_string(),
+            Some("check the TOML syntax".into()),
+        )
+    })?;
+    let mut overridden = Vec::new();
+    for o in overrides {
+        let (k, v) = o.split_once('=').ok_or_else(|| {
+            err(
+                None,
+                o.clone(),
+                "--set expects key=value".into(),
+                Some("e.g. --set traffic.load=0.3".into()),
+            )
+        })?;
+        let value: toml::Value = format!("x = {v}")
+            .parse::<toml::Table>()
+            .ok()
+            .and_then(|mut t| t.remove("x"))
+            .unwrap_or_else(|| toml::Value::String(v.to_string()));
+        set_path(&mut table, k, value).map_err(|m| err(None, k.to_string(), m, None))?;
+        overridden.push(k.to_string());
+    }
+    let raw: raw::RawConfig = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
+        let mut path = e.path().to_string();
+        let inner = e.inner().message().to_string();
+        // An unknown key is reported at its table; point at the key itself.
+        let mut hint = None;
+        if let Some(rest) = inner.strip_prefix("unknown field `")
+            && let Some((name, expected)) = rest.split_once('`')
+        {
+            path = if path == "." || path.is_empty() {
+                name.to_string()
+            } else {
+                format!("{path}.{name}")
+            };
+            let choices: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+            if let Some(best) = choices
+                .iter()
+                .min_by_key(|c| strsim::damerau_levenshtein(c, name))
+                .filter(|c| strsim::damerau_levenshtein(c, name) <= 3)
+            {
+                hint = Some(format!("did you mean `{best}`?"));
+            }
+        } else if inner.contains("unknown variant") {
+            hint = Some("see docs/config.md for the allowed values".into());
+        } else if inner.starts_with("invalid type") {
+            hint = Some("quantities with units are strings, e.g. \"10 ns\"; counts are numbers".into());
+        }
+        let from_set = overridden.iter().any(|k| path.starts_with(k.as_str()));
+        let line = if from_set {
+            None
+        } else {
+            locate(text, &parse_path(&path))
+        };
+        let key = if path == "." { String::new() } else { path };
+        let msg = if from_set {
+            format!("{inner} (from --set)")
+        } else {
+            inner
+        };
+        err(line, key, msg, hint)
+    })?;
+    build::build(
+        &raw,
+        &build::Source {
+            file,
+            text,
+            dir,
+            overridden: &overridden,
+        },
+    )
+}
+
+fn set_path(table: &mut toml::Table, key: &str, value: toml::Value) -> Result<(), String> {
+    let parts: Vec<&str> = key.split('.').collect();
+    let mut t = table;
+    for p in &parts[..parts.len() - 1] {
+        let entry = t
+            .entry(p.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        t = match entry {
+            toml::Value::Table(x) => x,
+            _ => return Err(format!("`{p}` is not a table")),
+        };
+    }
+    t.insert(parts[parts.len() - 1].to_string(), value);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_and_lines() {
+        let text = "name = \"x\"\n[topology]\nkind = \"mesh\"\nk = [8, 8]\n\n[traffic]\nload = 0.1\n";
+        assert_eq!(locate(text, &parse_path("topology.k")), Some(4));
+        assert_eq!(locate(text, &parse_path("topology.k[1]")), Some(4));
+        assert_eq!(locate(text, &parse_path("traffic.load")), Some(7));
+        assert_eq!(locate(text, &parse_path("traffic")), Some(6));
+        assert_eq!(
+            parse_path("a.b[2].c"),
+            vec![
+                Seg::Key("a".into()),
+                Seg::Key("b".into()),
+                Seg::Index(2),
+                Seg::Key("c".into())
+            ]
+        );
+    }
+}

@@ -1,0 +1,239 @@
+//! The TOML schema as written, before validation: every section and key a config may have.
+//! Unknown keys are errors (`deny_unknown_fields`); quantities with units stay strings until
+//! [`super::build`] converts them. `docs/config.md` documents every key.
+
+use serde::Deserialize;
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawConfig {
+    pub name: Option<String>,
+    #[serde(default)]
+    pub sim: RawSim,
+    pub topology: RawTopology,
+    #[serde(default)]
+    pub channel: RawChannel,
+    pub host_channel: Option<RawChannel>,
+    #[serde(default)]
+    pub switch: RawSwitch,
+    #[serde(default)]
+    pub routing: RawRouting,
+    #[serde(default)]
+    pub traffic: RawTraffic,
+    #[serde(default)]
+    pub host: RawHost,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawSim {
+    /// Frequency ("1 GHz") or period ("1 ns") of the clock that defines a cycle.
+    pub clock: Option<String>,
+    pub warmup: Option<String>,
+    pub measure: Option<String>,
+    pub drain_limit: Option<String>,
+    pub drain: Option<DrainKind>,
+    pub seed: Option<u64>,
+    pub batches: Option<u32>,
+    pub check: Option<bool>,
+    pub watchdog: Option<String>,
+    pub trains: Option<bool>,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum DrainKind {
+    Measured,
+    All,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum TopoKind {
+    Mesh,
+    Torus,
+    Ring,
+    Clos,
+    FatTree,
+    Full,
+    File,
+}
+
+/// `k = 8` (every dimension) or `k = [8, 4]`.
+#[derive(Deserialize, Debug, Clone, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum Radix {
+    One(u32),
+    Many(Vec<u32>),
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawTopology {
+    pub kind: TopoKind,
+    pub k: Option<Radix>,
+    /// Dimensions when `k` is a single number (default 2 for mesh and torus).
+    pub n: Option<u32>,
+    pub hosts_per_switch: Option<u32>,
+    pub leaves: Option<u32>,
+    pub hosts_per_leaf: Option<u32>,
+    pub spines: Option<u32>,
+    pub links_per_pair: Option<u32>,
+    pub switches: Option<u32>,
+    pub file: Option<String>,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum FcKind {
+    Credit,
+    None,
+}
+
+#[derive(Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct RawChannel {
+    pub flit_time: Option<String>,
+    pub rate: Option<String>,
+    pub flit_bits: Option<u32>,
+    pub tail_time: Option<String>,
+    pub tail_bits: Option<u32>,
+    pub latency: Option<String>,
+    pub vcs: Option<u32>,
+    pub buffer: Option<u32>,
+    pub flow_control: Option<FcKind>,
+    pub credit_delay: Option<String>,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModeKind {
+    Wormhole,
+    CutThrough,
+    StoreAndForward,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum SelectionKind {
+    FirstFree,
+    RoundRobin,
+    LeastOccupied,
+    Random,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum ArbitrationKind {
+    RoundRobin,
+    OldestFirst,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawSwitch {
+    pub mode: Option<ModeKind>,
+    pub router_delay: Option<String>,
+    pub selection: Option<SelectionKind>,
+    pub arbitration: Option<ArbitrationKind>,
+    pub speedup: Option<u32>,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum AlgoKind {
+    Dor,
+    Clos,
+    FatTree,
+    Direct,
+    Updown,
+    Minimal,
+    Source,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PathsKind {
+    Updown,
+    Minimal,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RawRoute {
+    pub src: u32,
+    pub dst: u32,
+    pub ports: Vec<u16>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawRouting {
+    pub algorithm: Option<AlgoKind>,
+    pub adaptive: Option<bool>,
+    pub dateline: Option<bool>,
+    pub root: Option<u32>,
+    pub paths: Option<PathsKind>,
+    #[serde(default)]
+    pub route: Vec<RawRoute>,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PatternKind {
+    Uniform,
+    Pairs,
+    Permutation,
+    Transpose,
+    BitComplement,
+    BitReverse,
+    Shuffle,
+    Tornado,
+    Neighbour,
+    Neighbor,
+    HotSpot,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum InjectionKind {
+    Bernoulli,
+    Poisson,
+    Periodic,
+    OnOff,
+    Backlogged,
+}
+
+/// `load = 0.2` (flits/cycle/host) or `load = "5 MB/s"`.
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(untagged)]
+pub enum LoadValue {
+    Flits(f64),
+    Rate(String),
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawTraffic {
+    pub pattern: Option<PatternKind>,
+    pub include_self: Option<bool>,
+    pub pairs: Option<Vec<[u32; 2]>>,
+    pub hot: Option<Vec<u32>>,
+    pub hot_fraction: Option<f64>,
+    pub injection: Option<InjectionKind>,
+    pub load: Option<LoadValue>,
+    pub on: Option<String>,
+    pub off: Option<String>,
+    pub packet_size: Option<u32>,
+    pub sizes: Option<Vec<(u32, f64)>>,
+    pub flit_bytes: Option<u32>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawHost {
+    pub send_overhead: Option<String>,
+    pub send_per_byte: Option<String>,
+    pub recv_overhead: Option<String>,
+    pub recv_per_byte: Option<String>,
+}

@@ -1,0 +1,1131 @@
+//! The discrete-event core: time in picoseconds, components as plain data in flat arrays
+//! indexed by small ids, and a calendar of due events (DESIGN.md, "Engine").
+//!
+//! Model of time. A flit sent on a channel at `t` occupies the channel for its unit time
+//! (flit or tail time) and is in the receiver's buffer at `t + unit + latency`. The receiver
+//! frees its slot when the flit leaves, and the credit is back at the sender one credit delay
+//! later. A head that reaches the front of an input buffer at `t` may leave at
+//! `t + router_delay` at the earliest; the flits behind it leave as soon as they are in the
+//! buffer, the output is free and there is credit. Every step at one instant is taken in two
+//! phases: first every event due then is applied (flits and credits land, timers expire),
+//! then every component that something happened to decides what to do; components decide
+//! independently of each other, and every random choice comes from the component's own
+//! stream, so results are the same bit for bit whatever order the components are visited in.
+
+pub mod queue;
+pub mod result;
+pub mod watchdog;
+
+use crate::fabric::Fabric;
+use crate::routing::{PortSet, Routing, Want};
+use crate::stats::{Batch, LatencyAcc};
+use crate::switch::{Arbitration, Selection, SwitchMode};
+use crate::time::{Ratio, Time};
+use crate::workload::rng::{Purpose, Stream};
+use crate::workload::{Arrivals, Process, Workload};
+use queue::{Class, EventQueue};
+
+/// "No such id".
+pub const NONE: u32 = u32::MAX;
+
+// Events: kind (3 bits) | train flits still to come (4 bits) | train ends with the tail (1
+// bit) | id (24 bits) | payload (32 bits).
+pub(crate) const K_FLIT: u64 = 0;
+pub(crate) const K_CREDIT: u64 = 1;
+pub(crate) const K_TXFREE: u64 = 2;
+pub(crate) const K_ROUTE: u64 = 3;
+pub(crate) const K_GEN: u64 = 4;
+pub(crate) const K_TAILGONE: u64 = 5;
+
+/// Largest id an event can carry (channel VCs, channels, hosts).
+pub const MAX_ID: u32 = (1 << 24) - 1;
+
+/// Most flits sent as one train.
+pub const MAX_TRAIN: u32 = 16;
+
+#[inline(always)]
+pub(crate) fn ev(kind: u64, id: u32, payload: u32) -> u64 {
+    (kind << 61) | ((id as u64) << 32) | payload as u64
+}
+
+/// A flit event that announces `rem` more flits of a train behind it.
+#[inline(always)]
+pub(crate) fn ev_train(id: u32, flit: u32, rem: u32, ends_tail: bool) -> u64 {
+    ((rem as u64) << 57) | ((ends_tail as u64) << 56) | ((id as u64) << 32) | flit as u64
+}
+
+// Flits: packet slot (30 bits) | head | tail.
+pub(crate) const HEAD: u32 = 1 << 31;
+pub(crate) const TAIL: u32 = 1 << 30;
+pub(crate) const PID: u32 = TAIL - 1;
+
+// Input-VC states.
+pub(crate) const IDLE: u8 = 0;
+pub(crate) const ROUTING: u8 = 1;
+pub(crate) const READY: u8 = 2;
+pub(crate) const WAITING: u8 = 3;
+pub(crate) const ACTIVE: u8 = 4;
+pub(crate) const AWAIT_TAIL: u8 = 5;
+/// The whole packet left in a train; its tail is not yet out in flit-by-flit time.
+pub(crate) const DRAIN: u8 = 6;
+/// The tail of a train is out now: the output is released at this instant's allocation.
+pub(crate) const DRAIN_DUE: u8 = 7;
+
+/// Errors on the hot path are boxed to keep results one word wide.
+pub(crate) type Res<T> = Result<T, Box<SimError>>;
+
+/// Host costs: a sending host spends `send_overhead + bytes · send_per_byte` on each packet
+/// before it can inject it (packets one after another, overlapping the injection of the
+/// previous one); a receiving host spends `recv_overhead + bytes · recv_per_byte` after the
+/// tail arrives before the packet counts as delivered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HostParams {
+    /// [ps]
+    pub send_overhead: Time,
+    /// [ps/byte]
+    pub send_per_byte: Time,
+    /// [ps]
+    pub recv_overhead: Time,
+    /// [ps/byte]
+    pub recv_per_byte: Time,
+}
+
+/// How long to run and what to measure.
+#[derive(Clone, Debug)]
+pub struct SimParams {
+    pub seed: u64,
+    /// Warm-up [ps]: packets created before it are not measured.
+    pub warmup: Time,
+    /// Measurement window [ps]: packets created in `[warmup, warmup + measure)` are measured.
+    pub measure: Time,
+    /// How long after the window to wait for the measured packets [ps]; a run that needs
+    /// longer is reported as saturated.
+    pub drain_limit: Time,
+    /// Sources stop creating packets at the end of the window and the run continues until the
+    /// network is empty (for conservation checks). Otherwise sources keep injecting while the
+    /// measured packets drain, as BookSim2 does.
+    pub drain_all: bool,
+    /// Batches for batch-means confidence intervals.
+    pub batches: u32,
+    /// One cycle [ps], for loads and reports.
+    pub cycle: Ratio,
+    /// Check invariants as the run goes (slower).
+    pub check: bool,
+    /// A VC whose front has not moved for this long is examined for deadlock [ps].
+    pub watchdog: Time,
+    /// Bytes per flit, for byte rates and per-byte host costs.
+    pub flit_bytes: u32,
+    /// Send runs of flits as trains where nothing can come between them (identical results,
+    /// fewer events); `false` runs the flit-by-flit reference path.
+    pub trains: bool,
+}
+
+/// A complete, validated simulation input.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    pub name: String,
+    pub fabric: Fabric,
+    pub routing: Routing,
+    pub workload: Workload,
+    pub params: SimParams,
+    pub host: HostParams,
+}
+
+/// A run that had to stop.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SimError {
+    /// Routing found no output for a packet.
+    #[error("at {time} ps, a packet from host {src} to host {dst}: {err}")]
+    Route {
+        time: Time,
+        src: u32,
+        dst: u32,
+        err: crate::routing::RouteError,
+    },
+    /// An engine invariant does not hold (a bug, reported instead of hidden).
+    #[error("invariant violated at {time} ps: {what}")]
+    Invariant { time: Time, what: String },
+    /// The model is too large for the engine's id widths.
+    #[error("{0}")]
+    TooLarge(String),
+}
+
+/// One channel's hot state: its transmitter and timing.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Chan {
+    /// End of the transmission in progress [ps].
+    pub tx_busy: Time,
+    /// Time of the pending wake-up of the sender for this channel [ps].
+    pub txfree_at: Time,
+    pub flit_time: Time,
+    pub tail_time: Time,
+    /// Credit return delay [ps] (0 without credit flow control).
+    pub credit_delay: Time,
+    /// Time-in-use during the measurement window [ps].
+    pub busy: Time,
+    pub arr_data: Class,
+    pub arr_tail: Class,
+    pub tx_data: Class,
+    pub tx_tail: Class,
+    pub credit_class: Class,
+    /// First of `MAX_TRAIN - 1` classes for `j · flit_time`, j = 1, 2, …
+    pub train_class: u32,
+    pub nvc: u8,
+    pub rr: u8,
+    pub credit: bool,
+    pub class: u8,
+    pub vc_base: u32,
+    pub src: u32,
+    pub dst: u32,
+    pub src_port: u16,
+    pub dst_port: u16,
+}
+
+/// One virtual channel of one channel: the receiver's input buffer and routing state, and
+/// the sender's credits and owner, in one cache line (a flit's sender and receiver touch it
+/// moments apart).
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+pub(crate) struct Vc {
+    // As the receiver's input VC: a ring of flits in `flits[buf..buf + mask + 1]`.
+    pub buf: u32,
+    pub mask: u32,
+    pub head: u32,
+    pub len: u32,
+    /// The output VC the front packet holds.
+    pub fwd: u32,
+    /// Index among the receiving switch's input VCs.
+    pub local: u32,
+    /// Receiving node.
+    pub node: u32,
+    pub chan: u32,
+    // As the sender's output VC.
+    /// Credits the sender holds, not counting returned credits not yet collected.
+    pub credits: u32,
+    /// The input VC (at the sender) whose packet holds this VC.
+    pub owner: u32,
+    /// Returned credits in flight: times they reach the sender, a ring in `cret` that
+    /// shares the flit ring's slots.
+    pub cr_head: u32,
+    pub cr_len: u32,
+    /// When the front flit last moved [ps] (watchdog).
+    pub last_move: Time,
+    pub state: u8,
+    pub vc: u8,
+    /// The sender waits for a credit on this VC: wake it when one returns.
+    pub cwait: bool,
+    /// 1 if the channel comes from a host (its arrivals count as injected flits).
+    pub from_host: u8,
+    /// Output port the front packet holds.
+    pub fwd_port: u16,
+    /// Receiving port.
+    pub in_port: u16,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sw {
+    pub in_base: u32,
+    pub n_in: u32,
+    pub words: u32,
+    pub port_base: u32,
+    pub n_ports: u32,
+    pub pwords: u32,
+    pub req_base: u32,
+    pub bits_base: u32,
+    pub router_delay: Time,
+    pub route_class: Class,
+    pub mode: SwitchMode,
+    pub selection: Selection,
+    pub arbitration: Arbitration,
+    pub speedup: u32,
+    pub sa_start: u32,
+    /// Some input port has more VCs than the crossbar speed-up: inputs are a shared
+    /// resource in switch allocation.
+    pub xbar: bool,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct HostState {
+    pub node: u32,
+    pub inj: u32,
+    pub active: bool,
+    pub arrivals: Arrivals,
+    pub dst_rng: Stream,
+    pub cpu_free: Time,
+    pub recv_free: Time,
+    pub cur: u32,
+    pub cur_vc: u32,
+    pub cur_sent: u32,
+    pub gen_at: Time,
+    /// The first switch needs room for a whole packet (cut-through, store-and-forward).
+    pub whole: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Pkt {
+    pub src: u32,
+    pub dst: u32,
+    pub len: u32,
+    pub created: Time,
+    pub head_inj: Time,
+    pub head_dlv: Time,
+    pub hops: u16,
+    pub route_pos: u16,
+    pub route_len: u16,
+    pub measured: bool,
+    pub seen: u32,
+}
+
+/// What a run counts as it goes.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Counters {
+    pub flit_hops: u64,
+    /// Flits that reached the first switch.
+    pub flits_injected: u64,
+    /// Flits hosts have put on their channels (including those still on the wire).
+    pub flits_sent: u64,
+    pub flits_delivered: u64,
+    pub packets_injected: u64,
+    pub packets_delivered: u64,
+    pub events: u64,
+    pub injected_measured: u64,
+    pub offered_flits: u64,
+    pub delivered_measured: u64,
+    pub total_measured: u64,
+    pub hops_measured: u64,
+    pub flits_window: Vec<u64>,
+    pub batches: Vec<Batch>,
+    pub packet_lat: LatencyAcc,
+    pub network_lat: LatencyAcc,
+}
+
+/// Progress of a run, for a progress bar.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub now: Time,
+    /// End of the measurement window [ps].
+    pub window_end: Time,
+    pub events: u64,
+}
+
+/// One simulation of one [`Spec`].
+pub struct Sim<'a> {
+    pub(crate) spec: &'a Spec,
+    pub(crate) fab: &'a Fabric,
+    pub(crate) routing: &'a Routing,
+    pub(crate) now: Time,
+    pub(crate) q: EventQueue,
+    pub(crate) chans: Vec<Chan>,
+    pub(crate) vcs: Vec<Vc>,
+    pub(crate) flits: Vec<u32>,
+    /// Credit return times, slot for slot beside `flits`.
+    pub(crate) cret: Vec<Time>,
+    /// Buffer size of each VC [flits].
+    pub(crate) caps: Vec<u32>,
+    /// Flits in flight toward each VC (only under `check`).
+    pub(crate) inflight: Vec<u32>,
+    /// Round-robin selection state per input VC.
+    pub(crate) sel_rr: Vec<u16>,
+    /// Time of the pending credit wake-up of each VC's sender.
+    pub(crate) cwake: Vec<Time>,
+    pub(crate) wants: Vec<Want>,
+    /// Delay classes of `j · flit_time` (see `Chan::train_class`).
+    pub(crate) train_class_ids: Vec<Class>,
+    pub(crate) sws: Vec<Sw>,
+    pub(crate) sw_in: Vec<u32>,
+    pub(crate) port_out: Vec<u32>,
+    pub(crate) va_rr: Vec<u32>,
+    pub(crate) xbar_free: Vec<Time>,
+    pub(crate) req: Vec<u64>,
+    pub(crate) bits: Vec<u64>,
+    pub(crate) sw_rng: Vec<Stream>,
+    pub(crate) hosts: Vec<HostState>,
+    pub(crate) node_host: Vec<u32>,
+    pub(crate) pkts: Vec<Pkt>,
+    pub(crate) free_pkts: Vec<u32>,
+    pub(crate) route_store: Vec<u16>,
+    pub(crate) route_stride: usize,
+    pub(crate) scratch_route: Vec<u16>,
+    pub(crate) dirty: Vec<u32>,
+    pub(crate) dirty_stamp: Vec<u64>,
+    pub(crate) step: u64,
+    pub(crate) ms: Time,
+    pub(crate) me: Time,
+    pub(crate) c: Counters,
+    pub(crate) check: bool,
+    /// Apply equal-time events and visit components in reverse order (a test of the claim
+    /// that results do not depend on that order).
+    pub reverse_order: bool,
+    scratch_events: Vec<u64>,
+}
+
+impl<'a> Sim<'a> {
+    /// Lays the spec out in arrays. Fails only if the model exceeds the engine's id widths.
+    pub fn new(spec: &'a Spec) -> Result<Sim<'a>, SimError> {
+        let fab = &spec.fabric;
+        let p = &spec.params;
+        let mut q = EventQueue::new();
+        let total_vcs: u64 = fab.channels.iter().map(|c| c.params.vcs as u64).sum();
+        if total_vcs > MAX_ID as u64
+            || fab.channels.len() > MAX_ID as usize
+            || fab.nodes.len() > MAX_ID as usize
+        {
+            return Err(SimError::TooLarge(format!(
+                "{} channels with {} virtual channels exceed the engine's limit of {} ids",
+                fab.channels.len(),
+                total_vcs,
+                MAX_ID
+            )));
+        }
+        let routing = &spec.routing;
+        let mut chans = Vec::with_capacity(fab.channels.len());
+        let mut vcs = Vec::with_capacity(total_vcs as usize);
+        let mut caps = Vec::with_capacity(total_vcs as usize);
+        let mut train_classes: Vec<(Time, u32)> = Vec::new();
+        let mut train_class_ids: Vec<Class> = Vec::new();
+        let mut flit_store = 0u32;
+        for (ci, ch) in fab.channels.iter().enumerate() {
+            let lp = &ch.params;
+            let credit_delay = lp.flow.credit_delay();
+            let arr_data = q.class(lp.flit_time + lp.latency);
+            let arr_tail = q.class(lp.tail_time + lp.latency);
+            let tx_data = q.class(lp.flit_time);
+            let tx_tail = q.class(lp.tail_time);
+            let credit_class = q.class(credit_delay.unwrap_or(1).max(1));
+            let train_class = match train_classes.iter().position(|&(ft, _)| ft == lp.flit_time) {
+                Some(x) => train_classes[x].1,
+                None => {
+                    let base = train_class_ids.len() as u32;
+                    for j in 1..MAX_TRAIN as Time {
+                        train_class_ids.push(q.class(j * lp.flit_time));
+                    }
+                    train_classes.push((lp.flit_time, base));
+                    base
+                }
+            };
+            chans.push(Chan {
+                tx_busy: 0,
+                txfree_at: Time::MAX,
+                flit_time: lp.flit_time,
+                tail_time: lp.tail_time,
+                credit_delay: credit_delay.unwrap_or(0),
+                busy: 0,
+                arr_data,
+                arr_tail,
+                tx_data,
+                tx_tail,
+                credit_class,
+                train_class,
+                nvc: lp.vcs,
+                rr: lp.vcs - 1,
+                credit: credit_delay.is_some(),
+                class: routing.channel_class(ci),
+                vc_base: vcs.len() as u32,
+                src: ch.src.0,
+                dst: ch.dst.0,
+                src_port: ch.src_port,
+                dst_port: ch.dst_port,
+            });
+            let to_host = !fab.is_switch(ch.dst);
+            for v in 0..lp.vcs {
+                // Slots hold buffered flits and, beside them, credits on their way back.
+                // Hosts consume flits as they arrive but still return credits.
+                let storage = if to_host && credit_delay.is_none() {
+                    0
+                } else {
+                    lp.buffer.next_power_of_two()
+                };
+                vcs.push(Vc {
+                    buf: flit_store,
+                    mask: storage.saturating_sub(1),
+                    head: 0,
+                    len: 0,
+                    fwd: NONE,
+                    local: NONE,
+                    node: ch.dst.0,
+                    chan: ci as u32,
+                    credits: if credit_delay.is_some() {
+                        lp.buffer
+                    } else {
+                        u32::MAX
+                    },
+                    owner: NONE,
+                    cr_head: 0,
+                    cr_len: 0,
+                    last_move: 0,
+                    state: IDLE,
+                    vc: v,
+                    cwait: false,
+                    from_host: u8::from(!fab.is_switch(ch.src)),
+                    fwd_port: 0,
+                    in_port: ch.dst_port,
+                });
+                caps.push(lp.buffer);
+                flit_store = flit_store
+                    .checked_add(storage)
+                    .ok_or_else(|| SimError::TooLarge("buffers exceed 2^32 flit slots in total".into()))?;
+            }
+        }
+        // Ports of every node, flattened.
+        let mut port_base = Vec::with_capacity(fab.nodes.len());
+        let mut port_out = Vec::new();
+        for (n, node) in fab.nodes.iter().enumerate() {
+            port_base.push(port_out.len() as u32);
+            for pt in 0..node.ports as usize {
+                port_out.push(fab.out_chan[n][pt].map_or(NONE, |c| c.0));
+            }
+        }
+        let mut sws = Vec::with_capacity(fab.switches as usize);
+        let mut sw_in = Vec::new();
+        let mut req_len = 0u32;
+        let mut bits_len = 0u32;
+        let mut sw_rng = Vec::new();
+        #[allow(clippy::needless_range_loop)] // s indexes five parallel per-node tables
+        for s in 0..fab.switches as usize {
+            let node = &fab.nodes[s];
+            if node.ports as usize > crate::routing::MAX_PORTS {
+                return Err(SimError::TooLarge(format!(
+                    "switch {} has {} ports; reef routes switches of up to {} ports",
+                    node.name,
+                    node.ports,
+                    crate::routing::MAX_PORTS
+                )));
+            }
+            let in_base = sw_in.len() as u32;
+            for c in fab.in_chan[s].iter().flatten() {
+                let base = chans[c.idx()].vc_base;
+                for v in 0..chans[c.idx()].nvc as u32 {
+                    vcs[(base + v) as usize].local = sw_in.len() as u32 - in_base;
+                    sw_in.push(base + v);
+                }
+            }
+            let n_in = sw_in.len() as u32 - in_base;
+            let words = n_in.div_ceil(64).max(1);
+            let n_ports = node.ports as u32;
+            let pwords = n_ports.div_ceil(64).max(1);
+            let sp = fab.switch_params[s];
+            let route_class = q.class(sp.router_delay.max(1));
+            let max_in_vcs = fab.in_chan[s]
+                .iter()
+                .flatten()
+                .map(|c| fab.channels[c.idx()].params.vcs as u32)
+                .max()
+                .unwrap_or(1);
+            sws.push(Sw {
+                in_base,
+                n_in,
+                words,
+                port_base: port_base[s],
+                n_ports,
+                pwords,
+                req_base: req_len,
+                bits_base: bits_len,
+                router_delay: sp.router_delay,
+                route_class,
+                mode: sp.mode,
+                selection: sp.selection,
+                arbitration: sp.arbitration,
+                speedup: sp.speedup.max(1),
+                sa_start: 0,
+                xbar: max_in_vcs > sp.speedup.max(1),
+            });
+            req_len += n_ports * words;
+            bits_len += words + 2 * pwords;
+            sw_rng.push(Stream::new(p.seed, Purpose::Switch, s as u64));
+        }
+        let wl: &Workload = &spec.workload;
+        let n = fab.num_hosts() as u32;
+        let mut hosts = Vec::with_capacity(n as usize);
+        let mut node_host = vec![NONE; fab.nodes.len()];
+        for h in 0..n {
+            let node = fab.hosts[h as usize].0;
+            node_host[node as usize] = h;
+            let inj = fab.injection_channel(h).0;
+            let first = fab.channels[inj as usize].dst;
+            let whole = fab.is_switch(first) && fab.switch_params[first.idx()].mode != SwitchMode::Wormhole;
+            hosts.push(HostState {
+                node,
+                inj,
+                active: wl.pattern.sends(h),
+                arrivals: Arrivals::new(
+                    &wl.process,
+                    &wl.sizes,
+                    Stream::new(p.seed, Purpose::Arrivals, h as u64),
+                ),
+                dst_rng: Stream::new(p.seed, Purpose::Destinations, h as u64),
+                cpu_free: 0,
+                recv_free: 0,
+                cur: NONE,
+                cur_vc: NONE,
+                cur_sent: 0,
+                gen_at: Time::MAX,
+                whole,
+            });
+        }
+        let route_stride = match routing {
+            Routing::Source(sr) => sr.max_len().max(1),
+            _ => 0,
+        };
+        let nodes = fab.nodes.len();
+        let wants = vec![Want::port(0, 1); vcs.len()];
+        let batches = p.batches.max(1) as usize;
+        Ok(Sim {
+            spec,
+            fab,
+            routing,
+            now: 0,
+            q,
+            chans,
+            vcs,
+            flits: vec![0; flit_store as usize],
+            cret: vec![0; flit_store as usize],
+            inflight: vec![0; if p.check { caps.len() } else { 0 }],
+            sel_rr: vec![0; caps.len()],
+            cwake: vec![Time::MAX; caps.len()],
+            caps,
+            wants,
+            train_class_ids,
+            sws,
+            sw_in,
+            va_rr: vec![NONE; port_out.len()],
+            xbar_free: vec![0; port_out.len()],
+            port_out,
+            req: vec![0; req_len as usize],
+            bits: vec![0; bits_len as usize],
+            sw_rng,
+            hosts,
+            node_host,
+            pkts: Vec::new(),
+            free_pkts: Vec::new(),
+            route_store: Vec::new(),
+            route_stride,
+            scratch_route: Vec::new(),
+            dirty: Vec::with_capacity(nodes),
+            dirty_stamp: vec![0; nodes],
+            step: 0,
+            ms: p.warmup,
+            me: p.warmup + p.measure,
+            c: Counters {
+                flits_window: vec![0; n as usize],
+                batches: vec![Batch::default(); batches],
+                ..Counters::default()
+            },
+            check: p.check,
+            reverse_order: false,
+            scratch_events: Vec::new(),
+        })
+    }
+
+    /// Current simulated time [ps].
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    #[inline]
+    pub(crate) fn mark_dirty(&mut self, node: u32) {
+        let n = node as usize;
+        if self.dirty_stamp[n] != self.step {
+            self.dirty_stamp[n] = self.step;
+            self.dirty.push(node);
+        }
+    }
+
+    #[inline]
+    pub(crate) fn in_window(&self) -> bool {
+        self.now >= self.ms && self.now < self.me
+    }
+
+    /// Makes sure channel `c`'s sender is woken at `t` (once per distinct time).
+    #[inline]
+    pub(crate) fn ensure_txfree(&mut self, c: u32, t: Time) {
+        let ch = &mut self.chans[c as usize];
+        if ch.txfree_at == t && t >= self.now {
+            return;
+        }
+        ch.txfree_at = t;
+        let e = ev(K_TXFREE, c, 0);
+        let now = self.now;
+        if t == now + ch.flit_time {
+            let k = ch.tx_data;
+            self.q.push(k, now, e);
+        } else if t == now + ch.tail_time {
+            let k = ch.tx_tail;
+            self.q.push(k, now, e);
+        } else {
+            self.q.push_at(t, e);
+        }
+    }
+
+    /// Sends `k` flits of one packet back to back on channel `c` toward VC `o`, starting
+    /// now: `first` is the first flit's word (with its head flag), `ends_tail` says whether
+    /// the last one is the packet's tail. Flit j starts at `now + j·flit_time`, occupies the
+    /// channel for its unit time and lands one unit plus the propagation delay later; the
+    /// receiver sees each landing as its own event. The caller has checked `k` credits.
+    /// Returns the start time of the last flit.
+    #[inline]
+    pub(crate) fn send_train(&mut self, c: u32, o: u32, first: u32, k: u32, ends_tail: bool) -> Time {
+        debug_assert!((1..=MAX_TRAIN).contains(&k));
+        let now = self.now;
+        let (ms, me) = (self.ms, self.me);
+        let ch = &mut self.chans[c as usize];
+        let (ft, tt) = (ch.flit_time, ch.tail_time);
+        let last_start = now + (k - 1) as Time * ft;
+        let end = last_start + if ends_tail { tt } else { ft };
+        ch.tx_busy = end;
+        if now < me && last_start >= ms {
+            // Time in use during the window, flit by flit by start time.
+            let first_in = if now >= ms { 0 } else { (ms - now).div_ceil(ft) };
+            let last_in = ((me - 1 - now) / ft).min((k - 1) as Time);
+            for j in first_in..=last_in {
+                ch.busy += if j == (k - 1) as Time && ends_tail { tt } else { ft };
+            }
+        }
+        let credit = ch.credit;
+        let single_tail = k == 1 && ends_tail;
+        let class = if single_tail { ch.arr_tail } else { ch.arr_data };
+        let mut flit = first;
+        if single_tail {
+            flit |= TAIL;
+        }
+        self.q.push(class, now, ev_train(o, flit, k - 1, ends_tail));
+        if credit {
+            self.vcs[o as usize].credits -= k;
+        }
+        if self.check {
+            self.inflight[o as usize] += k;
+        }
+        last_start
+    }
+
+    /// `k` flits just left input VC `i` (the j-th at `now + j·unit`): their credits start
+    /// back to the sender, which is woken when the first lands only if it is waiting.
+    #[inline]
+    pub(crate) fn return_credits(&mut self, i: u32, k: u32, unit: Time) {
+        let v = &mut self.vcs[i as usize];
+        let ch = &self.chans[v.chan as usize];
+        if !ch.credit {
+            return;
+        }
+        let t0 = self.now + ch.credit_delay;
+        for j in 0..k {
+            let slot = v.buf + (v.cr_head.wrapping_add(v.cr_len) & v.mask);
+            v.cr_len += 1;
+            self.cret[slot as usize] = t0 + j as Time * unit;
+        }
+        if v.cwait {
+            v.cwait = false;
+            let cl = ch.credit_class;
+            self.q.push(cl, self.now, ev(K_CREDIT, i, 0));
+        }
+    }
+
+    /// Credits the sender of VC `o` holds now, collecting returned credits that have landed.
+    #[inline]
+    pub(crate) fn credits_now(&mut self, o: u32) -> u32 {
+        let now = self.now;
+        let v = &mut self.vcs[o as usize];
+        while v.cr_len > 0 && self.cret[(v.buf + (v.cr_head & v.mask)) as usize] <= now {
+            v.cr_head = v.cr_head.wrapping_add(1);
+            v.cr_len -= 1;
+            v.credits += 1;
+        }
+        v.credits
+    }
+
+    /// Credits of VC `o` at the present instant, without collecting them.
+    pub(crate) fn credits_at(&self, o: u32) -> u32 {
+        let v = &self.vcs[o as usize];
+        let landed = (0..v.cr_len)
+            .filter(|&k| self.cret[(v.buf + (v.cr_head.wrapping_add(k) & v.mask)) as usize] <= self.now)
+            .count() as u32;
+        v.credits.saturating_add(landed)
+    }
+
+    /// Whether VC `o` has at least `need` (≥ 1) credits now; if not, the sender is woken when
+    /// they are there.
+    #[inline(always)]
+    pub(crate) fn has_credits(&mut self, o: u32, need: u32) -> bool {
+        self.vcs[o as usize].credits >= need.max(1) || self.has_credits_slow(o, need.max(1))
+    }
+
+    #[inline(never)]
+    fn has_credits_slow(&mut self, o: u32, need: u32) -> bool {
+        if self.credits_now(o) >= need {
+            return true;
+        }
+        // Credits already on their way wake the sender when the one that completes `need`
+        // lands; otherwise the next flit to leave the receiver's buffer does. Both orders of
+        // sender and receiver within an instant give the same wake-up.
+        let v = &mut self.vcs[o as usize];
+        let missing = need - v.credits;
+        if v.cr_len >= missing {
+            let t = self.cret[(v.buf + (v.cr_head.wrapping_add(missing - 1) & v.mask)) as usize];
+            if self.cwake[o as usize] != t {
+                self.cwake[o as usize] = t;
+                self.q.push_at(t, ev(K_CREDIT, o, 0));
+            }
+        } else {
+            v.cwait = true;
+        }
+        false
+    }
+
+    #[inline]
+    fn apply(&mut self, e: u64) -> Res<()> {
+        let kind = e >> 61;
+        let id = ((e >> 32) as u32) & MAX_ID;
+        match kind {
+            K_FLIT => {
+                let flit = e as u32;
+                let rem = ((e >> 57) & 15) as u32;
+                let v = &self.vcs[id as usize];
+                let node = v.node;
+                if rem > 0 {
+                    // The next flit of the train lands one unit of it later.
+                    let ends_tail = (e >> 56) & 1 != 0;
+                    let ch = &self.chans[v.chan as usize];
+                    let mut next = flit & PID;
+                    let class = if rem == 1 && ends_tail {
+                        next |= TAIL;
+                        ch.tx_tail
+                    } else {
+                        ch.tx_data
+                    };
+                    self.q
+                        .push(class, self.now, ev_train(id, next, rem - 1, ends_tail));
+                }
+                if self.check {
+                    self.inflight[id as usize] -= 1;
+                }
+                // Hops are counted as they complete, so that trains and flit-by-flit runs
+                // count alike at any instant.
+                self.c.flit_hops += 1;
+                if self.vcs[id as usize].from_host != 0 {
+                    self.c.flits_injected += 1;
+                }
+                if (node as usize) < self.sws.len() {
+                    self.switch_receive(id, flit)
+                } else {
+                    self.host_receive(id, flit)
+                }
+            }
+            K_CREDIT => {
+                let v = &self.vcs[id as usize];
+                let (owner, c) = (v.owner, v.chan);
+                let ch = &self.chans[c as usize];
+                let (src, port) = (ch.src, ch.src_port);
+                if (src as usize) < self.sws.len() {
+                    self.switch_credit(src, port, owner);
+                } else {
+                    self.mark_dirty(src);
+                }
+                Ok(())
+            }
+            K_TXFREE => {
+                let ch = &self.chans[id as usize];
+                let (src, port) = (ch.src, ch.src_port);
+                if (src as usize) < self.sws.len() {
+                    let sw = &self.sws[src as usize];
+                    let base = (sw.bits_base + sw.words + sw.pwords) as usize;
+                    set_bit(&mut self.bits, base, port as usize);
+                }
+                self.mark_dirty(src);
+                Ok(())
+            }
+            K_ROUTE => {
+                self.route_timer_done(id);
+                Ok(())
+            }
+            K_TAILGONE => {
+                self.tail_due(id);
+                Ok(())
+            }
+            K_GEN => {
+                let h = &mut self.hosts[id as usize];
+                h.gen_at = Time::MAX;
+                let node = h.node;
+                self.mark_dirty(node);
+                Ok(())
+            }
+            _ => Err(Box::new(SimError::Invariant {
+                time: self.now,
+                what: format!("unknown event kind {kind}"),
+            })),
+        }
+    }
+
+    #[inline]
+    fn eval(&mut self, node: u32) -> Res<()> {
+        if (node as usize) < self.sws.len() {
+            self.eval_switch(node as usize)
+        } else {
+            self.eval_host(self.node_host[node as usize] as usize)
+        }
+    }
+
+    /// Runs to the end of the measurement window and the drain, or until a deadlock stops
+    /// the network. `progress` is called now and then.
+    pub fn run(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<RunOutcome, SimError> {
+        self.run_inner(progress).map_err(|e| *e)
+    }
+
+    fn run_inner(&mut self, progress: &mut dyn FnMut(Progress)) -> Res<RunOutcome> {
+        let wall = std::time::Instant::now();
+        for h in 0..self.hosts.len() {
+            if self.hosts[h].active {
+                let t = self.next_ready(h);
+                self.hosts[h].gen_at = t;
+                self.q.push_at(t, ev(K_GEN, h as u32, 0));
+            }
+        }
+        let limit = self.me.saturating_add(self.spec.params.drain_limit);
+        let wd = self.spec.params.watchdog.max(1);
+        let mut next_watch = wd / 2;
+        let mut finalized = false;
+        let mut drain_failed = false;
+        let mut deadlock = None;
+        let mut iter = 0u64;
+        while let Some(t) = self.q.next_time() {
+            if !finalized && t >= self.me {
+                self.finalize_window();
+                finalized = true;
+            }
+            if finalized && self.drained() {
+                break;
+            }
+            if t > limit {
+                drain_failed = true;
+                break;
+            }
+            if t >= next_watch {
+                next_watch = t + wd / 2;
+                self.now = t;
+                if self.check {
+                    self.check_credits()?;
+                }
+                if let Some(d) = self.find_deadlock(wd) {
+                    deadlock = Some(d);
+                    break;
+                }
+            }
+            self.now = t;
+            self.step += 1;
+            if self.reverse_order {
+                let mut evs = std::mem::take(&mut self.scratch_events);
+                while let Some(e) = self.q.pop_at(t) {
+                    evs.push(e);
+                }
+                for &e in evs.iter().rev() {
+                    self.c.events += 1;
+                    self.apply(e)?;
+                }
+                evs.clear();
+                self.scratch_events = evs;
+                self.dirty.reverse();
+            } else {
+                // Events pushed while applying are always later than `t`, so one pass over
+                // the classes empties the instant.
+                for k in 0..self.q.classes() {
+                    while let Some(e) = self.q.pop_class(k, t) {
+                        self.c.events += 1;
+                        self.apply(e)?;
+                    }
+                }
+                while let Some(e) = self.q.pop_heap(t) {
+                    self.c.events += 1;
+                    self.apply(e)?;
+                }
+            }
+            let mut k = 0;
+            while k < self.dirty.len() {
+                let n = self.dirty[k];
+                self.eval(n)?;
+                k += 1;
+            }
+            self.dirty.clear();
+            iter += 1;
+            if iter & 0x3FFF == 0 {
+                progress(Progress {
+                    now: self.now,
+                    window_end: self.me,
+                    events: self.c.events,
+                });
+            }
+        }
+        if !finalized {
+            self.finalize_window();
+        }
+        if deadlock.is_none() && self.q.is_empty() && self.vcs.iter().any(|v| v.len > 0) {
+            // Nothing can ever happen again, yet flits are inside: every one of them waits.
+            deadlock = self.find_deadlock(0);
+            if deadlock.is_none() {
+                return Err(Box::new(SimError::Invariant {
+                    time: self.now,
+                    what: "the network stopped with flits inside but no waiting cycle was found".into(),
+                }));
+            }
+        }
+        if self.check && deadlock.is_none() {
+            self.check_credits()?;
+            self.check_conservation()?;
+        }
+        Ok(RunOutcome {
+            drain_failed,
+            deadlock,
+            wall_s: wall.elapsed().as_secs_f64(),
+        })
+    }
+
+    fn drained(&self) -> bool {
+        if self.spec.params.drain_all {
+            self.c.packets_delivered == self.c.packets_injected && self.hosts.iter().all(|h| h.cur == NONE)
+        } else {
+            self.c.delivered_measured >= self.c.total_measured
+        }
+    }
+
+    /// Counts the measured packets still waiting in source queues, so the drain knows how
+    /// many to wait for.
+    fn finalize_window(&mut self) {
+        let wl = &self.spec.workload;
+        if matches!(wl.process, Process::Backlogged) {
+            self.c.total_measured = self.c.injected_measured;
+            return;
+        }
+        let mut pending = 0;
+        let mut pending_flits = 0;
+        for h in &self.hosts {
+            if !h.active {
+                continue;
+            }
+            let mut a = h.arrivals.clone();
+            // The cursor is at the oldest packet not yet injected.
+            while a.time < self.me {
+                if a.time >= self.ms {
+                    pending += 1;
+                    pending_flits += a.size as u64;
+                }
+                a.advance(&wl.process, &wl.sizes);
+            }
+        }
+        self.c.total_measured = self.c.injected_measured + pending;
+        self.c.offered_flits += pending_flits;
+    }
+
+    /// Every credit accounted for: for each credit-controlled VC, credits held by the sender
+    /// + flits in flight + flits buffered + credits on their way back = buffer size.
+    fn check_credits(&self) -> Res<()> {
+        for (o, v) in self.vcs.iter().enumerate() {
+            let ch = &self.chans[v.chan as usize];
+            if !ch.credit {
+                continue;
+            }
+            let sum = v.credits as u64 + self.inflight[o] as u64 + v.len as u64 + v.cr_len as u64;
+            if sum != self.caps[o] as u64 {
+                return Err(Box::new(SimError::Invariant {
+                    time: self.now,
+                    what: format!(
+                        "credits of {} vc {} do not add up: {} held + {} flits in flight + {} buffered + {} \
+                         credits in flight ≠ {} (vc id {o})",
+                        self.fab.channel_name(crate::fabric::ChannelId(v.chan)),
+                        v.vc,
+                        v.credits,
+                        self.inflight[o],
+                        v.len,
+                        v.cr_len,
+                        self.caps[o]
+                    ),
+                }));
+            }
+            if v.len > self.caps[o] {
+                return Err(Box::new(SimError::Invariant {
+                    time: self.now,
+                    what: format!(
+                        "buffer of {} vc {} holds {} flits, more than its {}",
+                        self.fab.channel_name(crate::fabric::ChannelId(v.chan)),
+                        v.vc,
+                        v.len,
+                        self.caps[o]
+                    ),
+                }));
+            }
+        }
+        Ok(())
+    }
+
+    /// No flit created or lost: injected = delivered + buffered + in flight.
+    fn check_conservation(&self) -> Res<()> {
+        let buffered: u64 = self.vcs.iter().map(|v| v.len as u64).sum();
+        let in_flight: u64 = self.inflight.iter().map(|&f| f as u64).sum();
+        if self.c.flits_sent != self.c.flits_delivered + buffered + in_flight {
+            return Err(Box::new(SimError::Invariant {
+                time: self.now,
+                what: format!(
+                    "flits not conserved: {} injected ≠ {} delivered + {} buffered + {} in flight",
+                    self.c.flits_sent, self.c.flits_delivered, buffered, in_flight
+                ),
+            }));
+        }
+        if self.spec.params.drain_all && self.c.packets_delivered != self.c.packets_injected {
+            return Err(Box::new(SimError::Invariant {
+                time: self.now,
+                what: format!(
+                    "{} packets injected but {} delivered after a full drain",
+                    self.c.packets_injected, self.c.packets_delivered
+                ),
+            }));
+        }
+        Ok(())
+    }
+
+    /// Allocates a packet slot.
+    #[inline]
+    pub(crate) fn alloc_pkt(&mut self) -> Res<u32> {
+        if let Some(p) = self.free_pkts.pop() {
+            return Ok(p);
+        }
+        let p = self.pkts.len() as u32;
+        if p > PID {
+            return Err(Box::new(SimError::TooLarge(
+                "more than 2^30 packets in flight".into(),
+            )));
+        }
+        self.pkts.push(Pkt::default());
+        if self.route_stride > 0 {
+            self.route_store.resize(self.pkts.len() * self.route_stride, 0);
+        }
+        Ok(p)
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Debug)]
+pub struct RunOutcome {
+    /// The measured packets did not all arrive within the drain limit.
+    pub drain_failed: bool,
+    /// The network stopped moving: the waiting cycle of channels.
+    pub deadlock: Option<watchdog::Deadlock>,
+    /// Wall-clock time of the run [s].
+    pub wall_s: f64,
+}
+
+#[inline]
+pub(crate) fn set_bit(bits: &mut [u64], base: usize, i: usize) {
+    bits[base + (i >> 6)] |= 1 << (i & 63);
+}
+
+#[inline]
+pub(crate) fn clear_bit(bits: &mut [u64], base: usize, i: usize) {
+    bits[base + (i >> 6)] &= !(1 << (i & 63));
+}
+
+#[inline]
+pub(crate) fn any_bit(bits: &[u64], base: usize, words: usize) -> bool {
+    bits[base..base + words].iter().any(|&w| w != 0)
+}
+
+/// Ports of a want, for iteration without borrowing the want.
+#[inline]
+pub(crate) fn ports_of(w: &Want) -> PortSet {
+    w.ports
+}

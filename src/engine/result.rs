@@ -1,0 +1,201 @@
+//! Turning a finished run's counters into its reported result.
+
+use super::{RunOutcome, Sim};
+use crate::stats::{LatencySummary, batch_ci};
+use crate::workload::Process;
+use serde::Serialize;
+
+/// Utilization of one channel during the measurement window.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ChannelUse {
+    pub channel: String,
+    /// Fraction of the window the channel was sending.
+    pub utilization: f64,
+}
+
+/// Everything a run reports. Wall-clock time is kept out of the serialized form so that
+/// the same config and seed give the same JSON, bit for bit.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RunResult {
+    pub name: String,
+    pub seed: u64,
+    pub hosts: usize,
+    pub switches: u32,
+    pub channels: usize,
+    pub routing: String,
+    /// One cycle [ps].
+    pub cycle_ps: f64,
+    pub injection: String,
+    /// Configured offered load [flits/cycle/host] (`None` with backlogged sources).
+    pub offered_load: Option<f64>,
+    /// Flits created in the window per host per cycle.
+    pub offered_flits_per_node_cycle: Option<f64>,
+    /// Flits delivered in the window per host per cycle (mean over hosts).
+    pub accepted_flits_per_node_cycle: f64,
+    pub accepted_min_flits_per_node_cycle: f64,
+    pub accepted_max_flits_per_node_cycle: f64,
+    /// 95 % confidence half-width of the accepted throughput, by batch means.
+    pub accepted_ci95: Option<f64>,
+    /// Total accepted throughput [bytes/s].
+    pub accepted_total_bytes_per_s: f64,
+    /// Latency from packet creation to tail delivered (source queueing included) [cycles].
+    pub packet_latency_cycles: LatencySummary,
+    /// Latency from head injected to tail delivered [cycles].
+    pub network_latency_cycles: LatencySummary,
+    pub packet_latency_ns: LatencySummary,
+    pub network_latency_ns: LatencySummary,
+    /// Mean switches traversed by a measured packet.
+    pub mean_hops: f64,
+    pub measured_packets: u64,
+    pub delivered_measured_packets: u64,
+    pub saturated: bool,
+    pub saturation_reason: Option<String>,
+    /// Mean and highest utilization of switch-to-switch channels.
+    pub network_utilization_mean: f64,
+    pub network_utilization_max: f64,
+    pub busiest_channel: Option<String>,
+    pub channel_utilization: Vec<ChannelUse>,
+    pub flits_injected: u64,
+    pub flits_delivered: u64,
+    pub packets_injected: u64,
+    pub packets_delivered: u64,
+    /// Flit transmissions over channels (injection and ejection channels included).
+    pub flit_hops: u64,
+    pub events: u64,
+    /// Simulated time at the end [ns].
+    pub sim_end_ns: f64,
+    pub deadlock: Option<super::watchdog::Deadlock>,
+    /// Wall-clock time of the run [s] (not serialized).
+    #[serde(skip)]
+    pub wall_s: f64,
+}
+
+impl RunResult {
+    /// Flit transmissions per wall-clock second.
+    pub fn flit_hops_per_s(&self) -> f64 {
+        self.flit_hops as f64 / self.wall_s.max(1e-9)
+    }
+}
+
+impl Sim<'_> {
+    /// The result of a finished run.
+    pub fn result(&self, outcome: &RunOutcome) -> RunResult {
+        let spec = self.spec;
+        let p = &spec.params;
+        let fab = self.fab;
+        let cycle = p.cycle.to_f64();
+        let window = (self.me - self.ms) as f64;
+        let cycles = window / cycle;
+        let n = self.hosts.len().max(1) as f64;
+        let c = &self.c;
+        let per_node: Vec<f64> = c.flits_window.iter().map(|&f| f as f64 / cycles).collect();
+        let accepted = per_node.iter().sum::<f64>() / n;
+        let backlogged = matches!(spec.workload.process, Process::Backlogged);
+        let offered = (!backlogged).then(|| c.offered_flits as f64 / n / cycles);
+        let bcycles = cycles / c.batches.len() as f64;
+        let thr: Vec<f64> = c.batches.iter().map(|b| b.flits as f64 / n / bcycles).collect();
+        let lat_ci = |f: fn(&crate::stats::Batch) -> u128| {
+            let v: Vec<f64> = c
+                .batches
+                .iter()
+                .filter(|b| b.packets > 0)
+                .map(|b| f(b) as f64 / b.packets as f64)
+                .collect();
+            batch_ci(&v).map(|x| x.1)
+        };
+        let pci = lat_ci(|b| b.packet_sum);
+        let nci = lat_ci(|b| b.network_sum);
+        let mut reason = None;
+        if backlogged {
+            reason = Some("every source is backlogged: this is the saturation throughput".to_string());
+        } else if outcome.drain_failed {
+            reason = Some(format!(
+                "{} of {} measured packets were still undelivered {} after the window",
+                c.total_measured - c.delivered_measured,
+                c.total_measured,
+                crate::time::fmt_time(p.drain_limit)
+            ));
+        } else if let Some(o) = offered
+            && accepted < 0.95 * o
+        {
+            reason = Some(format!(
+                "accepted throughput {accepted:.4} is below the offered {o:.4} flits/cycle/host"
+            ));
+        }
+        if let Some(d) = &outcome.deadlock {
+            reason = Some(format!("deadlock at {}", crate::time::fmt_time(d.time)));
+        }
+        let mut uses = Vec::with_capacity(self.chans.len());
+        let (mut net_sum, mut net_n, mut net_max, mut busiest) = (0.0, 0usize, 0.0f64, None);
+        for (ci, ch) in self.chans.iter().enumerate() {
+            let u = ch.busy as f64 / window;
+            let name = fab.channel_name(crate::fabric::ChannelId(ci as u32));
+            if fab.is_switch(crate::fabric::NodeId(ch.src)) && fab.is_switch(crate::fabric::NodeId(ch.dst)) {
+                net_sum += u;
+                net_n += 1;
+                if u > net_max || busiest.is_none() {
+                    net_max = u;
+                    busiest = Some(name.clone());
+                }
+            }
+            uses.push(ChannelUse {
+                channel: name,
+                utilization: u,
+            });
+        }
+        RunResult {
+            name: spec.name.clone(),
+            seed: p.seed,
+            hosts: self.hosts.len(),
+            switches: fab.switches,
+            channels: fab.channels.len(),
+            routing: self.routing.name().to_string(),
+            cycle_ps: cycle,
+            injection: match spec.workload.process {
+                Process::Bernoulli { .. } => "bernoulli",
+                Process::Poisson { .. } => "poisson",
+                Process::Periodic { .. } => "periodic",
+                Process::OnOff { .. } => "on-off",
+                Process::Backlogged => "backlogged",
+            }
+            .to_string(),
+            offered_load: (!backlogged).then_some(spec.workload.load),
+            offered_flits_per_node_cycle: offered,
+            accepted_flits_per_node_cycle: accepted,
+            accepted_min_flits_per_node_cycle: per_node
+                .iter()
+                .copied()
+                .fold(f64::INFINITY, f64::min)
+                .min(accepted),
+            accepted_max_flits_per_node_cycle: per_node.iter().copied().fold(0.0, f64::max),
+            accepted_ci95: batch_ci(&thr).map(|x| x.1),
+            accepted_total_bytes_per_s: accepted * n * p.flit_bytes as f64 / (cycle * 1e-12),
+            packet_latency_cycles: c.packet_lat.summary(cycle, pci),
+            network_latency_cycles: c.network_lat.summary(cycle, nci),
+            packet_latency_ns: c.packet_lat.summary(1000.0, pci),
+            network_latency_ns: c.network_lat.summary(1000.0, nci),
+            mean_hops: if c.delivered_measured == 0 {
+                0.0
+            } else {
+                c.hops_measured as f64 / c.delivered_measured as f64
+            },
+            measured_packets: c.total_measured,
+            delivered_measured_packets: c.delivered_measured,
+            saturated: reason.is_some(),
+            saturation_reason: reason,
+            network_utilization_mean: if net_n == 0 { 0.0 } else { net_sum / net_n as f64 },
+            network_utilization_max: net_max,
+            busiest_channel: busiest,
+            channel_utilization: uses,
+            flits_injected: c.flits_injected,
+            flits_delivered: c.flits_delivered,
+            packets_injected: c.packets_injected,
+            packets_delivered: c.packets_delivered,
+            flit_hops: c.flit_hops,
+            events: c.events,
+            sim_end_ns: self.now as f64 / 1000.0,
+            deadlock: outcome.deadlock.clone(),
+            wall_s: outcome.wall_s,
+        }
+    }
+}

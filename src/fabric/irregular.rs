@@ -1,0 +1,317 @@
+//! Irregular topologies read from a file: an edge list with ports.
+//!
+//! Format (one item per line, `#` starts a comment):
+//!
+//! ```text
+//! s0:1 s1:0            # a link: one channel each way between switch 0 port 1 and switch 1 port 0
+//! h0 s0:3              # host 0 (its only port, 0) to switch 0 port 3
+//! s2:1 -> s3:0         # one channel only, from s2:1 to s3:0 (a non-symmetric connection)
+//! s1:2 s2:0 latency=20ns buffer=16 vcs=2   # per-link overrides of the [channel] settings
+//! switch s4 ports=8    # declare a port count (default: highest port used + 1)
+//! ```
+//!
+//! Switches are `s0 … s(S−1)` and hosts `h0 … h(H−1)`; every number in between must appear.
+//! Every host needs a channel out and in on port 0.
+
+use super::{Fabric, FabricBuilder, FabricError, NodeId, Shape};
+use crate::link::LinkParams;
+use crate::switch::SwitchParams;
+use crate::time::{Quantity, Ratio, parse_quantity};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    Switch(u32),
+    Host(u32),
+}
+
+struct Edge {
+    line: usize,
+    a: (End, u16),
+    b: (End, u16),
+    both: bool,
+    params: LinkParams,
+}
+
+fn parse_end(tok: &str) -> Result<(End, u16), String> {
+    let (name, port) = match tok.split_once(':') {
+        Some((n, p)) => (
+            n,
+            p.parse::<u16>()
+                .map_err(|_| format!("`{p}` in `{tok}` is not a port number"))?,
+        ),
+        None => (tok, 0),
+    };
+    let num = |s: &str| s.parse::<u32>().ok();
+    match name.split_at_checked(1) {
+        Some(("s", n)) if num(n).is_some() => Ok((End::Switch(num(n).unwrap()), port)),
+        Some(("h", n)) if num(n).is_some() => {
+            if port != 0 {
+                return Err(format!("hosts have one port, 0 (got `{tok}`)"));
+            }
+            Ok((End::Host(num(n).unwrap()), 0))
+        }
+        _ => Err(format!(
+            "`{tok}` is not a node: expected s<number>[:port] or h<number>"
+        )),
+    }
+}
+
+fn parse_option(kv: &str, params: &mut LinkParams, cycle: Option<Ratio>) -> Result<(), String> {
+    let (k, v) = kv
+        .split_once('=')
+        .ok_or_else(|| format!("`{kv}` is not an option (expected key=value)"))?;
+    match k {
+        "latency" => {
+            let ps = match parse_quantity(v)? {
+                Quantity::Duration(d) => d,
+                Quantity::Cycles(n) => n.times(cycle.ok_or("`cycles` needs sim.clock in the config")?),
+                q => return Err(format!("latency must be a duration, got {}", q.kind())),
+            };
+            params.latency = ps.round();
+        }
+        "buffer" => {
+            params.buffer = v
+                .parse()
+                .ok()
+                .filter(|&b| b > 0)
+                .ok_or_else(|| format!("buffer must be a positive number of flits, got `{v}`"))?
+        }
+        "vcs" => {
+            params.vcs = v
+                .parse()
+                .ok()
+                .filter(|&n| (1..=64).contains(&n))
+                .ok_or_else(|| format!("vcs must be 1..=64, got `{v}`"))?
+        }
+        _ => return Err(format!("unknown option `{k}` (expected latency, buffer or vcs)")),
+    }
+    Ok(())
+}
+
+/// Parses an irregular topology. `file` names the source in errors; `net` and `host` are the
+/// default parameters of switch-to-switch and host channels; `cycle` is the declared clock
+/// period [ps], if any, for `latency=… cycles`.
+pub fn parse(
+    file: &str,
+    text: &str,
+    net: LinkParams,
+    host: LinkParams,
+    sw: SwitchParams,
+    cycle: Option<Ratio>,
+) -> Result<Fabric, FabricError> {
+    let err = |line: usize, msg: String| FabricError::File {
+        file: file.to_string(),
+        line,
+        msg,
+    };
+    let mut edges = Vec::new();
+    let mut declared: Vec<(u32, u16, usize)> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let body = raw.split('#').next().unwrap_or("").trim();
+        if body.is_empty() {
+            continue;
+        }
+        let toks: Vec<&str> = body.split_whitespace().collect();
+        if toks[0] == "switch" {
+            let (end, _) = toks
+                .get(1)
+                .ok_or_else(|| err(line, "`switch` needs a name: switch s3 ports=8".into()))
+                .and_then(|t| parse_end(t).map_err(|m| err(line, m)))?;
+            let End::Switch(s) = end else {
+                return Err(err(line, "only switches can declare ports".into()));
+            };
+            let ports = toks
+                .get(2)
+                .and_then(|t| t.strip_prefix("ports="))
+                .and_then(|p| p.parse::<u16>().ok())
+                .ok_or_else(|| err(line, "expected `ports=<number>` after the switch name".into()))?;
+            declared.push((s, ports, line));
+            continue;
+        }
+        let (both, rest) = if toks.get(1) == Some(&"->") {
+            (false, 2)
+        } else {
+            (true, 1)
+        };
+        let b_tok = toks
+            .get(rest)
+            .ok_or_else(|| err(line, format!("`{body}` needs two ends: a:port b:port")))?;
+        let a = parse_end(toks[0]).map_err(|m| err(line, m))?;
+        let b = parse_end(b_tok).map_err(|m| err(line, m))?;
+        let is_host = |e: End| matches!(e, End::Host(_));
+        let mut params = if is_host(a.0) || is_host(b.0) { host } else { net };
+        for kv in &toks[rest + 1..] {
+            parse_option(kv, &mut params, cycle).map_err(|m| err(line, m))?;
+        }
+        edges.push(Edge {
+            line,
+            a,
+            b,
+            both,
+            params,
+        });
+    }
+    let mut nsw = 0u32;
+    let mut nhost = 0u32;
+    let mut max_port: Vec<u16> = Vec::new();
+    let mut seen_sw: Vec<bool> = Vec::new();
+    let mut seen_host: Vec<bool> = Vec::new();
+    let mut note = |e: (End, u16)| match e.0 {
+        End::Switch(s) => {
+            nsw = nsw.max(s + 1);
+            if max_port.len() < nsw as usize {
+                max_port.resize(nsw as usize, 0);
+                seen_sw.resize(nsw as usize, false);
+            }
+            max_port[s as usize] = max_port[s as usize].max(e.1 + 1);
+            seen_sw[s as usize] = true;
+        }
+        End::Host(h) => {
+            nhost = nhost.max(h + 1);
+            if seen_host.len() < nhost as usize {
+                seen_host.resize(nhost as usize, false);
+            }
+            seen_host[h as usize] = true;
+        }
+    };
+    for e in &edges {
+        note(e.a);
+        note(e.b);
+    }
+    for &(s, ports, line) in &declared {
+        if s >= nsw || !seen_sw[s as usize] {
+            return Err(err(line, format!("switch s{s} is declared but never linked")));
+        }
+        if ports < max_port[s as usize] {
+            return Err(err(
+                line,
+                format!(
+                    "s{s} declares {ports} ports but port {} is used",
+                    max_port[s as usize] - 1
+                ),
+            ));
+        }
+        max_port[s as usize] = ports;
+    }
+    if nhost == 0 {
+        return Err(err(0, "the topology has no hosts (h0 …)".into()));
+    }
+    if let Some(s) = seen_sw.iter().position(|&x| !x) {
+        return Err(err(
+            0,
+            format!("switches are numbered s0…s{}, but s{s} never appears", nsw - 1),
+        ));
+    }
+    if let Some(h) = seen_host.iter().position(|&x| !x) {
+        return Err(err(
+            0,
+            format!("hosts are numbered h0…h{}, but h{h} never appears", nhost - 1),
+        ));
+    }
+    let mut fb = FabricBuilder::new(&max_port, nhost);
+    let node = |e: End| match e {
+        End::Switch(s) => NodeId(s),
+        End::Host(h) => NodeId(nsw + h),
+    };
+    for e in &edges {
+        let (a, pa, b, pb) = (node(e.a.0), e.a.1, node(e.b.0), e.b.1);
+        let r = if e.both {
+            fb.link(a, pa, b, pb, e.params)
+        } else {
+            fb.channel(a, pa, b, pb, e.params).map(|_| ())
+        };
+        r.map_err(|x| err(e.line, x.to_string()))?;
+    }
+    fb.build(sw, Shape::Irregular).map_err(|x| err(0, x.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RING3: &str = "\
+# a ring of three switches, one host each
+s0:0 s1:1
+s1:0 s2:1
+s2:0 s0:1 latency=5ns
+h0 s0:2
+h1 s1:2
+h2 s2:2
+";
+
+    fn p() -> LinkParams {
+        LinkParams::default()
+    }
+
+    #[test]
+    fn parses_a_ring() {
+        let f = parse("ring.txt", RING3, p(), p(), SwitchParams::default(), None).unwrap();
+        assert_eq!(f.switches, 3);
+        assert_eq!(f.num_hosts(), 3);
+        assert_eq!(f.channels.len(), 12);
+        let c = f.out_chan[2][0].unwrap();
+        assert_eq!(f.channels[c.idx()].params.latency, 5_000);
+    }
+
+    #[test]
+    fn errors_name_file_and_line() {
+        let e = parse(
+            "x.txt",
+            "s0:0 s1:0\nh0 s0:1\nq7 s1:1\n",
+            p(),
+            p(),
+            SwitchParams::default(),
+            None,
+        )
+        .unwrap_err();
+        assert!(e.to_string().starts_with("x.txt:3: `q7` is not a node"), "{e}");
+        let e = parse(
+            "x.txt",
+            "s0:0 s1:0\nh0 s0:1\nh1 s0:1\n",
+            p(),
+            p(),
+            SwitchParams::default(),
+            None,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("x.txt:3:") && e.to_string().contains("twice"),
+            "{e}"
+        );
+        let e = parse(
+            "x.txt",
+            "s0:0 s2:0\nh0 s0:1\n",
+            p(),
+            p(),
+            SwitchParams::default(),
+            None,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("s1 never appears"), "{e}");
+        let e = parse(
+            "x.txt",
+            "s0:0 s1:0 speed=3\nh0 s0:1\n",
+            p(),
+            p(),
+            SwitchParams::default(),
+            None,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("unknown option `speed`"), "{e}");
+    }
+
+    #[test]
+    fn one_way_channels() {
+        let f = parse(
+            "y.txt",
+            "s0:0 -> s1:0\ns1:1 -> s0:1\nh0 s0:2\nh1 s1:2\n",
+            p(),
+            p(),
+            SwitchParams::default(),
+            None,
+        )
+        .unwrap();
+        assert_eq!(f.channels.iter().filter(|c| c.reverse.is_none()).count(), 2);
+    }
+}

@@ -1,0 +1,398 @@
+//! The static description of a network: nodes (switches and hosts), their numbered ports,
+//! and the unidirectional channels between ports, each with its own timing and flow control.
+//!
+//! Topology builders ([`mesh`], [`clos`], [`full`], [`irregular`]) make a [`Fabric`]; the
+//! engine flattens it into arrays. Node numbering is the same for every builder: switches
+//! first (`0..switches`), then hosts, so host `h` is node `switches + h` and host numbers are
+//! the destination addresses packets carry.
+
+pub mod clos;
+pub mod full;
+pub mod irregular;
+pub mod mesh;
+
+use crate::link::LinkParams;
+use crate::switch::SwitchParams;
+use std::fmt;
+
+/// A node of the fabric (switch or host), numbered from 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(transparent)]
+pub struct NodeId(pub u32);
+
+/// A unidirectional channel, numbered from 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(transparent)]
+pub struct ChannelId(pub u32);
+
+impl NodeId {
+    #[inline]
+    pub fn idx(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl ChannelId {
+    #[inline]
+    pub fn idx(self) -> usize {
+        self.0 as usize
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    Switch,
+    /// A host (traffic source and sink) with its host number.
+    Host(u32),
+}
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub kind: NodeKind,
+    pub name: String,
+    pub ports: u16,
+}
+
+/// One unidirectional channel from `src:src_port` to `dst:dst_port`.
+#[derive(Clone, Debug)]
+pub struct Channel {
+    pub src: NodeId,
+    pub src_port: u16,
+    pub dst: NodeId,
+    pub dst_port: u16,
+    pub params: LinkParams,
+    /// The channel in the opposite direction between the same two ports, if any.
+    pub reverse: Option<ChannelId>,
+}
+
+/// What the builder knows about the arrangement of the nodes; traffic patterns and
+/// dimension-order routing use it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    /// k-ary n-cube: `k[d]` switches along dimension `d` (dimension 0 varies fastest),
+    /// `wrap` for a torus, `conc` hosts per switch.
+    Cube { k: Vec<u32>, wrap: bool, conc: u32 },
+    /// Two-level folded Clos (leaf/spine).
+    Clos {
+        leaves: u32,
+        hosts_per_leaf: u32,
+        spines: u32,
+        links_per_pair: u32,
+    },
+    /// k-ary n-tree (a fat tree): `n` levels of `k^(n-1)` switches.
+    FatTree { k: u32, n: u32 },
+    /// Every switch linked to every other; `conc` hosts per switch.
+    Full { switches: u32, conc: u32 },
+    /// Anything read from a file.
+    Irregular,
+}
+
+/// A complete static network.
+#[derive(Clone, Debug)]
+pub struct Fabric {
+    pub nodes: Vec<Node>,
+    pub channels: Vec<Channel>,
+    /// Host number → node.
+    pub hosts: Vec<NodeId>,
+    /// Number of switches (they are nodes `0..switches`).
+    pub switches: u32,
+    /// Per node and port: the channel leaving that port.
+    pub out_chan: Vec<Vec<Option<ChannelId>>>,
+    /// Per node and port: the channel arriving at that port.
+    pub in_chan: Vec<Vec<Option<ChannelId>>>,
+    /// Per node (switches; hosts hold a copy that is not used).
+    pub switch_params: Vec<SwitchParams>,
+    pub shape: Shape,
+}
+
+/// Why a fabric could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FabricError {
+    /// A port number is not below the node's port count.
+    #[error("{node} has {ports} ports; port {port} does not exist")]
+    NoSuchPort { node: String, ports: u16, port: u16 },
+    /// Two channels leave (or arrive at) the same port.
+    #[error("port {node}:{port} is connected twice ({dir})")]
+    PortInUse {
+        node: String,
+        port: u16,
+        dir: &'static str,
+    },
+    /// The topology parameters describe no valid network.
+    #[error("impossible topology: {0}")]
+    Impossible(String),
+    /// An irregular-topology file has a bad line.
+    #[error("{file}:{line}: {msg}")]
+    File { file: String, line: usize, msg: String },
+    /// A host is not connected both ways.
+    #[error("host {0} must have one channel out and one channel in on port 0")]
+    HostNotAttached(String),
+}
+
+/// Builds a [`Fabric`] node by node and link by link, checking ports.
+pub struct FabricBuilder {
+    nodes: Vec<Node>,
+    channels: Vec<Channel>,
+    out_chan: Vec<Vec<Option<ChannelId>>>,
+    in_chan: Vec<Vec<Option<ChannelId>>>,
+    switches: u32,
+    hosts: u32,
+}
+
+impl FabricBuilder {
+    /// A builder for `switches` switches (nodes `0..switches`, named `s<i>`, each with the
+    /// given port count) and `hosts` hosts (nodes after them, named `h<i>`, one port each).
+    pub fn new(switch_ports: &[u16], hosts: u32) -> FabricBuilder {
+        let mut b = FabricBuilder {
+            nodes: Vec::new(),
+            channels: Vec::new(),
+            out_chan: Vec::new(),
+            in_chan: Vec::new(),
+            switches: switch_ports.len() as u32,
+            hosts,
+        };
+        for (i, &p) in switch_ports.iter().enumerate() {
+            b.push_node(NodeKind::Switch, format!("s{i}"), p);
+        }
+        for h in 0..hosts {
+            b.push_node(NodeKind::Host(h), format!("h{h}"), 1);
+        }
+        b
+    }
+
+    fn push_node(&mut self, kind: NodeKind, name: String, ports: u16) {
+        self.nodes.push(Node { kind, name, ports });
+        self.out_chan.push(vec![None; ports as usize]);
+        self.in_chan.push(vec![None; ports as usize]);
+    }
+
+    pub fn switch(&self, i: u32) -> NodeId {
+        NodeId(i)
+    }
+
+    pub fn host(&self, h: u32) -> NodeId {
+        NodeId(self.switches + h)
+    }
+
+    pub fn node_name(&self, n: NodeId) -> &str {
+        &self.nodes[n.idx()].name
+    }
+
+    fn check_port(&self, n: NodeId, port: u16) -> Result<(), FabricError> {
+        let node = &self.nodes[n.idx()];
+        if port >= node.ports {
+            return Err(FabricError::NoSuchPort {
+                node: node.name.clone(),
+                ports: node.ports,
+                port,
+            });
+        }
+        Ok(())
+    }
+
+    /// Adds one channel `a:pa → b:pb`.
+    pub fn channel(
+        &mut self,
+        a: NodeId,
+        pa: u16,
+        b: NodeId,
+        pb: u16,
+        params: LinkParams,
+    ) -> Result<ChannelId, FabricError> {
+        self.check_port(a, pa)?;
+        self.check_port(b, pb)?;
+        if self.out_chan[a.idx()][pa as usize].is_some() {
+            return Err(FabricError::PortInUse {
+                node: self.nodes[a.idx()].name.clone(),
+                port: pa,
+                dir: "output",
+            });
+        }
+        if self.in_chan[b.idx()][pb as usize].is_some() {
+            return Err(FabricError::PortInUse {
+                node: self.nodes[b.idx()].name.clone(),
+                port: pb,
+                dir: "input",
+            });
+        }
+        let id = ChannelId(self.channels.len() as u32);
+        // The reverse channel, if already present, links the two up.
+        let reverse = self.out_chan[b.idx()][pb as usize].filter(|&r| {
+            let c = &self.channels[r.idx()];
+            c.dst == a && c.dst_port == pa
+        });
+        if let Some(r) = reverse {
+            self.channels[r.idx()].reverse = Some(id);
+        }
+        self.channels.push(Channel {
+            src: a,
+            src_port: pa,
+            dst: b,
+            dst_port: pb,
+            params,
+            reverse,
+        });
+        self.out_chan[a.idx()][pa as usize] = Some(id);
+        self.in_chan[b.idx()][pb as usize] = Some(id);
+        Ok(id)
+    }
+
+    /// Adds a channel each way between `a:pa` and `b:pb`.
+    pub fn link(
+        &mut self,
+        a: NodeId,
+        pa: u16,
+        b: NodeId,
+        pb: u16,
+        params: LinkParams,
+    ) -> Result<(), FabricError> {
+        self.channel(a, pa, b, pb, params)?;
+        self.channel(b, pb, a, pa, params)?;
+        Ok(())
+    }
+
+    /// Finishes the fabric. Every host must be attached both ways on its port 0.
+    pub fn build(self, switch_params: SwitchParams, shape: Shape) -> Result<Fabric, FabricError> {
+        for h in 0..self.hosts {
+            let n = (self.switches + h) as usize;
+            if self.out_chan[n][0].is_none() || self.in_chan[n][0].is_none() {
+                return Err(FabricError::HostNotAttached(self.nodes[n].name.clone()));
+            }
+        }
+        let hosts = (0..self.hosts).map(|h| NodeId(self.switches + h)).collect();
+        Ok(Fabric {
+            switch_params: vec![switch_params; self.nodes.len()],
+            nodes: self.nodes,
+            channels: self.channels,
+            hosts,
+            switches: self.switches,
+            out_chan: self.out_chan,
+            in_chan: self.in_chan,
+            shape,
+        })
+    }
+}
+
+impl Fabric {
+    pub fn num_hosts(&self) -> usize {
+        self.hosts.len()
+    }
+
+    pub fn is_switch(&self, n: NodeId) -> bool {
+        n.0 < self.switches
+    }
+
+    /// The host number of a node, if it is a host.
+    pub fn host_of(&self, n: NodeId) -> Option<u32> {
+        match self.nodes[n.idx()].kind {
+            NodeKind::Host(h) => Some(h),
+            NodeKind::Switch => None,
+        }
+    }
+
+    /// The channel leaving host `h`.
+    pub fn injection_channel(&self, h: u32) -> ChannelId {
+        self.out_chan[self.hosts[h as usize].idx()][0].expect("built fabrics attach every host")
+    }
+
+    /// The channel arriving at host `h`.
+    pub fn ejection_channel(&self, h: u32) -> ChannelId {
+        self.in_chan[self.hosts[h as usize].idx()][0].expect("built fabrics attach every host")
+    }
+
+    /// The switch a host is attached to, and the switch's port.
+    pub fn host_switch(&self, h: u32) -> (NodeId, u16) {
+        let c = &self.channels[self.injection_channel(h).idx()];
+        (c.dst, c.dst_port)
+    }
+
+    /// `"s3:1→s4:0"`, for messages.
+    pub fn channel_name(&self, c: ChannelId) -> String {
+        let ch = &self.channels[c.idx()];
+        format!(
+            "{}:{}→{}:{}",
+            self.nodes[ch.src.idx()].name,
+            ch.src_port,
+            self.nodes[ch.dst.idx()].name,
+            ch.dst_port
+        )
+    }
+
+    /// Number of switch-to-switch hops between two hosts along shortest paths, ignoring
+    /// routing (breadth-first over channels).
+    pub fn distances_from(&self, n: NodeId) -> Vec<u32> {
+        let mut dist = vec![u32::MAX; self.nodes.len()];
+        let mut queue = std::collections::VecDeque::new();
+        dist[n.idx()] = 0;
+        queue.push_back(n);
+        while let Some(u) = queue.pop_front() {
+            // Hosts do not forward.
+            if u != n && !self.is_switch(u) {
+                continue;
+            }
+            for c in self.out_chan[u.idx()].iter().flatten() {
+                let v = self.channels[c.idx()].dst;
+                if dist[v.idx()] == u32::MAX {
+                    dist[v.idx()] = dist[u.idx()] + 1;
+                    queue.push_back(v);
+                }
+            }
+        }
+        dist
+    }
+}
+
+impl fmt::Display for Fabric {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let links = self
+            .channels
+            .iter()
+            .filter(|c| self.is_switch(c.src) && self.is_switch(c.dst))
+            .count();
+        write!(
+            f,
+            "{} switches, {} hosts, {} switch-to-switch channels",
+            self.switches,
+            self.hosts.len(),
+            links
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ports_are_checked() {
+        let mut b = FabricBuilder::new(&[2, 2], 1);
+        let p = LinkParams::default();
+        assert!(matches!(
+            b.link(NodeId(0), 2, NodeId(1), 0, p),
+            Err(FabricError::NoSuchPort { port: 2, .. })
+        ));
+        b.link(NodeId(0), 0, NodeId(1), 0, p).unwrap();
+        assert!(matches!(
+            b.link(NodeId(0), 0, NodeId(1), 1, p),
+            Err(FabricError::PortInUse { .. })
+        ));
+    }
+
+    #[test]
+    fn reverse_channels_pair_up() {
+        let mut b = FabricBuilder::new(&[1, 1], 0);
+        b.link(NodeId(0), 0, NodeId(1), 0, LinkParams::default()).unwrap();
+        let f = b.build(SwitchParams::default(), Shape::Irregular).unwrap();
+        assert_eq!(f.channels[0].reverse, Some(ChannelId(1)));
+        assert_eq!(f.channels[1].reverse, Some(ChannelId(0)));
+    }
+
+    #[test]
+    fn unattached_host_is_an_error() {
+        let b = FabricBuilder::new(&[1], 1);
+        assert!(matches!(
+            b.build(SwitchParams::default(), Shape::Irregular),
+            Err(FabricError::HostNotAttached(_))
+        ));
+    }
+}

@@ -1,0 +1,251 @@
+//! Host interfaces: an unbounded source queue (a cursor on the arrival sequence, see
+//! [`crate::workload::source`]), per-packet and per-byte send costs before injection,
+//! injection over the host's channel one flit at a time as credits allow, and ejection with
+//! per-packet and per-byte receive costs. Latency includes source queueing, as BookSim2
+//! reports it. The costs are parameters (default 0); the modelled systems set them from
+//! their specs.
+
+use crate::engine::*;
+use crate::time::Time;
+use crate::workload::Process;
+
+impl Sim<'_> {
+    /// When the packet under host `h`'s cursor may start to be injected.
+    pub(crate) fn next_ready(&self, h: usize) -> Time {
+        let hs = &self.hosts[h];
+        let hp = &self.spec.host;
+        let bytes = hs.arrivals.size as Time * self.spec.params.flit_bytes as Time;
+        let created = match self.spec.workload.process {
+            Process::Backlogged => hs.cpu_free,
+            _ => hs.arrivals.time,
+        };
+        created.max(hs.cpu_free) + hp.send_overhead + bytes * hp.send_per_byte
+    }
+
+    fn ensure_gen(&mut self, h: usize, t: Time) {
+        if self.hosts[h].gen_at != t {
+            self.hosts[h].gen_at = t;
+            self.q.push_at(t, ev(K_GEN, h as u32, 0));
+        }
+    }
+
+    /// Host `h` injects what it can at the present instant: the next flit of its packet, or
+    /// a train of them (nothing else uses the host's channel, so a train is exact).
+    pub(crate) fn eval_host(&mut self, h: usize) -> Res<()> {
+        let c = self.hosts[h].inj;
+        let now = self.now;
+        let busy = self.chans[c as usize].tx_busy;
+        if busy > now {
+            if self.hosts[h].cur != NONE || self.hosts[h].active {
+                self.ensure_txfree(c, busy);
+            }
+            return Ok(());
+        }
+        if self.hosts[h].cur == NONE && !self.start_packet(h)? {
+            return Ok(());
+        }
+        let (o, pid, sent) = (self.hosts[h].cur_vc, self.hosts[h].cur, self.hosts[h].cur_sent);
+        let credit = self.chans[c as usize].credit;
+        if credit && !self.has_credits(o, 1) {
+            return Ok(());
+        }
+        let left = self.pkts[pid as usize].len - sent;
+        let k = if self.spec.params.trains {
+            let cr = if credit { self.credits_now(o) } else { MAX_TRAIN };
+            left.min(MAX_TRAIN).min(cr)
+        } else {
+            1
+        };
+        let mut flit = pid;
+        if sent == 0 {
+            flit |= HEAD;
+            self.pkts[pid as usize].head_inj = now;
+        }
+        let ends_tail = k == left;
+        self.send_train(c, o, flit, k, ends_tail);
+        self.c.flits_sent += k as u64;
+        let hs = &mut self.hosts[h];
+        hs.cur_sent += k;
+        if ends_tail {
+            hs.cur = NONE;
+        }
+        let busy = self.chans[c as usize].tx_busy;
+        if self.hosts[h].cur != NONE {
+            self.ensure_txfree(c, busy);
+        } else if self.may_create(h) {
+            let t = self.next_ready(h).max(busy);
+            if t == busy {
+                self.ensure_txfree(c, busy);
+            } else {
+                self.ensure_gen(h, t);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether host `h` will create more packets.
+    fn may_create(&self, h: usize) -> bool {
+        let hs = &self.hosts[h];
+        hs.active && !(self.spec.params.drain_all && hs.arrivals.time >= self.me)
+    }
+
+    /// Takes the packet under the cursor if it is ready and a VC has room. Returns whether a
+    /// packet is now being injected.
+    fn start_packet(&mut self, h: usize) -> Res<bool> {
+        if !self.may_create(h) {
+            return Ok(false);
+        }
+        let now = self.now;
+        let ready = self.next_ready(h);
+        if ready > now {
+            self.ensure_gen(h, ready);
+            return Ok(false);
+        }
+        let c = self.hosts[h].inj;
+        let ch = self.chans[c as usize];
+        let size = self.hosts[h].arrivals.size;
+        let need = if !ch.credit {
+            0
+        } else if self.hosts[h].whole {
+            size
+        } else {
+            1
+        };
+        let Some(vv) = (0..ch.nvc as u32).find(|&vv| need == 0 || self.has_credits(ch.vc_base + vv, need))
+        else {
+            return Ok(false);
+        };
+        let wl = &self.spec.workload;
+        let n = self.hosts.len() as u32;
+        let hs = &mut self.hosts[h];
+        let Some(dst) = wl.pattern.dest(h as u32, n, &mut hs.dst_rng) else {
+            hs.active = false;
+            return Ok(false);
+        };
+        let created = match wl.process {
+            Process::Backlogged => now,
+            _ => hs.arrivals.time,
+        };
+        hs.cpu_free = ready;
+        hs.arrivals.advance(&wl.process, &wl.sizes);
+        let pid = self.alloc_pkt()?;
+        let measured = created >= self.ms && created < self.me;
+        let mut route_len = 0;
+        if let crate::routing::Routing::Source(sr) = self.routing {
+            let mut r = std::mem::take(&mut self.scratch_route);
+            sr.fill(self.fab, h as u32, dst, &mut r).map_err(|err| {
+                Box::new(SimError::Route {
+                    time: now,
+                    src: h as u32,
+                    dst,
+                    err,
+                })
+            })?;
+            let base = pid as usize * self.route_stride;
+            let l = r.len().min(self.route_stride);
+            self.route_store[base..base + l].copy_from_slice(&r[..l]);
+            route_len = l as u16;
+            self.scratch_route = r;
+        }
+        self.pkts[pid as usize] = Pkt {
+            src: h as u32,
+            dst,
+            len: size,
+            created,
+            head_inj: now,
+            head_dlv: 0,
+            hops: 0,
+            route_pos: 0,
+            route_len,
+            measured,
+            seen: 0,
+        };
+        self.c.packets_injected += 1;
+        if measured {
+            self.c.injected_measured += 1;
+            self.c.offered_flits += size as u64;
+        }
+        let hs = &mut self.hosts[h];
+        hs.cur = pid;
+        hs.cur_vc = ch.vc_base + vv;
+        hs.cur_sent = 0;
+        Ok(true)
+    }
+
+    /// A flit arrives at its destination host through input VC `o`.
+    pub(crate) fn host_receive(&mut self, o: u32, flit: u32) -> Res<()> {
+        let now = self.now;
+        let node = self.chans[self.vcs[o as usize].chan as usize].dst;
+        let h = self.node_host[node as usize];
+        let unit = self.chans[self.vcs[o as usize].chan as usize].flit_time;
+        self.return_credits(o, 1, unit);
+        let pid = flit & PID;
+        self.c.flits_delivered += 1;
+        if self.in_window() {
+            self.c.flits_window[h as usize] += 1;
+            let b = self.batch_of(now);
+            self.c.batches[b].flits += 1;
+        }
+        let pkt = &mut self.pkts[pid as usize];
+        if flit & HEAD != 0 {
+            pkt.head_dlv = now;
+        }
+        if self.check {
+            pkt.seen += 1;
+            let bad = if pkt.dst != h {
+                Some(format!("packet {pid} for host {} arrived at host {h}", pkt.dst))
+            } else if (flit & HEAD != 0) != (pkt.seen == 1) {
+                Some(format!(
+                    "packet {pid}: head flag on flit {} of {}",
+                    pkt.seen, pkt.len
+                ))
+            } else if (flit & TAIL != 0) != (pkt.seen == pkt.len) {
+                Some(format!(
+                    "packet {pid}: tail flag on flit {} of {}",
+                    pkt.seen, pkt.len
+                ))
+            } else {
+                None
+            };
+            if let Some(what) = bad {
+                return Err(Box::new(SimError::Invariant { time: now, what }));
+            }
+        }
+        if flit & TAIL != 0 {
+            let pkt = *pkt;
+            let hp = self.spec.host;
+            let done = if hp.recv_overhead == 0 && hp.recv_per_byte == 0 {
+                now
+            } else {
+                let bytes = pkt.len as Time * self.spec.params.flit_bytes as Time;
+                let hs = &mut self.hosts[h as usize];
+                hs.recv_free = hs.recv_free.max(now) + hp.recv_overhead + bytes * hp.recv_per_byte;
+                hs.recv_free
+            };
+            if pkt.measured {
+                let pl = done - pkt.created;
+                let nl = done - pkt.head_inj;
+                self.c.packet_lat.record(pl);
+                self.c.network_lat.record(nl);
+                let b = self.batch_of(pkt.created);
+                let bt = &mut self.c.batches[b];
+                bt.packet_sum += pl as u128;
+                bt.network_sum += nl as u128;
+                bt.packets += 1;
+                self.c.delivered_measured += 1;
+                self.c.hops_measured += pkt.hops as u64;
+            }
+            self.c.packets_delivered += 1;
+            self.free_pkts.push(pid);
+        }
+        Ok(())
+    }
+
+    /// The batch of the measurement window that time `t` falls in.
+    #[inline]
+    pub(crate) fn batch_of(&self, t: Time) -> usize {
+        let n = self.c.batches.len();
+        let span = (self.me - self.ms).max(1);
+        (((t.saturating_sub(self.ms)) as u128 * n as u128 / span as u128) as usize).min(n - 1)
+    }
+}

@@ -1,0 +1,168 @@
+//! Reports: the readable summary of a run, sweep tables, CSV and SVG plots.
+
+pub mod plot;
+
+use crate::engine::result::RunResult;
+use serde::Serialize;
+use std::fmt::Write;
+
+fn lat_line(out: &mut String, name: &str, l: &crate::stats::LatencySummary, unit: &str) {
+    let ci = l.ci95.map(|c| format!(" ±{c:.2}")).unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "  {name:<17} mean {:>9.2}{ci}  p50 {:>8.1}  p99 {:>8.1}  p99.9 {:>8.1}  max {:>8.1} {unit}",
+        l.mean, l.p50, l.p99, l.p999, l.max
+    );
+}
+
+/// The readable summary of one run.
+pub fn summary(r: &RunResult) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{}: {} hosts, {} switches, {} channels, {} routing, seed {}",
+        r.name, r.hosts, r.switches, r.channels, r.routing, r.seed
+    );
+    let _ = writeln!(s, "  one cycle = {} ps; injection {}", r.cycle_ps, r.injection);
+    match r.offered_flits_per_node_cycle {
+        Some(o) => {
+            let _ = writeln!(
+                s,
+                "  offered   {o:.4} flits/cycle/host (configured {:.4})",
+                r.offered_load.unwrap_or(0.0)
+            );
+        }
+        None => {
+            let _ = writeln!(s, "  offered   backlogged (every source always has a packet)");
+        }
+    }
+    let ci = r.accepted_ci95.map(|c| format!(" ±{c:.4}")).unwrap_or_default();
+    let _ = writeln!(
+        s,
+        "  accepted  {:.4}{ci} flits/cycle/host (min {:.4}, max {:.4}); {:.4e} bytes/s in total",
+        r.accepted_flits_per_node_cycle,
+        r.accepted_min_flits_per_node_cycle,
+        r.accepted_max_flits_per_node_cycle,
+        r.accepted_total_bytes_per_s
+    );
+    let _ = writeln!(
+        s,
+        "  latency over {} measured packets (mean hops {:.2}):",
+        r.delivered_measured_packets, r.mean_hops
+    );
+    lat_line(&mut s, "packet latency", &r.packet_latency_cycles, "cycles");
+    lat_line(&mut s, "network latency", &r.network_latency_cycles, "cycles");
+    let _ = writeln!(
+        s,
+        "  channels  mean use {:.3}, busiest {:.3} ({})",
+        r.network_utilization_mean,
+        r.network_utilization_max,
+        r.busiest_channel.as_deref().unwrap_or("-")
+    );
+    if let Some(d) = &r.deadlock {
+        let _ = writeln!(
+            s,
+            "  DEADLOCK at {} ns: {} VCs can never move; waiting cycle:\n    {}",
+            d.time as f64 / 1000.0,
+            d.blocked_vcs,
+            d.cycle.join("\n    → ")
+        );
+    } else if let Some(why) = &r.saturation_reason {
+        let _ = writeln!(s, "  SATURATED: {why}");
+    }
+    let _ = writeln!(
+        s,
+        "  run: {} flit-hops, {} events, {:.3} s wall, {:.1} M flit-hops/s",
+        r.flit_hops,
+        r.events,
+        r.wall_s,
+        r.flit_hops_per_s() / 1e6
+    );
+    s
+}
+
+/// One point of a load sweep.
+#[derive(Clone, Debug, Serialize)]
+pub struct SweepPoint {
+    pub load: f64,
+    pub result: RunResult,
+}
+
+/// A load sweep: points in increasing load, and the saturation throughput.
+#[derive(Clone, Debug, Serialize)]
+pub struct Sweep {
+    pub name: String,
+    pub points: Vec<SweepPoint>,
+    /// Accepted throughput with every source backlogged [flits/cycle/host].
+    pub saturation_throughput: Option<f64>,
+}
+
+/// The sweep as a table.
+pub fn sweep_table(sw: &Sweep) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{}: latency against offered load (flits/cycle/host; latency in cycles)",
+        sw.name
+    );
+    let _ = writeln!(
+        s,
+        "{:>7} {:>9} {:>9} {:>10} {:>9} {:>10} {:>9}  state",
+        "load", "offered", "accepted", "pkt mean", "pkt p99", "net mean", "net p99"
+    );
+    for p in &sw.points {
+        let r = &p.result;
+        let state = if r.deadlock.is_some() {
+            "DEADLOCK"
+        } else if r.saturated {
+            "saturated"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            s,
+            "{:>7.3} {:>9.4} {:>9.4} {:>10.2} {:>9.1} {:>10.2} {:>9.1}  {state}",
+            p.load,
+            r.offered_flits_per_node_cycle.unwrap_or(f64::NAN),
+            r.accepted_flits_per_node_cycle,
+            r.packet_latency_cycles.mean,
+            r.packet_latency_cycles.p99,
+            r.network_latency_cycles.mean,
+            r.network_latency_cycles.p99
+        );
+    }
+    if let Some(t) = sw.saturation_throughput {
+        let _ = writeln!(
+            s,
+            "saturation throughput (every source backlogged): {t:.4} flits/cycle/host"
+        );
+    }
+    s
+}
+
+/// The sweep as CSV.
+pub fn sweep_csv(sw: &Sweep) -> String {
+    let mut s = String::from(
+        "load,offered,accepted,packet_latency_mean,packet_latency_p50,packet_latency_p99,packet_latency_max,\
+         network_latency_mean,network_latency_p99,mean_hops,saturated\n",
+    );
+    for p in &sw.points {
+        let r = &p.result;
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{}",
+            p.load,
+            r.offered_flits_per_node_cycle.unwrap_or(f64::NAN),
+            r.accepted_flits_per_node_cycle,
+            r.packet_latency_cycles.mean,
+            r.packet_latency_cycles.p50,
+            r.packet_latency_cycles.p99,
+            r.packet_latency_cycles.max,
+            r.network_latency_cycles.mean,
+            r.network_latency_cycles.p99,
+            r.mean_hops,
+            r.saturated
+        );
+    }
+    s
+}

@@ -1,0 +1,320 @@
+//! Static deadlock check: the channel dependency graph of a routing on a fabric (Dally &
+//! Seitz 1987; Duato 1993 for adaptive routing, conservatively: every admissible choice is a
+//! dependency). A node is a (channel, virtual channel); an edge c1 → c2 means a packet
+//! holding c1 may wait for c2. The graph is built by following, for every destination, every
+//! state the routing can actually reach from the sources, so unreachable table entries do not
+//! make false cycles. Wormhole routing with an acyclic graph cannot deadlock; a cycle is
+//! named, channel by channel. The same walk finds destinations the routing cannot reach.
+
+use super::{At, Header, Routing};
+use crate::fabric::{ChannelId, Fabric};
+use petgraph::graph::{DiGraph, NodeIndex};
+use std::collections::VecDeque;
+
+/// A channel and one of its virtual channels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ChanVc {
+    pub channel: ChannelId,
+    pub vc: u8,
+}
+
+/// What the check found.
+#[derive(Clone, Debug, Default)]
+pub struct CdgReport {
+    /// (channel, VC) pairs some packet can use.
+    pub used: usize,
+    /// Distinct dependencies.
+    pub edges: usize,
+    /// A cycle of dependencies, if the graph has one (first element repeated implicitly).
+    pub cycle: Option<Vec<ChanVc>>,
+    /// Routing failures: (source host, destination host, what went wrong); at most 20 kept.
+    pub failures: Vec<(u32, u32, String)>,
+    /// Number of routing failures in all.
+    pub failure_count: usize,
+}
+
+impl CdgReport {
+    pub fn deadlock_free(&self) -> bool {
+        self.cycle.is_none()
+    }
+
+    /// The cycle as `s0:1→s1:0 (vc 0) → …`.
+    pub fn describe_cycle(&self, fab: &Fabric) -> Option<String> {
+        self.cycle.as_ref().map(|c| describe(fab, c))
+    }
+}
+
+/// Formats a list of channel VCs as a chain.
+pub fn describe(fab: &Fabric, chain: &[ChanVc]) -> String {
+    let mut s: Vec<String> = chain
+        .iter()
+        .map(|cv| format!("{} (vc {})", fab.channel_name(cv.channel), cv.vc))
+        .collect();
+    if let Some(first) = s.first().cloned() {
+        s.push(first);
+    }
+    s.join(" → ")
+}
+
+struct Graph {
+    base: Vec<u32>,
+    adj: Vec<Vec<u32>>,
+    reached: Vec<bool>,
+}
+
+impl Graph {
+    fn new(fab: &Fabric) -> Graph {
+        let mut base = Vec::with_capacity(fab.channels.len() + 1);
+        let mut n = 0u32;
+        for c in &fab.channels {
+            base.push(n);
+            n += c.params.vcs as u32;
+        }
+        base.push(n);
+        Graph {
+            base,
+            adj: vec![Vec::new(); n as usize],
+            reached: vec![false; n as usize],
+        }
+    }
+
+    fn id(&self, c: ChannelId, vc: u8) -> u32 {
+        self.base[c.idx()] + vc as u32
+    }
+
+    fn edge(&mut self, a: u32, b: u32) {
+        let v = &mut self.adj[a as usize];
+        if !v.contains(&b) {
+            v.push(b);
+        }
+    }
+
+    fn chan_vc(&self, id: u32) -> ChanVc {
+        let c = self.base.partition_point(|&b| b <= id) - 1;
+        ChanVc {
+            channel: ChannelId(c as u32),
+            vc: (id - self.base[c]) as u8,
+        }
+    }
+}
+
+/// Builds the dependency graph of `routing` on `fab` and looks for a cycle.
+pub fn check(fab: &Fabric, routing: &Routing) -> CdgReport {
+    let mut g = Graph::new(fab);
+    let mut rep = CdgReport::default();
+    let fail = |rep: &mut CdgReport, s: u32, d: u32, m: String| {
+        rep.failure_count += 1;
+        if rep.failures.len() < 20 {
+            rep.failures.push((s, d, m));
+        }
+    };
+    let nh = fab.num_hosts() as u32;
+    match routing {
+        Routing::Source(sr) => {
+            let mut route = Vec::new();
+            for s in 0..nh {
+                for d in (0..nh).filter(|&d| d != s) {
+                    if let Err(e) = sr.fill(fab, s, d, &mut route) {
+                        fail(&mut rep, s, d, e.to_string());
+                        continue;
+                    }
+                    let mut cur: Vec<u32> = Vec::new();
+                    let c0 = fab.injection_channel(s);
+                    for v in 0..fab.channels[c0.idx()].params.vcs {
+                        cur.push(g.id(c0, v));
+                    }
+                    let mut c = c0;
+                    for &p in &route {
+                        let ch = &fab.channels[c.idx()];
+                        let Some(oc) = fab.out_chan[ch.dst.idx()].get(p as usize).copied().flatten() else {
+                            fail(
+                                &mut rep,
+                                s,
+                                d,
+                                format!("port {p} of {} leads nowhere", fab.nodes[ch.dst.idx()].name),
+                            );
+                            break;
+                        };
+                        let next: Vec<u32> = (0..fab.channels[oc.idx()].params.vcs)
+                            .map(|v| g.id(oc, v))
+                            .collect();
+                        for &a in &cur {
+                            g.reached[a as usize] = true;
+                            for &b in &next {
+                                g.edge(a, b);
+                            }
+                        }
+                        cur = next;
+                        c = oc;
+                    }
+                    for &a in &cur {
+                        g.reached[a as usize] = true;
+                    }
+                    if fab.host_of(fab.channels[c.idx()].dst) != Some(d) {
+                        fail(
+                            &mut rep,
+                            s,
+                            d,
+                            format!(
+                                "the route ends at {}",
+                                fab.nodes[fab.channels[c.idx()].dst.idx()].name
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        _ => {
+            let n = g.adj.len();
+            let mut seen = vec![u32::MAX; n];
+            let mut origin = vec![0u32; n];
+            let mut q = VecDeque::new();
+            for d in 0..nh {
+                q.clear();
+                for s in (0..nh).filter(|&s| s != d) {
+                    let c = fab.injection_channel(s);
+                    for v in 0..fab.channels[c.idx()].params.vcs {
+                        let id = g.id(c, v);
+                        if seen[id as usize] != d {
+                            seen[id as usize] = d;
+                            origin[id as usize] = s;
+                            q.push_back((c, v));
+                        }
+                    }
+                }
+                while let Some((c, v)) = q.pop_front() {
+                    let a = g.id(c, v);
+                    g.reached[a as usize] = true;
+                    let ch = &fab.channels[c.idx()];
+                    let src = origin[a as usize];
+                    if let Some(h) = fab.host_of(ch.dst) {
+                        if h != d {
+                            fail(&mut rep, src, d, format!("delivered to host {h} instead"));
+                        }
+                        continue;
+                    }
+                    let at = At {
+                        switch: ch.dst.0,
+                        in_port: ch.dst_port,
+                        in_vc: v,
+                        in_class: routing.channel_class(c.idx()),
+                    };
+                    let want = match routing.route(
+                        fab,
+                        at,
+                        Header {
+                            dst: d,
+                            next_port: u16::MAX,
+                        },
+                    ) {
+                        Ok(w) if !w.ports.is_empty() => w,
+                        Ok(_) => {
+                            fail(
+                                &mut rep,
+                                src,
+                                d,
+                                format!("switch s{} returned no output", ch.dst.0),
+                            );
+                            continue;
+                        }
+                        Err(e) => {
+                            fail(&mut rep, src, d, e.to_string());
+                            continue;
+                        }
+                    };
+                    for p in want.ports.iter() {
+                        let Some(oc) = fab.out_chan[ch.dst.idx()].get(p as usize).copied().flatten() else {
+                            fail(
+                                &mut rep,
+                                src,
+                                d,
+                                format!("switch s{} routes to port {p}, which leads nowhere", ch.dst.0),
+                            );
+                            continue;
+                        };
+                        let vcs = fab.channels[oc.idx()].params.vcs;
+                        for w in want.vc_lo..=want.vc_hi.min(vcs - 1) {
+                            let b = g.id(oc, w);
+                            g.edge(a, b);
+                            if seen[b as usize] != d {
+                                seen[b as usize] = d;
+                                origin[b as usize] = src;
+                                q.push_back((oc, w));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    rep.used = g.reached.iter().filter(|&&r| r).count();
+    rep.edges = g.adj.iter().map(|v| v.len()).sum();
+    rep.cycle = find_cycle(&g.adj).map(|c| c.into_iter().map(|id| g.chan_vc(id)).collect());
+    rep
+}
+
+/// A cycle of a directed graph given as adjacency lists, if there is one.
+pub fn find_cycle(adj: &[Vec<u32>]) -> Option<Vec<u32>> {
+    let mut pg: DiGraph<(), ()> = DiGraph::with_capacity(adj.len(), 0);
+    for _ in 0..adj.len() {
+        pg.add_node(());
+    }
+    for (a, outs) in adj.iter().enumerate() {
+        for &b in outs {
+            if a as u32 == b {
+                return Some(vec![b]);
+            }
+            pg.add_edge(NodeIndex::new(a), NodeIndex::new(b as usize), ());
+        }
+    }
+    // Smallest strongly connected component with more than one node, for a short report.
+    let scc = petgraph::algo::tarjan_scc(&pg)
+        .into_iter()
+        .filter(|c| c.len() > 1)
+        .min_by_key(|c| (c.len(), c.iter().map(|n| n.index()).min()))?;
+    let mut in_scc = vec![false; adj.len()];
+    for n in &scc {
+        in_scc[n.index()] = true;
+    }
+    // Shortest cycle through the SCC's lowest node: breadth-first back to it.
+    let start = scc.iter().map(|n| n.index()).min()? as u32;
+    let mut prev = vec![u32::MAX; adj.len()];
+    let mut q = VecDeque::from([start]);
+    while let Some(u) = q.pop_front() {
+        for &v in &adj[u as usize] {
+            if !in_scc[v as usize] {
+                continue;
+            }
+            if v == start {
+                let mut cyc = vec![u];
+                let mut x = u;
+                while x != start {
+                    x = prev[x as usize];
+                    cyc.push(x);
+                }
+                cyc.reverse();
+                return Some(cyc);
+            }
+            if prev[v as usize] == u32::MAX {
+                prev[v as usize] = u;
+                q.push_back(v);
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_a_cycle_and_none_in_a_dag() {
+        let adj = vec![vec![1], vec![2], vec![0, 3], vec![]];
+        let c = find_cycle(&adj).unwrap();
+        assert_eq!(c, vec![0, 1, 2]);
+        let dag = vec![vec![1, 2], vec![3], vec![3], vec![]];
+        assert!(find_cycle(&dag).is_none());
+        assert_eq!(find_cycle(&[vec![0]]), Some(vec![0]));
+    }
+}

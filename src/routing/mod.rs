@@ -1,0 +1,194 @@
+//! How a packet finds its way: a routing step returns the admissible outputs of a switch
+//! (a set of ports and a range of virtual channels, [`Want`]); the switch chooses among them.
+//!
+//! Route computation is separate from forwarding: tables and source routes are computed
+//! here when the network is built; the engine only executes them. Implemented: dimension
+//! order on meshes and tori (tori deadlock-free with dateline VCs, Dally & Seitz 1987),
+//! per-switch tables of destination ranges (the base of interval labelling), source routes
+//! carried in the packet, and up*/down* for irregular topologies (Autonet, Schroeder et al.
+//! 1991). [`cdg`] checks any of them for cyclic channel dependencies.
+
+pub mod cdg;
+pub mod dor;
+pub mod source;
+pub mod table;
+pub mod updown;
+
+use crate::fabric::Fabric;
+
+/// Most ports a switch may have for routing (the size of [`PortSet`]).
+pub const MAX_PORTS: usize = 256;
+
+/// A set of ports of one switch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct PortSet([u64; MAX_PORTS / 64]);
+
+impl PortSet {
+    pub const EMPTY: PortSet = PortSet([0; MAX_PORTS / 64]);
+
+    pub fn single(p: u16) -> PortSet {
+        let mut s = PortSet::EMPTY;
+        s.insert(p);
+        s
+    }
+
+    /// Ports `lo..=hi`.
+    pub fn range(lo: u16, hi: u16) -> PortSet {
+        let mut s = PortSet::EMPTY;
+        for p in lo..=hi {
+            s.insert(p);
+        }
+        s
+    }
+
+    #[inline]
+    pub fn insert(&mut self, p: u16) {
+        self.0[p as usize >> 6] |= 1 << (p & 63);
+    }
+
+    #[inline]
+    pub fn contains(&self, p: u16) -> bool {
+        (p as usize) < MAX_PORTS && self.0[p as usize >> 6] & (1 << (p & 63)) != 0
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|&w| w == 0)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// The ports in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = u16> + '_ {
+        self.0.iter().enumerate().flat_map(|(i, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                (w != 0).then(|| {
+                    let b = w.trailing_zeros();
+                    w &= w - 1;
+                    (i * 64) as u16 + b as u16
+                })
+            })
+        })
+    }
+
+    /// The lowest port, if any.
+    #[inline]
+    pub fn first(&self) -> Option<u16> {
+        self.0
+            .iter()
+            .enumerate()
+            .find(|(_, w)| **w != 0)
+            .map(|(i, w)| (i * 64) as u16 + w.trailing_zeros() as u16)
+    }
+}
+
+/// The admissible outputs of one routing step: any port of `ports`, on any virtual channel
+/// `vc_lo..=vc_hi` of that port's channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Want {
+    pub ports: PortSet,
+    pub vc_lo: u8,
+    pub vc_hi: u8,
+}
+
+impl Want {
+    /// One port, all VCs `0..vcs`.
+    pub fn port(p: u16, vcs: u8) -> Want {
+        Want {
+            ports: PortSet::single(p),
+            vc_lo: 0,
+            vc_hi: vcs.saturating_sub(1),
+        }
+    }
+}
+
+/// What a routing step knows about the packet: its destination and, for source routing,
+/// the next port of its route.
+#[derive(Clone, Copy, Debug)]
+pub struct Header {
+    /// Destination host.
+    pub dst: u32,
+    /// The next output port of a source route (`u16::MAX` when not source routed or the
+    /// route is used up).
+    pub next_port: u16,
+}
+
+/// Where a routing step is taken: at which switch, from which input port and VC.
+#[derive(Clone, Copy, Debug)]
+pub struct At {
+    pub switch: u32,
+    pub in_port: u16,
+    pub in_vc: u8,
+    /// The routing label of the input channel ([`Routing::channel_class`]).
+    pub in_class: u8,
+}
+
+/// Why a routing step found no output.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RouteError {
+    #[error("switch s{switch} has no route to host {dst}")]
+    NoRoute { switch: u32, dst: u32 },
+    #[error("the source route of a packet to host {dst} ended at switch s{switch}")]
+    RouteEnded { switch: u32, dst: u32 },
+    #[error("the source route names port {port} of switch s{switch}, which leads nowhere")]
+    BadPort { switch: u32, port: u16 },
+}
+
+/// A routing algorithm, ready to run on one fabric.
+#[derive(Clone, Debug)]
+pub enum Routing {
+    Dor(dor::Dor),
+    Table(table::Table),
+    Source(source::SourceRoutes),
+}
+
+impl Routing {
+    /// The admissible outputs for a head at `at` with header `h`.
+    #[inline]
+    pub fn route(&self, fab: &Fabric, at: At, h: Header) -> Result<Want, RouteError> {
+        match self {
+            Routing::Dor(d) => d.route(at, h),
+            Routing::Table(t) => t.route(at, h),
+            Routing::Source(s) => s.route(fab, at, h),
+        }
+    }
+
+    /// The routing label of each channel (up*/down*: 1 for a "down" channel), default 0.
+    pub fn channel_class(&self, c: usize) -> u8 {
+        match self {
+            Routing::Table(t) => t.channel_class(c),
+            _ => 0,
+        }
+    }
+
+    /// Whether packets carry a source route.
+    pub fn is_source(&self) -> bool {
+        matches!(self, Routing::Source(_))
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Routing::Dor(_) => "dimension-order",
+            Routing::Table(t) => t.name(),
+            Routing::Source(_) => "source",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn port_sets() {
+        let mut s = PortSet::range(3, 5);
+        s.insert(200);
+        assert_eq!(s.iter().collect::<Vec<_>>(), vec![3, 4, 5, 200]);
+        assert_eq!(s.len(), 4);
+        assert_eq!(s.first(), Some(3));
+        assert!(s.contains(200) && !s.contains(6) && !s.contains(300));
+        assert!(PortSet::EMPTY.is_empty());
+    }
+}

@@ -1,0 +1,312 @@
+//! Per-switch routing tables: sorted, non-overlapping destination ranges, each mapped to an
+//! output set (ports × VC range). This is interval labelling when each range maps to one
+//! port, and grouped adaptive routing when a range maps to a group of ports. An optional
+//! input class (a label on the input channel, e.g. up*/down*'s "arrived going down") selects
+//! one of several tables per switch.
+//!
+//! Generators here: the folded Clos and the k-ary n-tree (up to a common ancestor, then
+//! down; adaptive over the up-links or deterministic), and the fully connected network
+//! (direct).
+
+use super::{At, Header, PortSet, RouteError, Want};
+use crate::fabric::clos::digit;
+use crate::fabric::full::port_to;
+use crate::fabric::{Fabric, Shape};
+use std::collections::HashMap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// First destination host of the range.
+    pub lo: u32,
+    /// Last destination host of the range (inclusive).
+    pub hi: u32,
+    /// Index into the table's output sets.
+    pub set: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct Table {
+    name: &'static str,
+    classes: u8,
+    /// Start of each (switch, class) table in `entries`; one more than tables.
+    offsets: Vec<u32>,
+    entries: Vec<Entry>,
+    sets: Vec<Want>,
+    chan_class: Vec<u8>,
+}
+
+impl Table {
+    #[inline]
+    pub fn route(&self, at: At, h: Header) -> Result<Want, RouteError> {
+        let t = at.switch as usize * self.classes as usize + at.in_class.min(self.classes - 1) as usize;
+        let (a, b) = (self.offsets[t] as usize, self.offsets[t + 1] as usize);
+        let es = &self.entries[a..b];
+        let i = es.partition_point(|e| e.lo <= h.dst);
+        match i.checked_sub(1).map(|i| es[i]) {
+            Some(e) if e.hi >= h.dst => Ok(self.sets[e.set as usize]),
+            _ => Err(RouteError::NoRoute {
+                switch: at.switch,
+                dst: h.dst,
+            }),
+        }
+    }
+
+    pub fn channel_class(&self, c: usize) -> u8 {
+        self.chan_class.get(c).copied().unwrap_or(0)
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The ranges of one switch's table for one input class: `(lo, hi, want)`.
+    pub fn ranges(&self, switch: u32, class: u8) -> impl Iterator<Item = (u32, u32, Want)> + '_ {
+        let t = switch as usize * self.classes as usize + class as usize;
+        self.entries[self.offsets[t] as usize..self.offsets[t + 1] as usize]
+            .iter()
+            .map(|e| (e.lo, e.hi, self.sets[e.set as usize]))
+    }
+
+    pub fn classes(&self) -> u8 {
+        self.classes
+    }
+
+    /// Total number of ranges over all switches.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// Collects a full destination → output-set map per switch and class, then compresses it
+/// into ranges.
+pub struct TableBuilder {
+    hosts: u32,
+    classes: u8,
+    dense: Vec<Vec<Option<u32>>>,
+    sets: Vec<Want>,
+    interned: HashMap<Want, u32>,
+    chan_class: Vec<u8>,
+}
+
+impl TableBuilder {
+    pub fn new(switches: u32, hosts: u32, classes: u8) -> TableBuilder {
+        TableBuilder {
+            hosts,
+            classes,
+            dense: vec![vec![None; hosts as usize]; switches as usize * classes as usize],
+            sets: Vec::new(),
+            interned: HashMap::new(),
+            chan_class: Vec::new(),
+        }
+    }
+
+    pub fn set(&mut self, switch: u32, class: u8, dst: u32, want: Want) {
+        let id = *self.interned.entry(want).or_insert_with(|| {
+            self.sets.push(want);
+            self.sets.len() as u32 - 1
+        });
+        self.dense[switch as usize * self.classes as usize + class as usize][dst as usize] = Some(id);
+    }
+
+    pub fn set_channel_classes(&mut self, classes: Vec<u8>) {
+        self.chan_class = classes;
+    }
+
+    pub fn build(self, name: &'static str) -> Table {
+        let mut offsets = vec![0u32];
+        let mut entries = Vec::new();
+        for t in &self.dense {
+            let mut d = 0;
+            while d < self.hosts as usize {
+                if let Some(set) = t[d] {
+                    let lo = d;
+                    while d + 1 < self.hosts as usize && t[d + 1] == Some(set) {
+                        d += 1;
+                    }
+                    entries.push(Entry {
+                        lo: lo as u32,
+                        hi: d as u32,
+                        set,
+                    });
+                }
+                d += 1;
+            }
+            offsets.push(entries.len() as u32);
+        }
+        Table {
+            name,
+            classes: self.classes,
+            offsets,
+            entries,
+            sets: self.sets,
+            chan_class: self.chan_class,
+        }
+    }
+}
+
+fn vcs_of(fab: &Fabric, s: u32, port: u16) -> u8 {
+    fab.out_chan[s as usize][port as usize]
+        .map(|c| fab.channels[c.idx()].params.vcs)
+        .unwrap_or(1)
+}
+
+fn want_ports(fab: &Fabric, s: u32, ports: PortSet) -> Want {
+    let vcs = ports.iter().map(|p| vcs_of(fab, s, p)).min().unwrap_or(1);
+    Want {
+        ports,
+        vc_lo: 0,
+        vc_hi: vcs - 1,
+    }
+}
+
+/// Tables for a folded Clos. `adaptive`: the up-links of a leaf form one group and the
+/// parallel down-links of a spine to a leaf form a group. Deterministic: traffic to leaf `j`
+/// leaves on up-link `j mod up-links` (a fixed spine), and the hosts of leaf `j` are split
+/// into contiguous ranges over the parallel down-links.
+pub fn clos(fab: &Fabric, adaptive: bool) -> Option<Table> {
+    let Shape::Clos {
+        leaves,
+        hosts_per_leaf: h,
+        spines,
+        links_per_pair: g,
+    } = fab.shape
+    else {
+        return None;
+    };
+    let up = spines * g;
+    let mut b = TableBuilder::new(fab.switches, fab.num_hosts() as u32, 1);
+    for leaf in 0..leaves {
+        for dst in 0..leaves * h {
+            let dleaf = dst / h;
+            let want = if dleaf == leaf {
+                want_ports(fab, leaf, PortSet::single((dst % h) as u16))
+            } else if adaptive {
+                want_ports(fab, leaf, PortSet::range(h as u16, (h + up - 1) as u16))
+            } else {
+                want_ports(fab, leaf, PortSet::single((h + dleaf % up) as u16))
+            };
+            b.set(leaf, 0, dst, want);
+        }
+    }
+    for c in 0..spines {
+        let s = leaves + c;
+        for dst in 0..leaves * h {
+            let dleaf = dst / h;
+            let first = (dleaf * g) as u16;
+            let want = if adaptive {
+                want_ports(fab, s, PortSet::range(first, first + g as u16 - 1))
+            } else {
+                // Contiguous share of the leaf's hosts per parallel link.
+                let i = ((dst % h) as u64 * g as u64 / h as u64) as u16;
+                want_ports(fab, s, PortSet::single(first + i))
+            };
+            b.set(s, 0, dst, want);
+        }
+    }
+    Some(b.build(if adaptive {
+        "clos-adaptive"
+    } else {
+        "clos-deterministic"
+    }))
+}
+
+/// Tables for a k-ary n-tree: up to the nearest common ancestor (any up-link when
+/// `adaptive`, else up-link `digit l` of the destination leaf), then down.
+pub fn fat_tree(fab: &Fabric, adaptive: bool) -> Option<Table> {
+    let Shape::FatTree { k, n } = fab.shape else {
+        return None;
+    };
+    let per_level = k.pow(n - 1);
+    let hosts = k * per_level;
+    let mut b = TableBuilder::new(fab.switches, hosts, 1);
+    for l in 0..n {
+        for w in 0..per_level {
+            let s = l * per_level + w;
+            for dst in 0..hosts {
+                let leaf = dst / k;
+                let covered = (l..n - 1).all(|i| digit(w, k, i) == digit(leaf, k, i));
+                let ports = if covered {
+                    PortSet::single(if l == 0 {
+                        (dst % k) as u16
+                    } else {
+                        digit(leaf, k, l - 1) as u16
+                    })
+                } else if adaptive {
+                    PortSet::range(k as u16, 2 * k as u16 - 1)
+                } else {
+                    PortSet::single((k + digit(leaf, k, l)) as u16)
+                };
+                b.set(s, 0, dst, want_ports(fab, s, ports));
+            }
+        }
+    }
+    Some(b.build(if adaptive {
+        "fat-tree-adaptive"
+    } else {
+        "fat-tree-deterministic"
+    }))
+}
+
+/// Tables for a fully connected network: straight to the destination's switch.
+pub fn full(fab: &Fabric) -> Option<Table> {
+    let Shape::Full { switches, conc } = fab.shape else {
+        return None;
+    };
+    let mut b = TableBuilder::new(switches, switches * conc, 1);
+    for s in 0..switches {
+        for dst in 0..switches * conc {
+            let t = dst / conc;
+            let port = if t == s {
+                (switches - 1 + dst % conc) as u16
+            } else {
+                port_to(s, t)
+            };
+            b.set(s, 0, dst, want_ports(fab, s, PortSet::single(port)));
+        }
+    }
+    Some(b.build("direct"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fabric::clos::folded_clos;
+    use crate::link::LinkParams;
+    use crate::switch::SwitchParams;
+
+    fn at(s: u32) -> At {
+        At {
+            switch: s,
+            in_port: 0,
+            in_vc: 0,
+            in_class: 0,
+        }
+    }
+
+    fn hdr(dst: u32) -> Header {
+        Header {
+            dst,
+            next_port: u16::MAX,
+        }
+    }
+
+    #[test]
+    fn clos_tables_compress_to_ranges() {
+        let p = LinkParams::default();
+        let f = folded_clos(16, 16, 8, 2, p, p, SwitchParams::default()).unwrap();
+        let t = clos(&f, false).unwrap();
+        // Leaf 3 → host 200 (leaf 12) leaves on up-link 12, port 16 + 12.
+        assert_eq!(t.route(at(3), hdr(200)).unwrap().ports, PortSet::single(28));
+        // Spine 0 sends hosts 192..199 of leaf 12 on its first link, 200..207 on the second.
+        assert_eq!(t.route(at(16), hdr(195)).unwrap().ports, PortSet::single(24));
+        assert_eq!(t.route(at(16), hdr(200)).unwrap().ports, PortSet::single(25));
+        // Adaptive: one range per leaf on a leaf switch (own hosts one by one).
+        let a = clos(&f, true).unwrap();
+        assert_eq!(a.route(at(3), hdr(200)).unwrap().ports, PortSet::range(16, 31));
+        assert_eq!(a.ranges(3, 0).count(), 16 + 2);
+    }
+}

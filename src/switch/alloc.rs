@@ -1,0 +1,605 @@
+//! Switch behaviour on the engine's arrays: a flit lands in an input VC; a head that reaches
+//! the front waits the router delay, is routed (the routing step returns admissible outputs),
+//! picks a free one by the selection policy or waits for all of them; each output grants a
+//! free output VC to a waiting head in round-robin (or oldest-first) order, and each output
+//! channel sends one flit at a time, round robin over its VCs, when the next buffer has
+//! credit. The output VC is held until the tail has passed (wormhole), so a blocked worm
+//! blocks everything behind it. Cut-through and store-and-forward also require room for the
+//! whole packet downstream before the head is granted; store-and-forward routes the head only
+//! once the whole packet is in the buffer.
+//!
+//! Trains: when an output channel has one VC, its owner is the only thing that can use it
+//! until the tail passes, so the buffered flits it has credit for can be sent in one step at
+//! their flit-by-flit times ([`Sim::send_train`]). The one thing that happens later, the tail
+//! passing, is replayed at its own time: the input VC stays in `DRAIN` and a `TAILGONE`
+//! event releases the output at the instant the flit-by-flit path would. The flit-by-flit path
+//! (`trains = false`) is the reference; the tests require identical results.
+
+use super::{Arbitration, Selection, SwitchMode};
+use crate::engine::*;
+use crate::routing::{At, Header, PortSet};
+use crate::time::Time;
+
+impl Sim<'_> {
+    /// A flit lands in input VC `o` of a switch.
+    #[inline]
+    pub(crate) fn switch_receive(&mut self, o: u32, flit: u32) -> Res<()> {
+        let now = self.now;
+        let v = &self.vcs[o as usize];
+        if v.len > v.mask {
+            self.buffer_full(o)?;
+        }
+        let v = &mut self.vcs[o as usize];
+        let slot = v.buf + (v.head.wrapping_add(v.len) & v.mask);
+        v.len += 1;
+        if v.len == 1 {
+            v.last_move = now;
+        }
+        let (state, fwd_port, node) = (v.state, v.fwd_port, v.node);
+        self.flits[slot as usize] = flit;
+        match state {
+            ACTIVE => {
+                let sw = &self.sws[node as usize];
+                let base = (sw.bits_base + sw.words + sw.pwords) as usize;
+                set_bit(&mut self.bits, base, fwd_port as usize);
+                self.mark_dirty(node);
+            }
+            IDLE => {
+                if self.check && flit & HEAD == 0 {
+                    return Err(Box::new(SimError::Invariant {
+                        time: now,
+                        what: format!(
+                            "a body flit of packet {} reached the front of an idle VC",
+                            flit & PID
+                        ),
+                    }));
+                }
+                self.start_head(o);
+            }
+            AWAIT_TAIL if flit & TAIL != 0 => self.start_routing(o),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A flit arrives at a full buffer: an error under credit flow control, a bigger buffer
+    /// without.
+    #[cold]
+    fn buffer_full(&mut self, o: u32) -> Res<()> {
+        let v = self.vcs[o as usize];
+        if self.chans[v.chan as usize].credit {
+            return Err(Box::new(SimError::Invariant {
+                time: self.now,
+                what: format!(
+                    "buffer of {} vc {} overflows its {} flits",
+                    self.fab.channel_name(crate::fabric::ChannelId(v.chan)),
+                    v.vc,
+                    self.caps[o as usize]
+                ),
+            }));
+        }
+        // Flow control `none`: the buffer doubles (its old slots are abandoned).
+        let new_cap = ((v.mask + 1) * 2).max(8);
+        let base = self.flits.len() as u32;
+        for k in 0..v.len {
+            let f = self.flits[(v.buf + (v.head.wrapping_add(k) & v.mask)) as usize];
+            self.flits.push(f);
+        }
+        self.flits.resize((base + new_cap) as usize, 0);
+        self.cret.resize((base + new_cap) as usize, 0);
+        let v = &mut self.vcs[o as usize];
+        v.buf = base;
+        v.head = 0;
+        v.mask = new_cap - 1;
+        Ok(())
+    }
+
+    /// A credit that output `port` of switch `s` was waiting for has landed.
+    #[inline]
+    pub(crate) fn switch_credit(&mut self, s: u32, port: u16, owner: u32) {
+        let sw = &self.sws[s as usize];
+        let (bb, words, pwords, rq, mode) = (sw.bits_base, sw.words, sw.pwords, sw.req_base, sw.mode);
+        if owner != NONE {
+            set_bit(&mut self.bits, (bb + words + pwords) as usize, port as usize);
+        }
+        if mode != SwitchMode::Wormhole
+            && any_bit(&self.req, (rq + port as u32 * words) as usize, words as usize)
+        {
+            set_bit(&mut self.bits, (bb + words) as usize, port as usize);
+        }
+        self.mark_dirty(s);
+    }
+
+    /// The head at the front of input VC `i` starts its way through the switch.
+    #[inline]
+    pub(crate) fn start_head(&mut self, i: u32) {
+        let node = self.vcs[i as usize].node;
+        if self.sws[node as usize].mode == SwitchMode::StoreAndForward && !self.tail_buffered(i) {
+            self.vcs[i as usize].state = AWAIT_TAIL;
+            return;
+        }
+        self.start_routing(i);
+    }
+
+    fn tail_buffered(&self, i: u32) -> bool {
+        let v = &self.vcs[i as usize];
+        (0..v.len).any(|k| self.flits[(v.buf + (v.head.wrapping_add(k) & v.mask)) as usize] & TAIL != 0)
+    }
+
+    #[inline]
+    fn start_routing(&mut self, i: u32) {
+        let node = self.vcs[i as usize].node;
+        let sw = &self.sws[node as usize];
+        if sw.router_delay == 0 {
+            let bb = sw.bits_base;
+            let v = &mut self.vcs[i as usize];
+            v.state = READY;
+            let local = v.local;
+            set_bit(&mut self.bits, bb as usize, local as usize);
+            self.mark_dirty(node);
+        } else {
+            let class = sw.route_class;
+            self.vcs[i as usize].state = ROUTING;
+            self.q.push(class, self.now, ev(K_ROUTE, i, 0));
+        }
+    }
+
+    /// The router delay of the head at input VC `i` has passed.
+    pub(crate) fn route_timer_done(&mut self, i: u32) {
+        let v = &mut self.vcs[i as usize];
+        v.state = READY;
+        let (local, node) = (v.local, v.node);
+        let base = self.sws[node as usize].bits_base;
+        set_bit(&mut self.bits, base as usize, local as usize);
+        self.mark_dirty(node);
+    }
+
+    /// The tail of a train from input VC `i` passes now (in flit-by-flit time): its output is
+    /// released at this instant's switch allocation, as the flit-by-flit path would.
+    pub(crate) fn tail_due(&mut self, i: u32) {
+        let v = &mut self.vcs[i as usize];
+        v.state = DRAIN_DUE;
+        let (port, node) = (v.fwd_port, v.node);
+        let sw = &self.sws[node as usize];
+        let base = (sw.bits_base + sw.words + sw.pwords) as usize;
+        set_bit(&mut self.bits, base, port as usize);
+        self.mark_dirty(node);
+    }
+
+    /// Everything switch `s` does at the present instant: route the heads whose router delay
+    /// is over, grant free outputs to waiting heads, and send on every output that can.
+    pub(crate) fn eval_switch(&mut self, s: usize) -> Res<()> {
+        loop {
+            let sw = &self.sws[s];
+            let (words, pwords, xbar) = (sw.words as usize, sw.pwords as usize, sw.xbar);
+            let rb = sw.bits_base as usize;
+            let vb = rb + words;
+            let sb = vb + pwords;
+            for w in 0..words {
+                let mut word = std::mem::take(&mut self.bits[rb + w]);
+                while word != 0 {
+                    let l = (w << 6) as u32 + word.trailing_zeros();
+                    word &= word - 1;
+                    self.route_head(s, l)?;
+                }
+            }
+            for w in 0..pwords {
+                let mut word = std::mem::take(&mut self.bits[vb + w]);
+                while word != 0 {
+                    let p = (w << 6) as u32 + word.trailing_zeros();
+                    word &= word - 1;
+                    self.allocate(s, p);
+                }
+            }
+            if xbar {
+                // Outputs compete for shared crossbar inputs: start at a rotating output so
+                // none always has the first pick.
+                let (start, n) = (self.sws[s].sa_start, self.sws[s].n_ports);
+                self.sws[s].sa_start = if start + 1 >= n { 0 } else { start + 1 };
+                let (w0, b0) = ((start >> 6) as usize, start & 63);
+                for pass in 0..=pwords {
+                    let wi = (w0 + pass) % pwords;
+                    let keep = if pass == 0 {
+                        !0u64 << b0
+                    } else if pass == pwords {
+                        !(!0u64 << b0)
+                    } else {
+                        !0u64
+                    };
+                    let mut word = self.bits[sb + wi] & keep;
+                    self.bits[sb + wi] &= !keep;
+                    while word != 0 {
+                        let p = (wi << 6) as u32 + word.trailing_zeros();
+                        word &= word - 1;
+                        self.try_send(s, p);
+                    }
+                }
+            } else {
+                for w in 0..pwords {
+                    let mut word = std::mem::take(&mut self.bits[sb + w]);
+                    while word != 0 {
+                        let p = (w << 6) as u32 + word.trailing_zeros();
+                        word &= word - 1;
+                        self.try_send(s, p);
+                    }
+                }
+            }
+            // Sending a tail may free an output for a waiting head, or bring the next head to
+            // the front with no router delay: go round again for those.
+            if !any_bit(&self.bits, rb, words + pwords) {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Routes the head at local input `l` of switch `s` and files its requests.
+    fn route_head(&mut self, s: usize, l: u32) -> Res<()> {
+        let sw = &self.sws[s];
+        let (in_base, words, req_base, bits_base) = (sw.in_base, sw.words, sw.req_base, sw.bits_base);
+        let i = self.sw_in[(in_base + l) as usize];
+        let v = &self.vcs[i as usize];
+        let flit = self.flits[(v.buf + (v.head & v.mask)) as usize];
+        let (in_vc, chan) = (v.vc, v.chan);
+        let pid = flit & PID;
+        let pkt = &self.pkts[pid as usize];
+        let (dst, src, len) = (pkt.dst, pkt.src, pkt.len);
+        let next_port = if self.route_stride > 0 && pkt.route_pos < pkt.route_len {
+            self.route_store[pid as usize * self.route_stride + pkt.route_pos as usize]
+        } else {
+            u16::MAX
+        };
+        let ch = &self.chans[chan as usize];
+        let at = At {
+            switch: s as u32,
+            in_port: ch.dst_port,
+            in_vc,
+            in_class: ch.class,
+        };
+        let want = self
+            .routing
+            .route(self.fab, at, Header { dst, next_port })
+            .map_err(|err| {
+                Box::new(SimError::Route {
+                    time: self.now,
+                    src,
+                    dst,
+                    err,
+                })
+            })?;
+        self.wants[i as usize] = want;
+        self.vcs[i as usize].state = WAITING;
+        let chosen = if want.ports.len() == 1 {
+            None
+        } else {
+            self.select(s, i, len)
+        };
+        let vb = (bits_base + words) as usize;
+        match chosen {
+            Some(p) => {
+                set_bit(&mut self.req, (req_base + p as u32 * words) as usize, l as usize);
+                set_bit(&mut self.bits, vb, p as usize);
+            }
+            None => {
+                for p in want.ports.iter() {
+                    set_bit(&mut self.req, (req_base + p as u32 * words) as usize, l as usize);
+                    set_bit(&mut self.bits, vb, p as usize);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A free output VC of channel `c` among `lo..=hi` with at least `need` credits (0: any).
+    #[inline]
+    fn free_vc(&mut self, c: u32, lo: u8, hi: u8, need: u32) -> Option<u8> {
+        let ch = &self.chans[c as usize];
+        let (base, credit) = (ch.vc_base, ch.credit);
+        let hi = hi.min(ch.nvc - 1);
+        (lo..=hi).find(|&vv| {
+            let o = base + vv as u32;
+            self.vcs[o as usize].owner == NONE && (need == 0 || !credit || self.has_credits(o, need))
+        })
+    }
+
+    /// Credits a head needs on an output VC before it may be granted.
+    #[inline]
+    fn need(mode: SwitchMode, len: u32) -> u32 {
+        if mode == SwitchMode::Wormhole { 0 } else { len }
+    }
+
+    /// The selection policy: which of the admissible outputs, among those free now, the head
+    /// at input VC `i` asks for. `None` if none is free (it then waits for all).
+    fn select(&mut self, s: usize, i: u32, len: u32) -> Option<u16> {
+        let sw = &self.sws[s];
+        let (port_base, selection, mode) = (sw.port_base, sw.selection, sw.mode);
+        let want = self.wants[i as usize];
+        let need = Self::need(mode, len);
+        let free = |this: &mut Self, p: u16| -> Option<u32> {
+            let c = this.port_out[(port_base + p as u32) as usize];
+            if c == NONE {
+                return None;
+            }
+            this.free_vc(c, want.vc_lo, want.vc_hi, need).map(|vv| {
+                let o = this.chans[c as usize].vc_base + vv as u32;
+                this.credits_now(o)
+            })
+        };
+        match selection {
+            Selection::FirstFree => want.ports.iter().find(|&p| free(self, p).is_some()),
+            Selection::LeastOccupied => {
+                let mut best: Option<(u32, u16)> = None;
+                for p in want.ports.iter() {
+                    if let Some(cr) = free(self, p)
+                        && best.is_none_or(|b| cr > b.0)
+                    {
+                        best = Some((cr, p));
+                    }
+                }
+                best.map(|b| b.1)
+            }
+            Selection::RoundRobin => {
+                let last = self.sel_rr[i as usize];
+                let pick = want
+                    .ports
+                    .iter()
+                    .find(|&p| p > last && free(self, p).is_some())
+                    .or_else(|| want.ports.iter().find(|&p| p <= last && free(self, p).is_some()));
+                if let Some(p) = pick {
+                    self.sel_rr[i as usize] = p;
+                }
+                pick
+            }
+            Selection::Random => {
+                let mut cands = PortSet::EMPTY;
+                for p in want.ports.iter() {
+                    if free(self, p).is_some() {
+                        cands.insert(p);
+                    }
+                }
+                let n = cands.len();
+                if n == 0 {
+                    return None;
+                }
+                let k = self.sw_rng[s].below(n as u64) as usize;
+                cands.iter().nth(k)
+            }
+        }
+    }
+
+    /// Grants free VCs of output `p` of switch `s` to waiting heads, in round-robin order
+    /// from the input after the last one granted (or oldest packet first).
+    fn allocate(&mut self, s: usize, p: u32) {
+        let sw = &self.sws[s];
+        let (port_base, req_base, words, n_in, in_base, mode, arb) = (
+            sw.port_base,
+            sw.req_base,
+            sw.words,
+            sw.n_in,
+            sw.in_base,
+            sw.mode,
+            sw.arbitration,
+        );
+        let c = self.port_out[(port_base + p) as usize];
+        if c == NONE {
+            return;
+        }
+        let rq = (req_base + p * words) as usize;
+        let nw = words as usize;
+        loop {
+            let mut grant: Option<(u32, u32, u8)> = None;
+            let mut best_created = Time::MAX;
+            let last = self.va_rr[(port_base + p) as usize];
+            let start = if last == NONE || last + 1 >= n_in {
+                0
+            } else {
+                last + 1
+            };
+            let (w0, b0) = ((start >> 6) as usize, start & 63);
+            'scan: for pass in 0..=nw {
+                let wi = (w0 + pass) % nw;
+                let keep = if pass == 0 {
+                    !0u64 << b0
+                } else if pass == nw {
+                    !(!0u64 << b0)
+                } else {
+                    !0u64
+                };
+                let mut word = self.req[rq + wi] & keep;
+                while word != 0 {
+                    let l = (wi << 6) as u32 + word.trailing_zeros();
+                    word &= word - 1;
+                    let i = self.sw_in[(in_base + l) as usize];
+                    let want = self.wants[i as usize];
+                    let v = &self.vcs[i as usize];
+                    let pid = self.flits[(v.buf + (v.head & v.mask)) as usize] & PID;
+                    let (len, created) = (self.pkts[pid as usize].len, self.pkts[pid as usize].created);
+                    let Some(vv) = self.free_vc(c, want.vc_lo, want.vc_hi, Self::need(mode, len)) else {
+                        continue;
+                    };
+                    match arb {
+                        Arbitration::RoundRobin => {
+                            grant = Some((l, i, vv));
+                            break 'scan;
+                        }
+                        Arbitration::OldestFirst => {
+                            if created < best_created {
+                                best_created = created;
+                                grant = Some((l, i, vv));
+                            }
+                        }
+                    }
+                }
+            }
+            let Some((l, i, vv)) = grant else { return };
+            self.grant(s, p, l, i, c, vv);
+        }
+    }
+
+    fn grant(&mut self, s: usize, p: u32, l: u32, i: u32, c: u32, vv: u8) {
+        let sw = &self.sws[s];
+        let (req_base, words, port_base, bits_base, pwords) =
+            (sw.req_base, sw.words, sw.port_base, sw.bits_base, sw.pwords);
+        let o = self.chans[c as usize].vc_base + vv as u32;
+        self.vcs[o as usize].owner = i;
+        let v = &mut self.vcs[i as usize];
+        v.fwd = o;
+        v.fwd_port = p as u16;
+        v.state = ACTIVE;
+        let flit = self.flits[(v.buf + (v.head & v.mask)) as usize];
+        let ports = ports_of(&self.wants[i as usize]);
+        for q in ports.iter() {
+            clear_bit(&mut self.req, (req_base + q as u32 * words) as usize, l as usize);
+        }
+        self.va_rr[(port_base + p) as usize] = l;
+        let pkt = &mut self.pkts[(flit & PID) as usize];
+        pkt.hops += 1;
+        pkt.route_pos += 1;
+        set_bit(&mut self.bits, (bits_base + words + pwords) as usize, p as usize);
+    }
+
+    /// Output `p` of switch `s` sends what it can: the next flit, or a train of flits.
+    fn try_send(&mut self, s: usize, p: u32) {
+        let sw = &self.sws[s];
+        let (port_base, xbar) = (sw.port_base, sw.xbar);
+        let c = self.port_out[(port_base + p) as usize];
+        if c == NONE {
+            return;
+        }
+        let now = self.now;
+        let ch = &self.chans[c as usize];
+        let (nvc, vc_base, rr, credit, tx_busy) =
+            (ch.nvc as u32, ch.vc_base, ch.rr as u32, ch.credit, ch.tx_busy);
+        if nvc == 1 {
+            // A train's tail passing now releases the output before anything else.
+            let i = self.vcs[vc_base as usize].owner;
+            if i != NONE && self.vcs[i as usize].state == DRAIN_DUE {
+                self.release(s, p, i, vc_base);
+            }
+        }
+        if tx_busy > now {
+            if self.output_has_work(c) {
+                self.ensure_txfree(c, tx_busy);
+            }
+            return;
+        }
+        let mut xbar_wait = Time::MAX;
+        for k in 1..=nvc {
+            let vv = if nvc == 1 { 0 } else { (rr + k) % nvc };
+            let o = vc_base + vv;
+            let i = self.vcs[o as usize].owner;
+            if i == NONE {
+                continue;
+            }
+            let iv = &self.vcs[i as usize];
+            if iv.len == 0 || iv.state != ACTIVE {
+                continue;
+            }
+            let in_port = port_base + iv.in_port as u32;
+            if credit && !self.has_credits(o, 1) {
+                continue;
+            }
+            if xbar {
+                let xf = self.xbar_free[in_port as usize];
+                if xf > now {
+                    xbar_wait = xbar_wait.min(xf);
+                    continue;
+                }
+            }
+            self.send_flits(s, p, i, o, c, in_port, nvc == 1 && !xbar);
+            self.chans[c as usize].rr = vv as u8;
+            // More to send on this output once these flits are out?
+            let busy = self.chans[c as usize].tx_busy;
+            if self.output_has_work(c) {
+                self.ensure_txfree(c, busy);
+            }
+            return;
+        }
+        if xbar_wait != Time::MAX {
+            self.ensure_txfree(c, xbar_wait);
+        }
+    }
+
+    #[inline]
+    fn output_has_work(&self, c: u32) -> bool {
+        let ch = &self.chans[c as usize];
+        (0..ch.nvc as u32).any(|vv| {
+            let ov = &self.vcs[(ch.vc_base + vv) as usize];
+            ov.owner != NONE && {
+                let iv = &self.vcs[ov.owner as usize];
+                iv.len > 0 && iv.state == ACTIVE
+            }
+        })
+    }
+
+    /// Moves flits from the front of input VC `i` out on output VC `o` of channel `c`: one,
+    /// or (`train`) as many of the same packet as are buffered and covered by credits.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn send_flits(&mut self, s: usize, p: u32, i: u32, o: u32, c: u32, in_port: u32, train: bool) {
+        let now = self.now;
+        let mut k = 1;
+        let v = &self.vcs[i as usize];
+        let (buf, head, mask, len) = (v.buf, v.head, v.mask, v.len);
+        let first = self.flits[(buf + (head & mask)) as usize];
+        let mut ends_tail = first & TAIL != 0;
+        if train && self.spec.params.trains && !ends_tail && len > 1 {
+            let limit = len.min(MAX_TRAIN).min(if self.chans[c as usize].credit {
+                self.credits_now(o)
+            } else {
+                MAX_TRAIN
+            });
+            while k < limit {
+                let f = self.flits[(buf + (head.wrapping_add(k) & mask)) as usize];
+                k += 1;
+                if f & TAIL != 0 {
+                    ends_tail = true;
+                    break;
+                }
+            }
+        }
+        let v = &mut self.vcs[i as usize];
+        v.head = v.head.wrapping_add(k);
+        v.len -= k;
+        v.last_move = now;
+        let unit = self.chans[c as usize].flit_time;
+        let last_start = self.send_train(c, o, first & !TAIL, k, ends_tail);
+        self.return_credits(i, k, unit);
+        let sw = &self.sws[s];
+        if sw.xbar {
+            let u = if ends_tail {
+                self.chans[c as usize].tail_time
+            } else {
+                unit
+            };
+            self.xbar_free[in_port as usize] = now + u / sw.speedup as Time;
+        }
+        if ends_tail {
+            if k == 1 {
+                self.release(s, p, i, o);
+            } else {
+                self.vcs[i as usize].state = DRAIN;
+                let cl = self.train_class_ids[(self.chans[c as usize].train_class + k - 2) as usize];
+                debug_assert_eq!(last_start, now + (k - 1) as Time * unit);
+                self.q.push(cl, now, ev(K_TAILGONE, i, 0));
+            }
+        }
+    }
+
+    /// The tail of input VC `i`'s packet has passed output VC `o` (port `p`): the output is
+    /// free for a waiting head, and the next head in `i` (if any) starts.
+    fn release(&mut self, s: usize, p: u32, i: u32, o: u32) {
+        self.vcs[o as usize].owner = NONE;
+        let v = &mut self.vcs[i as usize];
+        v.state = IDLE;
+        v.fwd = NONE;
+        let more = v.len > 0;
+        let sw = &self.sws[s];
+        let (req_base, words, bits_base) = (sw.req_base, sw.words, sw.bits_base);
+        if any_bit(&self.req, (req_base + p * words) as usize, words as usize) {
+            set_bit(&mut self.bits, (bits_base + words) as usize, p as usize);
+        }
+        if more {
+            self.start_head(i);
+        }
+    }
+}

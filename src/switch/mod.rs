@@ -1,0 +1,76 @@
+//! The crossbar switch: per-input-VC FIFOs, a routing stage with a delay for the head,
+//! output-VC allocation with per-output round-robin arbitration, and switch allocation per
+//! output channel, in wormhole, virtual cut-through or store-and-forward mode.
+//!
+//! The parameters are plain data here; the allocation logic that runs on the engine's arrays
+//! is in [`alloc`]. Numbers (router delay, buffer depth) come from the config; the defaults
+//! are the BookSim2-style reference router (a 4-cycle head pipeline folded into one routing
+//! delay, DESIGN.md "Reference workloads").
+
+pub mod alloc;
+
+use crate::time::Time;
+
+/// How a switch forwards a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SwitchMode {
+    /// The head is forwarded when an output VC is free; the rest follows as credits allow. A
+    /// blocked worm holds every channel from its head back to its tail.
+    #[default]
+    Wormhole,
+    /// The head is forwarded only when the next buffer can take the whole packet.
+    CutThrough,
+    /// The packet is routed only once it is entirely in the input buffer, and forwarded only
+    /// when the next buffer can take all of it.
+    StoreAndForward,
+}
+
+/// How a routed head picks among several admissible free outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Selection {
+    /// The lowest-numbered free output.
+    #[default]
+    FirstFree,
+    /// Rotate over the admissible outputs, per input.
+    RoundRobin,
+    /// The output with the most credits (the least occupied next buffer).
+    LeastOccupied,
+    /// Uniformly at random among the free ones (seeded per switch).
+    Random,
+}
+
+/// How an output chooses among waiting inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Arbitration {
+    /// Round robin over input VCs, per output (the STC104's and BookSim2's fair default).
+    #[default]
+    RoundRobin,
+    /// The packet created first wins (globally fair under load); ties by input order.
+    OldestFirst,
+}
+
+/// Per-switch parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SwitchParams {
+    /// Head latency from arrival at the front of an input buffer to the earliest moment it may
+    /// leave on an output [ps].
+    pub router_delay: Time,
+    pub mode: SwitchMode,
+    pub selection: Selection,
+    pub arbitration: Arbitration,
+    /// Crossbar speed-up: an input port may start a new flit transfer every
+    /// `flit_time / speedup` (≥ 1).
+    pub speedup: u32,
+}
+
+impl Default for SwitchParams {
+    fn default() -> Self {
+        SwitchParams {
+            router_delay: 4_000,
+            mode: SwitchMode::Wormhole,
+            selection: Selection::FirstFree,
+            arbitration: Arbitration::RoundRobin,
+            speedup: 1,
+        }
+    }
+}

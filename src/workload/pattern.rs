@@ -1,0 +1,295 @@
+//! Traffic patterns: who sends to whom (Dally & Towles, *Principles and Practices of
+//! Interconnection Networks*, §3.2; the same definitions as BookSim2).
+//!
+//! Bit patterns (bit-complement, bit-reverse, shuffle, transpose) act on the host number and
+//! need a power-of-two number of hosts; on a square 2-D mesh or torus with one host per
+//! switch, transpose swaps the coordinates for any k. Tornado and neighbour act on each
+//! coordinate of a mesh or torus (keeping a host's place on its switch), otherwise on the
+//! host number as a ring. A pattern that maps a host to itself sends it through its switch
+//! and back, as BookSim2 does.
+
+use super::rng::Stream;
+use crate::fabric::Shape;
+use crate::fabric::mesh::{coords, index};
+
+/// A pattern, as configured.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PatternSpec {
+    Uniform,
+    /// Fixed (source, destination) pairs; other hosts stay silent.
+    Pairs(Vec<(u32, u32)>),
+    /// A random permutation drawn once from the seed.
+    Permutation,
+    Transpose,
+    BitComplement,
+    BitReverse,
+    Shuffle,
+    Tornado,
+    Neighbour,
+    /// A fraction of the packets goes to the hot hosts, the rest uniformly.
+    HotSpot {
+        hot: Vec<u32>,
+        fraction: f64,
+    },
+}
+
+/// A pattern, ready to draw destinations.
+#[derive(Clone, Debug)]
+pub enum Pattern {
+    Uniform {
+        include_self: bool,
+    },
+    /// Fixed destination per source; `u32::MAX` means the source is silent.
+    Map(Vec<u32>),
+    HotSpot {
+        hot: Vec<u32>,
+        fraction: f64,
+        include_self: bool,
+    },
+}
+
+pub const SILENT: u32 = u32::MAX;
+
+fn log2_exact(n: u32) -> Option<u32> {
+    n.is_power_of_two().then(|| n.trailing_zeros())
+}
+
+impl Pattern {
+    /// Builds `spec` for `n` hosts arranged as `shape`; `rng` draws random permutations.
+    pub fn build(
+        spec: &PatternSpec,
+        shape: &Shape,
+        n: u32,
+        include_self: bool,
+        rng: &mut Stream,
+    ) -> Result<Pattern, String> {
+        if n < 2 && !include_self {
+            return Err("a pattern needs at least 2 hosts".into());
+        }
+        let bits = || {
+            log2_exact(n)
+                .ok_or_else(|| format!("this pattern needs a power-of-two number of hosts (have {n})"))
+        };
+        let map = |f: &dyn Fn(u32) -> u32| Pattern::Map((0..n).map(f).collect());
+        Ok(match spec {
+            PatternSpec::Uniform => Pattern::Uniform { include_self },
+            PatternSpec::HotSpot { hot, fraction } => {
+                if hot.is_empty() || hot.iter().any(|&h| h >= n) {
+                    return Err(format!("hot hosts must be a non-empty list of hosts below {n}"));
+                }
+                if !(0.0..=1.0).contains(fraction) {
+                    return Err(format!("hot_fraction must be in [0, 1], got {fraction}"));
+                }
+                Pattern::HotSpot {
+                    hot: hot.clone(),
+                    fraction: *fraction,
+                    include_self,
+                }
+            }
+            PatternSpec::Pairs(pairs) => {
+                let mut m = vec![SILENT; n as usize];
+                for &(s, d) in pairs {
+                    if s >= n || d >= n {
+                        return Err(format!("pair ({s}, {d}) names a host outside 0..{n}"));
+                    }
+                    if m[s as usize] != SILENT {
+                        return Err(format!("host {s} appears twice as a source in pairs"));
+                    }
+                    m[s as usize] = d;
+                }
+                Pattern::Map(m)
+            }
+            PatternSpec::Permutation => {
+                let mut p: Vec<u32> = (0..n).collect();
+                for i in (1..n as usize).rev() {
+                    let j = rng.below(i as u64 + 1) as usize;
+                    p.swap(i, j);
+                }
+                Pattern::Map(p)
+            }
+            PatternSpec::BitComplement => {
+                bits()?;
+                map(&|s| !s & (n - 1))
+            }
+            PatternSpec::BitReverse => {
+                let b = bits()?;
+                map(&|s| if b == 0 { 0 } else { s.reverse_bits() >> (32 - b) })
+            }
+            PatternSpec::Shuffle => {
+                let b = bits()?;
+                map(&|s| {
+                    if b == 0 {
+                        0
+                    } else {
+                        ((s << 1) | (s >> (b - 1))) & (n - 1)
+                    }
+                })
+            }
+            PatternSpec::Transpose => match shape {
+                Shape::Cube { k, conc: 1, .. } if k.len() == 2 && k[0] == k[1] => {
+                    let k0 = k[0];
+                    map(&|s| (s % k0) * k0 + s / k0)
+                }
+                _ => {
+                    let b = bits()?;
+                    if b % 2 != 0 {
+                        return Err(format!(
+                            "transpose needs an even number of address bits (have {b})"
+                        ));
+                    }
+                    let h = b / 2;
+                    map(&|s| ((s << h) | (s >> h)) & (n - 1))
+                }
+            },
+            PatternSpec::Tornado | PatternSpec::Neighbour => {
+                let tornado = matches!(spec, PatternSpec::Tornado);
+                match shape {
+                    Shape::Cube { k, conc, .. } => map(&|s| {
+                        let (sw, local) = (s / conc, s % conc);
+                        let x: Vec<u32> = coords(k, sw)
+                            .iter()
+                            .zip(k)
+                            .map(|(&x, &kd)| {
+                                if tornado {
+                                    (x + kd.div_ceil(2) - 1) % kd
+                                } else {
+                                    (x + 1) % kd
+                                }
+                            })
+                            .collect();
+                        index(k, &x) * conc + local
+                    }),
+                    _ => map(&|s| {
+                        if tornado {
+                            (s + n.div_ceil(2) - 1) % n
+                        } else {
+                            (s + 1) % n
+                        }
+                    }),
+                }
+            }
+        })
+    }
+
+    /// The destination of the next packet from `src`, or `None` if `src` is silent.
+    #[inline]
+    pub fn dest(&self, src: u32, n: u32, rng: &mut Stream) -> Option<u32> {
+        let uniform = |rng: &mut Stream, include_self: bool| {
+            if include_self {
+                rng.below(n as u64) as u32
+            } else {
+                let d = rng.below(n as u64 - 1) as u32;
+                if d >= src { d + 1 } else { d }
+            }
+        };
+        match self {
+            Pattern::Uniform { include_self } => Some(uniform(rng, *include_self)),
+            Pattern::Map(m) => Some(m[src as usize]).filter(|&d| d != SILENT),
+            Pattern::HotSpot {
+                hot,
+                fraction,
+                include_self,
+            } => {
+                if rng.unit() < *fraction {
+                    Some(hot[rng.below(hot.len() as u64) as usize])
+                } else {
+                    Some(uniform(rng, *include_self))
+                }
+            }
+        }
+    }
+
+    /// Whether `src` ever sends.
+    pub fn sends(&self, src: u32) -> bool {
+        match self {
+            Pattern::Map(m) => m[src as usize] != SILENT,
+            _ => true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::rng::Purpose;
+
+    fn build(spec: PatternSpec, shape: &Shape, n: u32) -> Vec<u32> {
+        let mut r = Stream::new(1, Purpose::Setup, 0);
+        match Pattern::build(&spec, shape, n, false, &mut r).unwrap() {
+            Pattern::Map(m) => m,
+            p => panic!("{p:?}"),
+        }
+    }
+
+    #[test]
+    fn bit_patterns() {
+        let irr = Shape::Irregular;
+        assert_eq!(
+            build(PatternSpec::BitComplement, &irr, 8),
+            vec![7, 6, 5, 4, 3, 2, 1, 0]
+        );
+        assert_eq!(
+            build(PatternSpec::BitReverse, &irr, 8),
+            vec![0, 4, 2, 6, 1, 5, 3, 7]
+        );
+        assert_eq!(build(PatternSpec::Shuffle, &irr, 8), vec![0, 2, 4, 6, 1, 3, 5, 7]);
+        assert_eq!(build(PatternSpec::Transpose, &irr, 16)[1], 4);
+    }
+
+    #[test]
+    fn transpose_on_a_mesh_swaps_coordinates() {
+        let m = Shape::Cube {
+            k: vec![3, 3],
+            wrap: false,
+            conc: 1,
+        };
+        let t = build(PatternSpec::Transpose, &m, 9);
+        assert_eq!(t[1], 3); // (1,0) → (0,1)
+        assert_eq!(t[5], 7); // (2,1) → (1,2)
+    }
+
+    #[test]
+    fn tornado_and_neighbour_on_a_torus() {
+        let t = Shape::Cube {
+            k: vec![8, 8],
+            wrap: true,
+            conc: 1,
+        };
+        let tor = build(PatternSpec::Tornado, &t, 64);
+        assert_eq!(tor[0], 3 + 3 * 8);
+        let nb = build(PatternSpec::Neighbour, &t, 64);
+        assert_eq!(nb[7], 8); // (7,0) → (0,1)
+    }
+
+    #[test]
+    fn permutation_is_a_permutation() {
+        let mut p = build(PatternSpec::Permutation, &Shape::Irregular, 100);
+        p.sort();
+        assert_eq!(p, (0..100).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn uniform_excludes_self() {
+        let mut r = Stream::new(1, Purpose::Setup, 0);
+        let p = Pattern::Uniform { include_self: false };
+        for _ in 0..1000 {
+            assert_ne!(p.dest(3, 4, &mut r), Some(3));
+        }
+    }
+
+    #[test]
+    fn bad_patterns_are_errors() {
+        let mut r = Stream::new(1, Purpose::Setup, 0);
+        assert!(Pattern::build(&PatternSpec::BitReverse, &Shape::Irregular, 12, false, &mut r).is_err());
+        assert!(
+            Pattern::build(
+                &PatternSpec::Pairs(vec![(0, 1), (0, 2)]),
+                &Shape::Irregular,
+                4,
+                false,
+                &mut r
+            )
+            .is_err()
+        );
+    }
+}
