@@ -291,13 +291,13 @@ pub fn parse_quantity(s: &str) -> Result<Quantity, String> {
     let value = parse_decimal(num).ok_or_else(|| format!("`{s}` does not start with a number"))?;
     let unit = unit.trim();
     if unit.is_empty() {
-        return Err(format!("`{s}` has no unit ({UNIT_HINT})"));
+        return Err(format!("`{s}` has no unit"));
     }
     UNITS
         .iter()
         .find(|(u, _)| *u == unit)
         .map(|(_, f)| f(value))
-        .ok_or_else(|| format!("unknown unit `{unit}` in `{s}` ({UNIT_HINT})"))
+        .ok_or_else(|| format!("unknown unit `{unit}` in `{s}`"))
 }
 
 /// Formats a time [ps] with a readable unit.

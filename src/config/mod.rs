@@ -163,11 +163,12 @@ pub fn load_str(file: &str, text: &str, dir: &Path, overrides: &[String]) -> Res
         if let Some(rest) = inner.strip_prefix("unknown field `")
             && let Some((name, expected)) = rest.split_once('`')
         {
-            path = if path == "." || path.is_empty() {
-                name.to_string()
-            } else {
-                format!("{path}.{name}")
-            };
+            // The path already ends at the unknown key in current serde_path_to_error.
+            if path == "." || path.is_empty() {
+                path = name.to_string();
+            } else if !path.ends_with(name) {
+                path = format!("{path}.{name}");
+            }
             let choices: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
             if let Some(best) = choices
                 .iter()

@@ -1,0 +1,223 @@
+//! The command line as a user meets it: the README's commands, exit codes, JSON and CSV.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn reef(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_reef"))
+        .args(args)
+        .output()
+        .expect("run reef");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("reef-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+#[test]
+fn run_prints_a_summary_and_writes_json() {
+    let j = tmp("run.json");
+    let (code, out, err) = reef(&[
+        "run",
+        "examples/mesh8x8.toml",
+        "--set",
+        "sim.measure=\"5000 cycles\"",
+        "--json",
+        j.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("packet latency") && out.contains("network latency") && out.contains("accepted"),
+        "{out}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    for k in [
+        "accepted_flits_per_node_cycle",
+        "packet_latency_cycles",
+        "network_latency_cycles",
+        "channel_utilization",
+        "saturated",
+    ] {
+        assert!(v.get(k).is_some(), "missing {k}");
+    }
+    assert_eq!(v["hosts"], 64);
+}
+
+#[test]
+fn same_seed_same_json_from_the_cli() {
+    let (a, b) = (tmp("a.json"), tmp("b.json"));
+    for f in [&a, &b] {
+        let (code, _, err) = reef(&[
+            "run",
+            "examples/mesh8x8.toml",
+            "--set",
+            "sim.measure=\"3000 cycles\"",
+            "--seed",
+            "5",
+            "--json",
+            f.to_str().unwrap(),
+            "-q",
+        ]);
+        assert_eq!(code, 0, "{err}");
+    }
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+}
+
+#[test]
+fn check_exit_codes() {
+    let (code, out, _) = reef(&["check", "examples/torus16x16.toml"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("deadlock-free"), "{out}");
+    let (code, out, _) = reef(&[
+        "check",
+        "examples/torus16x16.toml",
+        "--set",
+        "channel.vcs=1",
+        "--set",
+        "routing.dateline=false",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("DEADLOCK POSSIBLE") && out.contains("s15:0→s0:1"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_deadlocked_run_exits_2_and_names_the_cycle() {
+    let (code, out, err) = reef(&[
+        "run",
+        "examples/torus16x16.toml",
+        "--set",
+        "channel.vcs=1",
+        "--set",
+        "routing.dateline=false",
+        "--set",
+        "traffic.load=0.5",
+        "-q",
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.contains("DEADLOCK") && out.contains("→"), "{out}");
+    assert!(
+        err.contains("warning: the routing has a cyclic channel dependency"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_config_exits_1_with_file_and_line() {
+    let p = tmp("bad.toml");
+    std::fs::write(
+        &p,
+        "[topology]\nkind = \"mesh\"\nk = [4, 4]\n[traffic]\nlaod = 0.1\n",
+    )
+    .unwrap();
+    let (code, _, err) = reef(&["run", p.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("bad.toml:5: traffic.laod") && err.contains("did you mean `load`"),
+        "{err}"
+    );
+    let (code, _, err) = reef(&["run", "no/such/file.toml"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("cannot read"), "{err}");
+}
+
+#[test]
+fn sweep_writes_csv_and_json() {
+    let (c, j, s) = (tmp("sweep.csv"), tmp("sweep.json"), tmp("sweep.svg"));
+    let (code, out, err) = reef(&[
+        "sweep",
+        "examples/mesh8x8.toml",
+        "--load",
+        "0.1:0.3:0.1",
+        "--set",
+        "sim.measure=\"3000 cycles\"",
+        "--csv",
+        c.to_str().unwrap(),
+        "--json",
+        j.to_str().unwrap(),
+        "--svg",
+        s.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("saturation throughput"), "{out}");
+    let csv = std::fs::read_to_string(&c).unwrap();
+    assert!(csv.starts_with("load,offered,accepted"));
+    assert!(csv.lines().count() >= 3, "{csv}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    assert!(v["saturation_throughput"].as_f64().unwrap() > 0.15);
+    assert!(std::fs::read_to_string(&s).unwrap().contains("<svg"));
+}
+
+#[test]
+fn bench_json_has_the_promised_fields() {
+    let j = tmp("bench.json");
+    let (code, out, err) = reef(&[
+        "bench",
+        "--only",
+        "mesh8x8-uniform-0.2",
+        "--json",
+        j.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("mesh8x8-uniform-0.2"), "{out}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    let r = &v[0];
+    for k in [
+        "name",
+        "nodes",
+        "flits_delivered",
+        "flit_hops",
+        "wall_s",
+        "flit_hops_per_s",
+        "mean_latency_cycles",
+        "accepted_flits_per_node_cycle",
+        "peak_rss_mb",
+    ] {
+        assert!(r.get(k).is_some(), "missing {k}");
+    }
+    assert_eq!(r["nodes"], 64);
+    assert!((r["accepted_flits_per_node_cycle"].as_f64().unwrap() - 0.2).abs() < 0.01);
+}
+
+#[test]
+fn help_explains() {
+    let (code, out, _) = reef(&["--help"]);
+    assert_eq!(code, 0);
+    for w in ["run", "sweep", "check", "bench", "Exit status"] {
+        assert!(out.contains(w), "{out}");
+    }
+    let (_, out, _) = reef(&["run", "--help"]);
+    assert!(out.contains("--set") && out.contains("--json") && out.contains("--seed"));
+}
+
+#[test]
+fn examples_are_the_bench_networks() {
+    for (ex, b) in [
+        ("mesh8x8", "mesh8x8-uniform-0.2"),
+        ("mesh32x32", "mesh32x32-uniform-0.05"),
+        ("torus16x16", "torus16x16-uniform-0.1"),
+    ] {
+        let e = reef::config::load(std::path::Path::new(&format!("examples/{ex}.toml")), &[]).unwrap();
+        let w = reef::bench::WORKLOADS.iter().find(|w| w.0 == b).unwrap();
+        let s = reef::config::load_str("bench.toml", w.1, std::path::Path::new("."), &[]).unwrap();
+        assert_eq!(format!("{:?}", e.params), format!("{:?}", s.params), "{ex}");
+        assert_eq!(format!("{:?}", e.workload), format!("{:?}", s.workload), "{ex}");
+        assert_eq!(
+            format!("{:?}", e.fabric.channels),
+            format!("{:?}", s.fabric.channels),
+            "{ex}"
+        );
+        assert_eq!(e.fabric.switch_params, s.fabric.switch_params, "{ex}");
+        assert_eq!(e.routing.name(), s.routing.name());
+    }
+}

@@ -1,0 +1,128 @@
+//! Deadlock: the static channel-dependency check finds the cycle of a torus ring under
+//! dimension-order routing with one VC and passes it with datelines; the run-time watchdog
+//! stops a network that really deadlocks and names a cycle of channels that wait on each
+//! other; it never fires on a network that is merely saturated.
+
+mod common;
+use common::*;
+use reef::runner;
+
+fn torus(vcs: u32, dateline: bool, load: f64) -> String {
+    format!(
+        r#"
+[sim]
+clock = "1 GHz"
+warmup = "1000 cycles"
+measure = "20000 cycles"
+[topology]
+kind = "torus"
+k = [8, 8]
+[channel]
+vcs = {vcs}
+buffer = 4
+[switch]
+router_delay = "1 cycle"
+[routing]
+dateline = {dateline}
+[traffic]
+load = {load}
+packet_size = 8
+"#
+    )
+}
+
+#[test]
+fn check_finds_the_ring_cycle_without_datelines() {
+    let s = spec(&torus(1, false, 0.1));
+    let rep = runner::check(&s);
+    let cyc = rep
+        .cycle
+        .as_ref()
+        .expect("a torus ring under DOR with one VC has a cycle");
+    // The cycle is one ring of one dimension: 8 channels, each leading to the next.
+    assert_eq!(cyc.len(), 8, "{}", rep.describe_cycle(&s.fabric).unwrap());
+    for w in 0..cyc.len() {
+        let a = &s.fabric.channels[cyc[w].channel.idx()];
+        let b = &s.fabric.channels[cyc[(w + 1) % cyc.len()].channel.idx()];
+        assert_eq!(a.dst, b.src, "the cycle must chain channel to channel");
+    }
+    assert_eq!(rep.failure_count, 0);
+}
+
+#[test]
+fn check_passes_the_torus_with_datelines() {
+    let rep = runner::check(&spec(&torus(2, true, 0.1)));
+    assert!(rep.deadlock_free(), "{:?}", rep.cycle);
+    assert_eq!(rep.failure_count, 0);
+}
+
+#[test]
+fn check_passes_deadlock_free_routings() {
+    let sim = "[sim]\nclock = \"1 GHz\"\n[traffic]\nload = 0.1\n";
+    for topo in [
+        "[topology]\nkind = \"mesh\"\nk = [5, 4]",
+        "[topology]\nkind = \"clos\"\nleaves = 5\nhosts_per_leaf = 4\nspines = 3\n[routing]\nadaptive = true",
+        "[topology]\nkind = \"fat-tree\"\nk = 4\nn = 3\n[routing]\nadaptive = true",
+        "[topology]\nkind = \"full\"\nswitches = 6",
+        "[topology]\nkind = \"file\"\nfile = \"ring4.txt\"\n[routing]\nalgorithm = \"updown\"\nadaptive = true",
+        "[topology]\nkind = \"file\"\nfile = \"ring4.txt\"\n[routing]\nalgorithm = \"source\"",
+    ] {
+        let rep = runner::check(&spec(&format!("{sim}{topo}")));
+        assert!(
+            rep.deadlock_free() && rep.failure_count == 0,
+            "{topo}: {:?} {:?}",
+            rep.cycle,
+            rep.failures
+        );
+    }
+}
+
+#[test]
+fn minimal_routing_on_a_ring_has_a_cycle_and_updown_breaks_it() {
+    let base = "[sim]\nclock = \"1 GHz\"\n[topology]\nkind = \"file\"\nfile = \"ring4.txt\"\n[traffic]\nload = 0.1\n";
+    let min = runner::check(&spec(&format!(
+        "{base}[routing]\nalgorithm = \"minimal\"\nadaptive = true\n"
+    )));
+    assert!(min.cycle.is_some());
+    let ud = runner::check(&spec(&format!("{base}[routing]\nalgorithm = \"updown\"\n")));
+    assert!(ud.deadlock_free());
+}
+
+#[test]
+fn unreachable_destinations_are_reported() {
+    let s = spec(
+        "[sim]\nclock = \"1 GHz\"\n[topology]\nkind = \"file\"\nfile = \"oneway.txt\"\n[traffic]\nload = 0.1\n",
+    );
+    let rep = runner::check(&s);
+    assert!(rep.failure_count > 0);
+    assert!(
+        rep.failures.iter().any(|f| f.0 == 0 && f.1 == 1),
+        "{:?}",
+        rep.failures
+    );
+}
+
+#[test]
+fn watchdog_stops_a_real_deadlock_and_names_the_cycle() {
+    let s = spec(&torus(1, false, 0.5));
+    let r = run(&s);
+    let d = r.deadlock.as_ref().expect("this network deadlocks");
+    assert!(d.cycle_ids.len() >= 2, "{:?}", d.cycle);
+    for w in 0..d.cycle_ids.len() {
+        let a = &s.fabric.channels[d.cycle_ids[w].channel.idx()];
+        let b = &s.fabric.channels[d.cycle_ids[(w + 1) % d.cycle_ids.len()].channel.idx()];
+        assert_eq!(a.dst, b.src, "each channel waits on the next: {:?}", d.cycle);
+    }
+    assert!(r.saturated);
+    // And it stops well before the end of the window, without hanging.
+    assert!(d.time < 21_000_000);
+}
+
+#[test]
+fn watchdog_never_fires_on_a_saturated_deadlock_free_network() {
+    // A short watchdog makes it look often, at a load far past saturation.
+    let s = spec_with(&torus(2, true, 0.9), &["sim.watchdog=\"200 cycles\""]);
+    let r = run(&s);
+    assert!(r.deadlock.is_none());
+    assert!(r.saturated);
+}

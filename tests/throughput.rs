@@ -1,0 +1,92 @@
+//! Throughput against arithmetic: channel load under uniform traffic, the saturation of an
+//! 8×8 mesh (bounded by the bisection: 0.5 flits/cycle/host), and accepted = offered below
+//! saturation.
+
+mod common;
+use common::*;
+
+fn mesh8(vcs: u32, extra: &str) -> String {
+    format!(
+        r#"
+[sim]
+clock = "1 GHz"
+warmup = "5000 cycles"
+measure = "20000 cycles"
+[topology]
+kind = "mesh"
+k = [8, 8]
+[channel]
+vcs = {vcs}
+buffer = 8
+[switch]
+router_delay = "4 cycles"
+[traffic]
+packet_size = 4
+{extra}
+"#
+    )
+}
+
+/// Mean Manhattan distance between distinct switches of a k×k mesh.
+fn mean_distance(k: i64) -> f64 {
+    let n = k * k;
+    let mut sum = 0;
+    for a in 0..n {
+        for b in 0..n {
+            sum += (a % k - b % k).abs() + (a / k - b / k).abs();
+        }
+    }
+    sum as f64 / (n * (n - 1)) as f64
+}
+
+#[test]
+fn channel_load_matches_the_average_distance() {
+    // Each flit crosses mean_distance switch-to-switch channels; 224 such channels.
+    let load = 0.1;
+    let r = run(&spec(&mesh8(1, &format!("load = {load}"))));
+    let expected = load * 64.0 * mean_distance(8) / 224.0;
+    let rel = (r.network_utilization_mean - expected).abs() / expected;
+    assert!(
+        rel < 0.02,
+        "mean channel use {} vs {expected}",
+        r.network_utilization_mean
+    );
+    assert!(
+        (r.mean_hops - (mean_distance(8) + 1.0)).abs() < 0.05,
+        "hops {}",
+        r.mean_hops
+    );
+    let off = r.offered_flits_per_node_cycle.unwrap();
+    assert!(
+        (r.accepted_flits_per_node_cycle - off).abs() < 0.01 * off,
+        "accepted {} offered {off}",
+        r.accepted_flits_per_node_cycle
+    );
+    assert!(!r.saturated);
+}
+
+#[test]
+fn eight_vcs_saturate_between_035_and_05() {
+    let r = run(&spec(&mesh8(8, "injection = \"backlogged\"")));
+    let t = r.accepted_flits_per_node_cycle;
+    eprintln!("8x8 mesh, DOR, 8 VCs × 8 flits: saturation throughput {t:.4} flits/cycle/host");
+    assert!((0.35..=0.5).contains(&t), "saturation {t}");
+    assert!(r.network_utilization_max <= 1.0 + 1e-9);
+}
+
+#[test]
+fn one_vc_wormhole_saturates_well_below() {
+    let one = run(&spec(&mesh8(1, "injection = \"backlogged\""))).accepted_flits_per_node_cycle;
+    let eight = run(&spec(&mesh8(8, "injection = \"backlogged\""))).accepted_flits_per_node_cycle;
+    eprintln!("8x8 mesh, DOR: saturation with 1 VC {one:.4}, with 8 VCs {eight:.4} flits/cycle/host");
+    assert!(one < 0.8 * eight, "1 VC {one} vs 8 VCs {eight}");
+    assert!(one > 0.1, "1 VC {one}");
+}
+
+#[test]
+fn a_run_past_saturation_still_reports_and_is_marked() {
+    let r = run(&spec(&mesh8(1, "load = 0.45")));
+    assert!(r.saturated, "{:?}", r.saturation_reason);
+    assert!(r.accepted_flits_per_node_cycle > 0.1);
+    assert!(r.packet_latency_cycles.count > 0);
+}

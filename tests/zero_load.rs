@@ -1,0 +1,209 @@
+//! Zero-load latency against arithmetic: a lone packet's network latency is the sum over its
+//! channels of (unit time of the head plus propagation), plus switches times router delay,
+//! plus (L − 1) flit times with the tail's own unit time in place of one of them;
+//! store-and-forward adds (L − 1) flit times per switch. Packets are sent far apart, so every
+//! one of them must see exactly this latency, with no source queueing.
+
+mod common;
+use common::*;
+
+/// Network latency of a lone packet [ps]: `channels` = propagation delay of each channel on
+/// the path, `switches` on the path, flit and tail unit times, router delay, `len` flits.
+fn formula(channels: &[u64], switches: u64, flit: u64, tail: u64, router: u64, len: u64) -> u64 {
+    let head_unit = if len == 1 { tail } else { flit };
+    let per_channel: u64 = channels.iter().map(|d| head_unit + d).sum();
+    let body = if len == 1 { 0 } else { (len - 2) * flit + tail };
+    per_channel + switches * router + body
+}
+
+fn check_lone_packets(text: &str, expected_ps: u64) {
+    for trains in ["true", "false"] {
+        let s = spec_with(text, &[&format!("sim.trains={trains}")]);
+        let r = run(&s);
+        let n = &r.network_latency_ns;
+        assert!(n.count >= 3, "expected several packets, got {}", n.count);
+        let want = expected_ps as f64 / 1000.0;
+        assert_eq!(n.min, want, "min network latency (trains={trains})");
+        assert_eq!(n.max, want, "max network latency (trains={trains})");
+        assert_eq!(n.mean, want, "mean network latency (trains={trains})");
+        assert_eq!(r.packet_latency_ns.mean, want, "no source queueing at zero load");
+        assert!(r.deadlock.is_none() && !r.saturated);
+    }
+}
+
+const SIM: &str = r#"
+[sim]
+clock = "1 GHz"
+warmup = "0 cycles"
+measure = "5000 cycles"
+"#;
+
+#[test]
+fn mesh_4x4_corner_to_corner() {
+    let text = format!(
+        r#"{SIM}
+[topology]
+kind = "mesh"
+k = [4, 4]
+[channel]
+flit_time = "1 cycle"
+latency = "2 cycles"
+[switch]
+router_delay = "3 cycles"
+[traffic]
+pattern = "pairs"
+pairs = [[0, 15]]
+injection = "periodic"
+load = 0.005
+packet_size = 5
+"#
+    );
+    // 3 hops in x, 3 in y: 7 switches, 8 channels.
+    check_lone_packets(&text, formula(&[2000; 8], 7, 1000, 1000, 3000, 5));
+}
+
+#[test]
+fn torus_with_datelines_takes_the_wrap_link() {
+    let text = format!(
+        r#"{SIM}
+[topology]
+kind = "torus"
+k = [4, 4]
+[channel]
+flit_time = "1 cycle"
+latency = "1 cycle"
+vcs = 2
+[switch]
+router_delay = "2 cycles"
+[routing]
+dateline = true
+[traffic]
+pattern = "pairs"
+pairs = [[0, 3]]
+injection = "periodic"
+load = 0.004
+packet_size = 4
+"#
+    );
+    // Host 0 → host 3 goes one hop the negative way round: 2 switches, 3 channels.
+    check_lone_packets(&text, formula(&[1000; 3], 2, 1000, 1000, 2000, 4));
+    // Half way round (a tie) goes the positive way: (2, 2) is 4 hops, 5 switches.
+    let text = text.replace("pairs = [[0, 3]]", "pairs = [[0, 10]]");
+    check_lone_packets(&text, formula(&[1000; 6], 5, 1000, 1000, 2000, 4));
+}
+
+#[test]
+fn clos_with_ds_link_timing() {
+    // DS-link-like channels: 100 ns data characters, a 40 ns end-of-packet character, 10 ns
+    // cables, a 1 µs header latency per switch, 66-character packets (64 B + header + EOP).
+    let text = format!(
+        r#"{SIM}
+[topology]
+kind = "clos"
+leaves = 4
+hosts_per_leaf = 2
+spines = 2
+[channel]
+rate = "100 MBaud"
+flit_bits = 10
+tail_bits = 4
+latency = "10 ns"
+buffer = 64
+credit_delay = "40 ns"
+[switch]
+router_delay = "1 us"
+[traffic]
+pattern = "pairs"
+pairs = [[0, 7]]
+injection = "periodic"
+load = 0.0002
+packet_size = 66
+"#
+    )
+    .replace("measure = \"5000 cycles\"", "measure = \"2000000 cycles\"");
+    // Leaf → spine → leaf: 3 switches, 4 channels.
+    check_lone_packets(&text, formula(&[10_000; 4], 3, 100_000, 40_000, 1_000_000, 66));
+}
+
+#[test]
+fn source_routed_irregular_path() {
+    let text = format!(
+        r#"{SIM}
+[topology]
+kind = "file"
+file = "chain3.txt"
+[channel]
+flit_time = "2 ns"
+latency = "1 ns"
+[switch]
+router_delay = "7 ns"
+[routing]
+algorithm = "source"
+[[routing.route]]
+src = 0
+dst = 2
+ports = [0, 1, 1]
+[traffic]
+pattern = "pairs"
+pairs = [[0, 2]]
+injection = "periodic"
+load = 0.004
+packet_size = 3
+"#
+    );
+    // h0→s0 (1 ns), s0→s1 (5 ns), s1→s2 (12 ns), s2→h2 (1 ns); 3 switches.
+    check_lone_packets(&text, formula(&[1000, 5000, 12000, 1000], 3, 2000, 2000, 7000, 3));
+}
+
+#[test]
+fn store_and_forward_waits_for_the_whole_packet_at_each_switch() {
+    let base = format!(
+        r#"{SIM}
+[topology]
+kind = "mesh"
+k = [3, 3]
+[channel]
+buffer = 8
+[switch]
+router_delay = "2 cycles"
+[traffic]
+pattern = "pairs"
+pairs = [[0, 8]]
+injection = "periodic"
+load = 0.01
+packet_size = 6
+"#
+    );
+    let wh = formula(&[0; 6], 5, 1000, 1000, 2000, 6);
+    check_lone_packets(&base, wh);
+    // Cut-through at zero load is wormhole.
+    check_lone_packets(&base.replace("[switch]", "[switch]\nmode = \"cut-through\""), wh);
+    check_lone_packets(
+        &base.replace("[switch]", "[switch]\nmode = \"store-and-forward\""),
+        wh + 5 * 5 * 1000,
+    );
+}
+
+#[test]
+fn single_flit_packets_use_the_tail_time() {
+    let text = format!(
+        r#"{SIM}
+[topology]
+kind = "ring"
+k = 5
+[channel]
+flit_time = "3 ns"
+tail_time = "1 ns"
+[switch]
+router_delay = "0 ns"
+[traffic]
+pattern = "pairs"
+pairs = [[1, 3]]
+injection = "periodic"
+load = 0.002
+packet_size = 1
+"#
+    );
+    // Two hops round the ring: 3 switches, 4 channels, every flit a tail.
+    check_lone_packets(&text, formula(&[0; 4], 3, 3000, 1000, 0, 1));
+}
