@@ -17,7 +17,7 @@ pub mod result;
 pub mod watchdog;
 
 use crate::fabric::Fabric;
-use crate::routing::{PortSet, Routing, Want};
+use crate::routing::{Routing, Want};
 use crate::stats::{Batch, LatencyAcc};
 use crate::switch::{Arbitration, Selection, SwitchMode};
 use crate::time::{Ratio, Time};
@@ -36,6 +36,7 @@ pub(crate) const K_TXFREE: u64 = 2;
 pub(crate) const K_ROUTE: u64 = 3;
 pub(crate) const K_GEN: u64 = 4;
 pub(crate) const K_TAILGONE: u64 = 5;
+pub(crate) const K_DELIVER: u64 = 6;
 
 /// Largest id an event can carry (channel VCs, channels, hosts).
 pub const MAX_ID: u32 = (1 << 24) - 1;
@@ -66,10 +67,13 @@ pub(crate) const READY: u8 = 2;
 pub(crate) const WAITING: u8 = 3;
 pub(crate) const ACTIVE: u8 = 4;
 pub(crate) const AWAIT_TAIL: u8 = 5;
-/// The whole packet left in a train; its tail is not yet out in flit-by-flit time.
+/// The whole packet left in a train; its tail is not yet out in flit-by-flit time
+/// (`drain_end`). Nobody waits for the output: it is released lazily, when next looked at.
 pub(crate) const DRAIN: u8 = 6;
 /// The tail of a train is out now: the output is released at this instant's allocation.
 pub(crate) const DRAIN_DUE: u8 = 7;
+/// As `DRAIN`, with a `TAILGONE` event due at `drain_end` (someone waits for the release).
+pub(crate) const DRAIN_EV: u8 = 8;
 
 /// Errors on the hot path are boxed to keep results one word wide.
 pub(crate) type Res<T> = Result<T, Box<SimError>>;
@@ -163,6 +167,10 @@ pub(crate) struct Chan {
     pub credit_delay: Time,
     /// Time-in-use during the measurement window [ps].
     pub busy: Time,
+    /// Start of the last train sent [ps] and its length (to count, at the end of a run,
+    /// flits whose start lies beyond it).
+    pub tr_start: Time,
+    pub tr_k: u32,
     pub arr_data: Class,
     pub arr_tail: Class,
     pub tx_data: Class,
@@ -238,7 +246,9 @@ pub(crate) struct Sw {
     pub selection: Selection,
     pub arbitration: Arbitration,
     pub speedup: u32,
-    pub sa_start: u32,
+    /// The switch-allocation starting output rotates once per this period [ps] (the
+    /// shortest flit time of its outputs).
+    pub sa_period: Time,
     /// Some input port has more VCs than the crossbar speed-up: inputs are a shared
     /// resource in switch allocation.
     pub xbar: bool,
@@ -259,6 +269,8 @@ pub(crate) struct HostState {
     pub gen_at: Time,
     /// The first switch needs room for a whole packet (cut-through, store-and-forward).
     pub whole: bool,
+    /// The last train received: first arrival, length, ends with a tail.
+    pub rx_last: (Time, u32, bool),
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -320,12 +332,17 @@ pub struct Sim<'a> {
     pub(crate) flits: Vec<u32>,
     /// Credit return times, slot for slot beside `flits`.
     pub(crate) cret: Vec<Time>,
+    /// Arrival time of each buffered flit, slot for slot beside `flits`: a train's flits are
+    /// in the buffer from the train's first arrival, each usable only from its own.
+    pub(crate) fin: Vec<Time>,
     /// Buffer size of each VC [flits].
     pub(crate) caps: Vec<u32>,
     /// Flits in flight toward each VC (only under `check`).
     pub(crate) inflight: Vec<u32>,
     /// Round-robin selection state per input VC.
     pub(crate) sel_rr: Vec<u16>,
+    /// When the tail of a train from each input VC passes, in flit-by-flit time [ps].
+    pub(crate) drain_end: Vec<Time>,
     /// Time of the pending credit wake-up of each VC's sender.
     pub(crate) cwake: Vec<Time>,
     pub(crate) wants: Vec<Want>,
@@ -357,6 +374,10 @@ pub struct Sim<'a> {
     /// that results do not depend on that order).
     pub reverse_order: bool,
     scratch_events: Vec<u64>,
+    /// Where the run's counts end [ps]: flits a train has announced or committed beyond
+    /// this instant are not counted, exactly as the flit-by-flit path would not have got
+    /// to them.
+    pub(crate) end: Time,
 }
 
 impl<'a> Sim<'a> {
@@ -410,6 +431,8 @@ impl<'a> Sim<'a> {
                 tail_time: lp.tail_time,
                 credit_delay: credit_delay.unwrap_or(0),
                 busy: 0,
+                tr_start: 0,
+                tr_k: 0,
                 arr_data,
                 arr_tail,
                 tx_data,
@@ -526,7 +549,13 @@ impl<'a> Sim<'a> {
                 selection: sp.selection,
                 arbitration: sp.arbitration,
                 speedup: sp.speedup.max(1),
-                sa_start: 0,
+                sa_period: fab.out_chan[s]
+                    .iter()
+                    .flatten()
+                    .map(|c| fab.channels[c.idx()].params.flit_time)
+                    .min()
+                    .unwrap_or(1)
+                    .max(1),
                 xbar: max_in_vcs > sp.speedup.max(1),
             });
             req_len += n_ports * words;
@@ -560,6 +589,7 @@ impl<'a> Sim<'a> {
                 cur_sent: 0,
                 gen_at: Time::MAX,
                 whole,
+                rx_last: (0, 0, false),
             });
         }
         let route_stride = match routing {
@@ -579,8 +609,10 @@ impl<'a> Sim<'a> {
             vcs,
             flits: vec![0; flit_store as usize],
             cret: vec![0; flit_store as usize],
+            fin: vec![0; flit_store as usize],
             inflight: vec![0; if p.check { caps.len() } else { 0 }],
             sel_rr: vec![0; caps.len()],
+            drain_end: vec![0; caps.len()],
             cwake: vec![Time::MAX; caps.len()],
             caps,
             wants,
@@ -613,6 +645,7 @@ impl<'a> Sim<'a> {
             check: p.check,
             reverse_order: false,
             scratch_events: Vec::new(),
+            end: Time::MAX,
         })
     }
 
@@ -628,11 +661,6 @@ impl<'a> Sim<'a> {
             self.dirty_stamp[n] = self.step;
             self.dirty.push(node);
         }
-    }
-
-    #[inline]
-    pub(crate) fn in_window(&self) -> bool {
-        self.now >= self.ms && self.now < self.me
     }
 
     /// Makes sure channel `c`'s sender is woken at `t` (once per distinct time).
@@ -656,6 +684,18 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Arrival time of flit `j` of a `k`-flit train on channel `c` whose first flit lands
+    /// at `a0`: one flit time apart, the tail's own unit time for the tail.
+    #[inline(always)]
+    pub(crate) fn train_arrival(&self, c: u32, a0: Time, j: u32, k: u32, ends_tail: bool) -> Time {
+        let ch = &self.chans[c as usize];
+        if ends_tail && j + 1 == k && k >= 2 {
+            a0 + (k - 2) as Time * ch.flit_time + ch.tail_time
+        } else {
+            a0 + j as Time * ch.flit_time
+        }
+    }
+
     /// Sends `k` flits of one packet back to back on channel `c` toward VC `o`, starting
     /// now: `first` is the first flit's word (with its head flag), `ends_tail` says whether
     /// the last one is the packet's tail. Flit j starts at `now + j·flit_time`, occupies the
@@ -672,14 +712,18 @@ impl<'a> Sim<'a> {
         let last_start = now + (k - 1) as Time * ft;
         let end = last_start + if ends_tail { tt } else { ft };
         ch.tx_busy = end;
-        if now < me && last_start >= ms {
-            // Time in use during the window, flit by flit by start time.
+        if now >= ms && last_start < me {
+            ch.busy += end - now;
+        } else if now < me && last_start >= ms {
+            // The train straddles the window: count its flits by start time.
             let first_in = if now >= ms { 0 } else { (ms - now).div_ceil(ft) };
             let last_in = ((me - 1 - now) / ft).min((k - 1) as Time);
             for j in first_in..=last_in {
                 ch.busy += if j == (k - 1) as Time && ends_tail { tt } else { ft };
             }
         }
+        ch.tr_start = now;
+        ch.tr_k = k;
         let credit = ch.credit;
         let single_tail = k == 1 && ends_tail;
         let class = if single_tail { ch.arr_tail } else { ch.arr_data };
@@ -694,28 +738,39 @@ impl<'a> Sim<'a> {
         if self.check {
             self.inflight[o as usize] += k;
         }
+        self.c.flit_hops += k as u64;
+        if self.vcs[o as usize].from_host != 0 {
+            self.c.flits_injected += k as u64;
+        }
         last_start
     }
 
-    /// `k` flits just left input VC `i` (the j-th at `now + j·unit`): their credits start
-    /// back to the sender, which is woken when the first lands only if it is waiting.
+    /// `k` flits left input VC `i`, the j-th at `t0 + j·unit` (the last at `last` instead):
+    /// their credits start back to the sender, which is woken when the first lands only if it
+    /// is waiting for it.
     #[inline]
-    pub(crate) fn return_credits(&mut self, i: u32, k: u32, unit: Time) {
+    pub(crate) fn return_credits(&mut self, i: u32, k: u32, t0: Time, unit: Time, last: Time) {
         let v = &mut self.vcs[i as usize];
         let ch = &self.chans[v.chan as usize];
         if !ch.credit {
             return;
         }
-        let t0 = self.now + ch.credit_delay;
+        let cd = ch.credit_delay;
         for j in 0..k {
             let slot = v.buf + (v.cr_head.wrapping_add(v.cr_len) & v.mask);
             v.cr_len += 1;
-            self.cret[slot as usize] = t0 + j as Time * unit;
+            let t = if j + 1 == k { last } else { t0 + j as Time * unit };
+            self.cret[slot as usize] = t + cd;
         }
         if v.cwait {
             v.cwait = false;
             let cl = ch.credit_class;
-            self.q.push(cl, self.now, ev(K_CREDIT, i, 0));
+            // The first credit lands `cd` after the first flit left, which is now or later.
+            if t0 == self.now {
+                self.q.push(cl, self.now, ev(K_CREDIT, i, 0));
+            } else {
+                self.q.push_at(t0 + cd, ev(K_CREDIT, i, 0));
+            }
         }
     }
 
@@ -776,37 +831,19 @@ impl<'a> Sim<'a> {
         let id = ((e >> 32) as u32) & MAX_ID;
         match kind {
             K_FLIT => {
+                // The first flit of a train lands now; `rem` more follow it, each one unit
+                // of its own later. All go into the buffer now, each marked with its arrival.
                 let flit = e as u32;
-                let rem = ((e >> 57) & 15) as u32;
-                let v = &self.vcs[id as usize];
-                let node = v.node;
-                if rem > 0 {
-                    // The next flit of the train lands one unit of it later.
-                    let ends_tail = (e >> 56) & 1 != 0;
-                    let ch = &self.chans[v.chan as usize];
-                    let mut next = flit & PID;
-                    let class = if rem == 1 && ends_tail {
-                        next |= TAIL;
-                        ch.tx_tail
-                    } else {
-                        ch.tx_data
-                    };
-                    self.q
-                        .push(class, self.now, ev_train(id, next, rem - 1, ends_tail));
-                }
+                let k = ((e >> 57) & 15) as u32 + 1;
+                let ends_tail = (e >> 56) & 1 != 0;
+                let node = self.vcs[id as usize].node;
                 if self.check {
-                    self.inflight[id as usize] -= 1;
-                }
-                // Hops are counted as they complete, so that trains and flit-by-flit runs
-                // count alike at any instant.
-                self.c.flit_hops += 1;
-                if self.vcs[id as usize].from_host != 0 {
-                    self.c.flits_injected += 1;
+                    self.inflight[id as usize] -= k;
                 }
                 if (node as usize) < self.sws.len() {
-                    self.switch_receive(id, flit)
+                    self.switch_receive(id, flit, k, ends_tail)
                 } else {
-                    self.host_receive(id, flit)
+                    self.host_receive(id, flit, k, ends_tail)
                 }
             }
             K_CREDIT => {
@@ -840,6 +877,7 @@ impl<'a> Sim<'a> {
                 self.tail_due(id);
                 Ok(())
             }
+            K_DELIVER => self.deliver(e as u32),
             K_GEN => {
                 let h = &mut self.hosts[id as usize];
                 h.gen_at = Time::MAX;
@@ -891,10 +929,12 @@ impl<'a> Sim<'a> {
                 finalized = true;
             }
             if finalized && self.drained() {
+                self.end = self.now;
                 break;
             }
             if t > limit {
                 drain_failed = true;
+                self.end = limit;
                 break;
             }
             if t >= next_watch {
@@ -978,7 +1018,8 @@ impl<'a> Sim<'a> {
 
     fn drained(&self) -> bool {
         if self.spec.params.drain_all {
-            self.c.packets_delivered == self.c.packets_injected && self.hosts.iter().all(|h| h.cur == NONE)
+            // A host in the middle of a packet has one injected and not delivered.
+            self.c.packets_delivered == self.c.packets_injected
         } else {
             self.c.delivered_measured >= self.c.total_measured
         }
@@ -1125,8 +1166,3 @@ pub(crate) fn any_bit(bits: &[u64], base: usize, words: usize) -> bool {
     bits[base..base + words].iter().any(|&w| w != 0)
 }
 
-/// Ports of a want, for iteration without borrowing the want.
-#[inline]
-pub(crate) fn ports_of(w: &Want) -> PortSet {
-    w.ports
-}

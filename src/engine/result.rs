@@ -2,6 +2,7 @@
 
 use super::{RunOutcome, Sim};
 use crate::stats::{LatencySummary, batch_ci};
+use crate::time::Time;
 use crate::workload::Process;
 use serde::Serialize;
 
@@ -125,6 +126,28 @@ impl Sim<'_> {
         if let Some(d) = &outcome.deadlock {
             reason = Some(format!("deadlock at {}", crate::time::fmt_time(d.time)));
         }
+        // Flits committed by trains beyond the end of the run are not counted.
+        let end = self.end;
+        let (mut hop_over, mut inj_over, mut dlv_over) = (0u64, 0u64, 0u64);
+        for ch in &self.chans {
+            for j in 0..ch.tr_k {
+                if ch.tr_start + j as Time * ch.flit_time > end {
+                    hop_over += 1;
+                    if !fab.is_switch(crate::fabric::NodeId(ch.src)) {
+                        inj_over += 1;
+                    }
+                }
+            }
+        }
+        for h in &self.hosts {
+            let (a0, k, ends_tail) = h.rx_last;
+            let ej = fab.ejection_channel(self.node_host[h.node as usize]).0;
+            for j in 0..k {
+                if self.train_arrival(ej, a0, j, k, ends_tail) > end {
+                    dlv_over += 1;
+                }
+            }
+        }
         let mut uses = Vec::with_capacity(self.chans.len());
         let (mut net_sum, mut net_n, mut net_max, mut busiest) = (0.0, 0usize, 0.0f64, None);
         for (ci, ch) in self.chans.iter().enumerate() {
@@ -187,11 +210,11 @@ impl Sim<'_> {
             network_utilization_max: net_max,
             busiest_channel: busiest,
             channel_utilization: uses,
-            flits_injected: c.flits_injected,
-            flits_delivered: c.flits_delivered,
+            flits_injected: c.flits_injected - inj_over,
+            flits_delivered: c.flits_delivered - dlv_over,
             packets_injected: c.packets_injected,
             packets_delivered: c.packets_delivered,
-            flit_hops: c.flit_hops,
+            flit_hops: c.flit_hops - hop_over,
             events: c.events,
             sim_end_ns: self.now as f64 / 1000.0,
             deadlock: outcome.deadlock.clone(),

@@ -12,7 +12,7 @@
 //! of `(l, w)` goes to `(l+1, w with digit l set to j)`, arriving on that switch's down port
 //! `digit l of w`. Leaf `(0, w)` has host `w·k + p` on down port `p`.
 
-use super::{Fabric, FabricBuilder, FabricError, Shape};
+use super::{Fabric, FabricBuilder, FabricError, Shape, check_radix};
 use crate::link::LinkParams;
 use crate::switch::SwitchParams;
 
@@ -36,12 +36,7 @@ pub fn folded_clos(
     let up = spines as u64 * links_per_pair as u64;
     let leaf_ports = hosts_per_leaf as u64 + up;
     let spine_ports = leaves as u64 * links_per_pair as u64;
-    if leaf_ports > 4096 || spine_ports > 4096 {
-        return Err(FabricError::Impossible(format!(
-            "switch radix {} is larger than reef supports (4096)",
-            leaf_ports.max(spine_ports)
-        )));
-    }
+    check_radix(leaf_ports.max(spine_ports))?;
     let mut ports = vec![leaf_ports as u16; leaves as usize];
     ports.extend(std::iter::repeat_n(spine_ports as u16, spines as usize));
     let mut b = FabricBuilder::new(&ports, leaves * hosts_per_leaf);
@@ -108,6 +103,7 @@ pub fn fat_tree(
         .ok_or_else(|| {
             FabricError::Impossible(format!("{k}^{n} hosts is larger than reef supports (2^24)"))
         })? as u32;
+    check_radix(2 * k as u64)?;
     let per_level = hosts / k;
     let mut b = FabricBuilder::new(&vec![2 * k as u16; (per_level * n) as usize], hosts);
     for l in 0..n {

@@ -3,7 +3,7 @@
 //! Switch `i` reaches switch `j` on port `j` if `j < i`, else `j − 1`; its hosts are on ports
 //! `switches − 1 + h` and host `i · conc + h`.
 
-use super::{Fabric, FabricBuilder, FabricError, Shape};
+use super::{Fabric, FabricBuilder, FabricError, Shape, check_radix};
 use crate::link::LinkParams;
 use crate::switch::SwitchParams;
 
@@ -25,12 +25,7 @@ pub fn fully_connected(
              switches, {conc} hosts per switch)"
         )));
     }
-    if switches + conc > 4096 {
-        return Err(FabricError::Impossible(format!(
-            "switch radix {} is larger than reef supports (4096)",
-            switches - 1 + conc
-        )));
-    }
+    check_radix(switches as u64 - 1 + conc as u64)?;
     let ports = (switches - 1 + conc) as u16;
     let mut b = FabricBuilder::new(&vec![ports; switches as usize], switches * conc);
     for i in 0..switches {

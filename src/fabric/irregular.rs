@@ -209,6 +209,9 @@ pub fn parse(
             format!("hosts are numbered h0…h{}, but h{h} never appears", nhost - 1),
         ));
     }
+    if let Some((s, &p)) = max_port.iter().enumerate().max_by_key(|x| x.1) {
+        super::check_radix(p as u64).map_err(|e| err(0, format!("s{s}: {e}")))?;
+    }
     let mut fb = FabricBuilder::new(&max_port, nhost);
     let node = |e: End| match e {
         End::Switch(s) => NodeId(s),

@@ -6,7 +6,7 @@
 //! switch's `conc` hosts; host `s·conc + j`. A torus wraps every dimension (a ring is a 1-D
 //! torus); with k = 2 the two directions are two separate links to the same neighbour.
 
-use super::{Fabric, FabricBuilder, FabricError, Shape};
+use super::{Fabric, FabricBuilder, FabricError, Shape, check_radix};
 use crate::link::LinkParams;
 use crate::switch::SwitchParams;
 
@@ -56,7 +56,8 @@ pub fn cube(
     }
     let switches: u64 = k.iter().map(|&x| x as u64).product();
     let ports = 2 * k.len() as u64 + conc as u64;
-    if switches * conc as u64 > 1 << 24 || ports > u16::MAX as u64 {
+    check_radix(ports)?;
+    if switches * conc as u64 > 1 << 24 {
         return Err(FabricError::Impossible(format!(
             "{switches} switches × {conc} hosts is larger than reef supports (2^24 hosts)"
         )));

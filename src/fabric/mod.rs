@@ -129,6 +129,17 @@ pub enum FabricError {
     HostNotAttached(String),
 }
 
+/// Rejects switches with more ports than routing can address ([`crate::routing::MAX_PORTS`]).
+pub fn check_radix(ports: u64) -> Result<(), FabricError> {
+    if ports > crate::routing::MAX_PORTS as u64 {
+        return Err(FabricError::Impossible(format!(
+            "a switch would have {ports} ports; reef supports up to {}",
+            crate::routing::MAX_PORTS
+        )));
+    }
+    Ok(())
+}
+
 /// Builds a [`Fabric`] node by node and link by link, checking ports.
 pub struct FabricBuilder {
     nodes: Vec<Node>,

@@ -172,38 +172,42 @@ impl Sim<'_> {
         Ok(true)
     }
 
-    /// A flit arrives at its destination host through input VC `o`.
-    pub(crate) fn host_receive(&mut self, o: u32, flit: u32) -> Res<()> {
+    /// The first of `k` flits of one packet arrives at its destination host through input
+    /// VC `o`; the others follow one unit each later. The host takes each as it arrives, and
+    /// the packet counts as delivered when its tail is in (and the receive costs are paid).
+    pub(crate) fn host_receive(&mut self, o: u32, first: u32, k: u32, ends_tail: bool) -> Res<()> {
         let now = self.now;
-        let node = self.chans[self.vcs[o as usize].chan as usize].dst;
+        let (c, node) = (self.vcs[o as usize].chan, self.vcs[o as usize].node);
         let h = self.node_host[node as usize];
-        let unit = self.chans[self.vcs[o as usize].chan as usize].flit_time;
-        self.return_credits(o, 1, unit);
-        let pid = flit & PID;
-        self.c.flits_delivered += 1;
-        if self.in_window() {
-            self.c.flits_window[h as usize] += 1;
-            let b = self.batch_of(now);
-            self.c.batches[b].flits += 1;
+        let last = self.train_arrival(c, now, k - 1, k, ends_tail);
+        let unit = self.chans[c as usize].flit_time;
+        self.return_credits(o, k, now, unit, last);
+        let pid = first & PID;
+        self.c.flits_delivered += k as u64;
+        self.hosts[h as usize].rx_last = (now, k, ends_tail);
+        if now < self.me && last >= self.ms {
+            for j in 0..k {
+                let t = self.train_arrival(c, now, j, k, ends_tail);
+                if t >= self.ms && t < self.me {
+                    self.c.flits_window[h as usize] += 1;
+                    let b = self.batch_of(t);
+                    self.c.batches[b].flits += 1;
+                }
+            }
         }
         let pkt = &mut self.pkts[pid as usize];
-        if flit & HEAD != 0 {
+        if first & HEAD != 0 {
             pkt.head_dlv = now;
         }
         if self.check {
-            pkt.seen += 1;
+            let before = pkt.seen;
+            pkt.seen += k;
             let bad = if pkt.dst != h {
                 Some(format!("packet {pid} for host {} arrived at host {h}", pkt.dst))
-            } else if (flit & HEAD != 0) != (pkt.seen == 1) {
-                Some(format!(
-                    "packet {pid}: head flag on flit {} of {}",
-                    pkt.seen, pkt.len
-                ))
-            } else if (flit & TAIL != 0) != (pkt.seen == pkt.len) {
-                Some(format!(
-                    "packet {pid}: tail flag on flit {} of {}",
-                    pkt.seen, pkt.len
-                ))
+            } else if (first & HEAD != 0) != (before == 0) {
+                Some(format!("packet {pid}: head flag on flit {} of {}", before + 1, pkt.len))
+            } else if ends_tail != (pkt.seen == pkt.len) {
+                Some(format!("packet {pid}: tail flag after flit {} of {}", pkt.seen, pkt.len))
             } else {
                 None
             };
@@ -211,33 +215,44 @@ impl Sim<'_> {
                 return Err(Box::new(SimError::Invariant { time: now, what }));
             }
         }
-        if flit & TAIL != 0 {
-            let pkt = *pkt;
-            let hp = self.spec.host;
-            let done = if hp.recv_overhead == 0 && hp.recv_per_byte == 0 {
-                now
-            } else {
-                let bytes = pkt.len as Time * self.spec.params.flit_bytes as Time;
-                let hs = &mut self.hosts[h as usize];
-                hs.recv_free = hs.recv_free.max(now) + hp.recv_overhead + bytes * hp.recv_per_byte;
-                hs.recv_free
-            };
-            if pkt.measured {
-                let pl = done - pkt.created;
-                let nl = done - pkt.head_inj;
-                self.c.packet_lat.record(pl);
-                self.c.network_lat.record(nl);
-                let b = self.batch_of(pkt.created);
-                let bt = &mut self.c.batches[b];
-                bt.packet_sum += pl as u128;
-                bt.network_sum += nl as u128;
-                bt.packets += 1;
-                self.c.delivered_measured += 1;
-                self.c.hops_measured += pkt.hops as u64;
+        if ends_tail {
+            if last == now {
+                return self.deliver(pid);
             }
-            self.c.packets_delivered += 1;
-            self.free_pkts.push(pid);
+            self.q.push_at(last, ev(K_DELIVER, h, pid));
         }
+        Ok(())
+    }
+
+    /// The tail of packet `pid` is in at its destination now.
+    pub(crate) fn deliver(&mut self, pid: u32) -> Res<()> {
+        let now = self.now;
+        let pkt = self.pkts[pid as usize];
+        let h = pkt.dst;
+        let hp = self.spec.host;
+        let done = if hp.recv_overhead == 0 && hp.recv_per_byte == 0 {
+            now
+        } else {
+            let bytes = pkt.len as Time * self.spec.params.flit_bytes as Time;
+            let hs = &mut self.hosts[h as usize];
+            hs.recv_free = hs.recv_free.max(now) + hp.recv_overhead + bytes * hp.recv_per_byte;
+            hs.recv_free
+        };
+        if pkt.measured {
+            let pl = done - pkt.created;
+            let nl = done - pkt.head_inj;
+            self.c.packet_lat.record(pl);
+            self.c.network_lat.record(nl);
+            let b = self.batch_of(pkt.created);
+            let bt = &mut self.c.batches[b];
+            bt.packet_sum += pl as u128;
+            bt.network_sum += nl as u128;
+            bt.packets += 1;
+            self.c.delivered_measured += 1;
+            self.c.hops_measured += pkt.hops as u64;
+        }
+        self.c.packets_delivered += 1;
+        self.free_pkts.push(pid);
         Ok(())
     }
 

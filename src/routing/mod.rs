@@ -16,20 +16,19 @@ pub mod updown;
 
 use crate::fabric::Fabric;
 
-/// Most ports a switch may have for routing (the size of [`PortSet`]).
-pub const MAX_PORTS: usize = 256;
+/// Most ports a switch may have for routing (the width of [`PortSet`]).
+pub const MAX_PORTS: usize = 128;
 
-/// A set of ports of one switch.
+/// A set of ports of one switch, as a bit mask.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct PortSet([u64; MAX_PORTS / 64]);
+pub struct PortSet(pub u128);
 
 impl PortSet {
-    pub const EMPTY: PortSet = PortSet([0; MAX_PORTS / 64]);
+    pub const EMPTY: PortSet = PortSet(0);
 
+    #[inline]
     pub fn single(p: u16) -> PortSet {
-        let mut s = PortSet::EMPTY;
-        s.insert(p);
-        s
+        PortSet(1 << p)
     }
 
     /// Ports `lo..=hi`.
@@ -43,32 +42,33 @@ impl PortSet {
 
     #[inline]
     pub fn insert(&mut self, p: u16) {
-        self.0[p as usize >> 6] |= 1 << (p & 63);
+        self.0 |= 1 << p;
     }
 
     #[inline]
     pub fn contains(&self, p: u16) -> bool {
-        (p as usize) < MAX_PORTS && self.0[p as usize >> 6] & (1 << (p & 63)) != 0
+        (p as usize) < MAX_PORTS && self.0 & (1 << p) != 0
     }
 
+    #[inline]
     pub fn is_empty(&self) -> bool {
-        self.0.iter().all(|&w| w == 0)
+        self.0 == 0
     }
 
+    #[inline]
     pub fn len(&self) -> usize {
-        self.0.iter().map(|w| w.count_ones() as usize).sum()
+        self.0.count_ones() as usize
     }
 
     /// The ports in increasing order.
+    #[inline]
     pub fn iter(&self) -> impl Iterator<Item = u16> + '_ {
-        self.0.iter().enumerate().flat_map(|(i, &w)| {
-            let mut w = w;
-            std::iter::from_fn(move || {
-                (w != 0).then(|| {
-                    let b = w.trailing_zeros();
-                    w &= w - 1;
-                    (i * 64) as u16 + b as u16
-                })
+        let mut w = self.0;
+        std::iter::from_fn(move || {
+            (w != 0).then(|| {
+                let b = w.trailing_zeros();
+                w &= w - 1;
+                b as u16
             })
         })
     }
@@ -76,11 +76,7 @@ impl PortSet {
     /// The lowest port, if any.
     #[inline]
     pub fn first(&self) -> Option<u16> {
-        self.0
-            .iter()
-            .enumerate()
-            .find(|(_, w)| **w != 0)
-            .map(|(i, w)| (i * 64) as u16 + w.trailing_zeros() as u16)
+        (self.0 != 0).then(|| self.0.trailing_zeros() as u16)
     }
 }
 
@@ -184,11 +180,11 @@ mod tests {
     #[test]
     fn port_sets() {
         let mut s = PortSet::range(3, 5);
-        s.insert(200);
-        assert_eq!(s.iter().collect::<Vec<_>>(), vec![3, 4, 5, 200]);
+        s.insert(100);
+        assert_eq!(s.iter().collect::<Vec<_>>(), vec![3, 4, 5, 100]);
         assert_eq!(s.len(), 4);
         assert_eq!(s.first(), Some(3));
-        assert!(s.contains(200) && !s.contains(6) && !s.contains(300));
+        assert!(s.contains(100) && !s.contains(6) && !s.contains(300));
         assert!(PortSet::EMPTY.is_empty());
     }
 }

@@ -21,22 +21,41 @@ use crate::routing::{At, Header, PortSet};
 use crate::time::Time;
 
 impl Sim<'_> {
-    /// A flit lands in input VC `o` of a switch.
+    /// The first of `k` flits of one packet lands in input VC `o` of a switch; the others
+    /// follow one unit each later and go into the buffer now, marked with their arrival.
     #[inline]
-    pub(crate) fn switch_receive(&mut self, o: u32, flit: u32) -> Res<()> {
+    pub(crate) fn switch_receive(&mut self, o: u32, first: u32, k: u32, ends_tail: bool) -> Res<()> {
         let now = self.now;
         let v = &self.vcs[o as usize];
-        if v.len > v.mask {
-            self.buffer_full(o)?;
+        if v.len + k > v.mask + 1 {
+            self.buffer_full(o, k)?;
         }
+        let c = self.vcs[o as usize].chan;
+        let (ft, tt) = (self.chans[c as usize].flit_time, self.chans[c as usize].tail_time);
         let v = &mut self.vcs[o as usize];
-        let slot = v.buf + (v.head.wrapping_add(v.len) & v.mask);
-        v.len += 1;
-        if v.len == 1 {
+        if v.len == 0 {
             v.last_move = now;
         }
+        let (buf, mask, mut at) = (v.buf, v.mask, v.head.wrapping_add(v.len));
+        v.len += k;
+        let mut t = now;
+        for j in 0..k {
+            let mut word = if j == 0 { first } else { first & PID };
+            if ends_tail && j + 1 == k {
+                word |= TAIL;
+                if j > 0 {
+                    // The tail lands its own unit time after the flit before it.
+                    t = t - ft + tt;
+                }
+            }
+            let slot = (buf + (at & mask)) as usize;
+            self.flits[slot] = word;
+            self.fin[slot] = t;
+            at = at.wrapping_add(1);
+            t += ft;
+        }
+        let v = &self.vcs[o as usize];
         let (state, fwd_port, node) = (v.state, v.fwd_port, v.node);
-        self.flits[slot as usize] = flit;
         match state {
             ACTIVE => {
                 let sw = &self.sws[node as usize];
@@ -45,27 +64,59 @@ impl Sim<'_> {
                 self.mark_dirty(node);
             }
             IDLE => {
-                if self.check && flit & HEAD == 0 {
+                if self.check && first & HEAD == 0 {
                     return Err(Box::new(SimError::Invariant {
                         time: now,
-                        what: format!(
-                            "a body flit of packet {} reached the front of an idle VC",
-                            flit & PID
-                        ),
+                        what: format!("a body flit of packet {} reached the front of an idle VC", first & PID),
                     }));
                 }
                 self.start_head(o);
             }
-            AWAIT_TAIL if flit & TAIL != 0 => self.start_routing(o),
+            AWAIT_TAIL if ends_tail => {
+                let t = self.train_arrival(c, now, k - 1, k, ends_tail);
+                self.start_routing_at(o, t);
+            }
+            DRAIN => {
+                // A packet behind a train's tail: the release can no longer be lazy.
+                let end = self.drain_end[o as usize];
+                if end < now {
+                    self.settle(o);
+                    self.start_head(o);
+                } else {
+                    self.tail_due_at(o, end);
+                }
+            }
             _ => {}
         }
         Ok(())
     }
 
-    /// A flit arrives at a full buffer: an error under credit flow control, a bigger buffer
+    /// The output held by the train from input VC `i` (in `DRAIN`) must be released at `end`,
+    /// exactly when the flit-by-flit path would: now (this instant's switch allocation) or
+    /// by a `TAILGONE` event.
+    fn tail_due_at(&mut self, i: u32, end: Time) {
+        if end == self.now {
+            self.tail_due(i);
+        } else {
+            self.vcs[i as usize].state = DRAIN_EV;
+            self.q.push_at(end, ev(K_TAILGONE, i, 0));
+        }
+    }
+
+    /// Lazy release of a train's output whose tail passed earlier, with nobody waiting.
+    fn settle(&mut self, i: u32) {
+        let v = &mut self.vcs[i as usize];
+        debug_assert_eq!(v.state, DRAIN);
+        let o = v.fwd;
+        v.state = IDLE;
+        v.fwd = NONE;
+        self.vcs[o as usize].owner = NONE;
+    }
+
+    /// Flits arrive at a full buffer: an error under credit flow control, a bigger buffer
     /// without.
     #[cold]
-    fn buffer_full(&mut self, o: u32) -> Res<()> {
+    fn buffer_full(&mut self, o: u32, k: u32) -> Res<()> {
         let v = self.vcs[o as usize];
         if self.chans[v.chan as usize].credit {
             return Err(Box::new(SimError::Invariant {
@@ -78,14 +129,17 @@ impl Sim<'_> {
                 ),
             }));
         }
-        // Flow control `none`: the buffer doubles (its old slots are abandoned).
-        let new_cap = ((v.mask + 1) * 2).max(8);
+        // Flow control `none`: the buffer grows (its old slots are abandoned).
+        let new_cap = ((v.mask + 1) * 2).max(v.len + k).next_power_of_two().max(8);
         let base = self.flits.len() as u32;
-        for k in 0..v.len {
-            let f = self.flits[(v.buf + (v.head.wrapping_add(k) & v.mask)) as usize];
+        for j in 0..v.len {
+            let slot = (v.buf + (v.head.wrapping_add(j) & v.mask)) as usize;
+            let (f, t) = (self.flits[slot], self.fin[slot]);
             self.flits.push(f);
+            self.fin.push(t);
         }
         self.flits.resize((base + new_cap) as usize, 0);
+        self.fin.resize((base + new_cap) as usize, 0);
         self.cret.resize((base + new_cap) as usize, 0);
         let v = &mut self.vcs[o as usize];
         v.buf = base;
@@ -114,16 +168,25 @@ impl Sim<'_> {
     #[inline]
     pub(crate) fn start_head(&mut self, i: u32) {
         let node = self.vcs[i as usize].node;
-        if self.sws[node as usize].mode == SwitchMode::StoreAndForward && !self.tail_buffered(i) {
-            self.vcs[i as usize].state = AWAIT_TAIL;
+        if self.sws[node as usize].mode == SwitchMode::StoreAndForward {
+            // Routing starts when the whole packet is in: when its tail arrives.
+            match self.tail_arrival(i) {
+                Some(t) if t <= self.now => self.start_routing(i),
+                Some(t) => self.start_routing_at(i, t),
+                None => self.vcs[i as usize].state = AWAIT_TAIL,
+            }
             return;
         }
         self.start_routing(i);
     }
 
-    fn tail_buffered(&self, i: u32) -> bool {
+    /// Arrival time of the front packet's tail, if it is in the buffer.
+    fn tail_arrival(&self, i: u32) -> Option<Time> {
         let v = &self.vcs[i as usize];
-        (0..v.len).any(|k| self.flits[(v.buf + (v.head.wrapping_add(k) & v.mask)) as usize] & TAIL != 0)
+        (0..v.len)
+            .map(|k| (v.buf + (v.head.wrapping_add(k) & v.mask)) as usize)
+            .find(|&slot| self.flits[slot] & TAIL != 0)
+            .map(|slot| self.fin[slot])
     }
 
     #[inline]
@@ -144,6 +207,14 @@ impl Sim<'_> {
         }
     }
 
+    /// Routing of the head at `i` starts at `t`, later than now (when its tail arrives).
+    fn start_routing_at(&mut self, i: u32, t: Time) {
+        let node = self.vcs[i as usize].node;
+        let r = self.sws[node as usize].router_delay;
+        self.vcs[i as usize].state = ROUTING;
+        self.q.push_at(t + r, ev(K_ROUTE, i, 0));
+    }
+
     /// The router delay of the head at input VC `i` has passed.
     pub(crate) fn route_timer_done(&mut self, i: u32) {
         let v = &mut self.vcs[i as usize];
@@ -158,6 +229,7 @@ impl Sim<'_> {
     /// released at this instant's switch allocation, as the flit-by-flit path would.
     pub(crate) fn tail_due(&mut self, i: u32) {
         let v = &mut self.vcs[i as usize];
+        debug_assert!(v.state == DRAIN || v.state == DRAIN_EV);
         v.state = DRAIN_DUE;
         let (port, node) = (v.fwd_port, v.node);
         let sw = &self.sws[node as usize];
@@ -194,8 +266,10 @@ impl Sim<'_> {
             if xbar {
                 // Outputs compete for shared crossbar inputs: start at a rotating output so
                 // none always has the first pick.
-                let (start, n) = (self.sws[s].sa_start, self.sws[s].n_ports);
-                self.sws[s].sa_start = if start + 1 >= n { 0 } else { start + 1 };
+                // The rotation follows time, not the number of visits, so that it does not
+                // depend on how many wake-ups an instant happens to have.
+                let n = self.sws[s].n_ports;
+                let start = ((self.now / self.sws[s].sa_period) % n as Time) as u32;
                 let (w0, b0) = ((start >> 6) as usize, start & 63);
                 for pass in 0..=pwords {
                     let wi = (w0 + pass) % pwords;
@@ -297,6 +371,17 @@ impl Sim<'_> {
         let hi = hi.min(ch.nvc - 1);
         (lo..=hi).find(|&vv| {
             let o = base + vv as u32;
+            let owner = self.vcs[o as usize].owner;
+            if owner != NONE && self.vcs[owner as usize].state == DRAIN {
+                // Held by a train whose tail passes at `end`: free if that is past; else the
+                // release must now happen on time, for this waiting head.
+                let end = self.drain_end[owner as usize];
+                if end < self.now {
+                    self.settle(owner);
+                } else {
+                    self.tail_due_at(owner, end);
+                }
+            }
             self.vcs[o as usize].owner == NONE && (need == 0 || !credit || self.has_credits(o, need))
         })
     }
@@ -370,36 +455,31 @@ impl Sim<'_> {
     /// from the input after the last one granted (or oldest packet first).
     fn allocate(&mut self, s: usize, p: u32) {
         let sw = &self.sws[s];
-        let (port_base, req_base, words, n_in, in_base, mode, arb) = (
-            sw.port_base,
-            sw.req_base,
-            sw.words,
-            sw.n_in,
-            sw.in_base,
-            sw.mode,
-            sw.arbitration,
-        );
+        let (port_base, req_base, words, n_in, in_base, mode, arb) =
+            (sw.port_base, sw.req_base, sw.words, sw.n_in, sw.in_base, sw.mode, sw.arbitration);
         let c = self.port_out[(port_base + p) as usize];
         if c == NONE {
             return;
         }
+        let single_vc = self.chans[c as usize].nvc == 1;
         let rq = (req_base + p * words) as usize;
         let nw = words as usize;
         loop {
             let mut grant: Option<(u32, u32, u8)> = None;
             let mut best_created = Time::MAX;
             let last = self.va_rr[(port_base + p) as usize];
-            let start = if last == NONE || last + 1 >= n_in {
-                0
-            } else {
-                last + 1
-            };
+            let start = if last == NONE || last + 1 >= n_in { 0 } else { last + 1 };
             let (w0, b0) = ((start >> 6) as usize, start & 63);
+            // Requesters in circular order from `start`: the rest of word w0, the other
+            // words, then the beginning of w0.
             'scan: for pass in 0..=nw {
-                let wi = (w0 + pass) % nw;
+                let wi = if w0 + pass >= nw { w0 + pass - nw } else { w0 + pass };
                 let keep = if pass == 0 {
                     !0u64 << b0
                 } else if pass == nw {
+                    if b0 == 0 {
+                        break;
+                    }
                     !(!0u64 << b0)
                 } else {
                     !0u64
@@ -409,11 +489,11 @@ impl Sim<'_> {
                     let l = (wi << 6) as u32 + word.trailing_zeros();
                     word &= word - 1;
                     let i = self.sw_in[(in_base + l) as usize];
-                    let want = self.wants[i as usize];
+                    let (vc_lo, vc_hi) = (self.wants[i as usize].vc_lo, self.wants[i as usize].vc_hi);
                     let v = &self.vcs[i as usize];
                     let pid = self.flits[(v.buf + (v.head & v.mask)) as usize] & PID;
                     let (len, created) = (self.pkts[pid as usize].len, self.pkts[pid as usize].created);
-                    let Some(vv) = self.free_vc(c, want.vc_lo, want.vc_hi, Self::need(mode, len)) else {
+                    let Some(vv) = self.free_vc(c, vc_lo, vc_hi, Self::need(mode, len)) else {
                         continue;
                     };
                     match arb {
@@ -432,6 +512,10 @@ impl Sim<'_> {
             }
             let Some((l, i, vv)) = grant else { return };
             self.grant(s, p, l, i, c, vv);
+            if single_vc {
+                // The only VC of this output is taken now.
+                return;
+            }
         }
     }
 
@@ -446,9 +530,11 @@ impl Sim<'_> {
         v.fwd_port = p as u16;
         v.state = ACTIVE;
         let flit = self.flits[(v.buf + (v.head & v.mask)) as usize];
-        let ports = ports_of(&self.wants[i as usize]);
-        for q in ports.iter() {
-            clear_bit(&mut self.req, (req_base + q as u32 * words) as usize, l as usize);
+        let mut ports = self.wants[i as usize].ports.0;
+        while ports != 0 {
+            let q = ports.trailing_zeros();
+            ports &= ports - 1;
+            clear_bit(&mut self.req, (req_base + q * words) as usize, l as usize);
         }
         self.va_rr[(port_base + p) as usize] = l;
         let pkt = &mut self.pkts[(flit & PID) as usize];
@@ -492,6 +578,12 @@ impl Sim<'_> {
             }
             let iv = &self.vcs[i as usize];
             if iv.len == 0 || iv.state != ACTIVE {
+                continue;
+            }
+            let front_in = self.fin[(iv.buf + (iv.head & iv.mask)) as usize];
+            if front_in > now {
+                // Announced by a train but not here yet.
+                xbar_wait = xbar_wait.min(front_in);
                 continue;
             }
             let in_port = port_base + iv.in_port as u32;
@@ -542,6 +634,7 @@ impl Sim<'_> {
         let (buf, head, mask, len) = (v.buf, v.head, v.mask, v.len);
         let first = self.flits[(buf + (head & mask)) as usize];
         let mut ends_tail = first & TAIL != 0;
+        let unit = self.chans[c as usize].flit_time;
         if train && self.spec.params.trains && !ends_tail && len > 1 {
             let limit = len.min(MAX_TRAIN).min(if self.chans[c as usize].credit {
                 self.credits_now(o)
@@ -549,7 +642,12 @@ impl Sim<'_> {
                 MAX_TRAIN
             });
             while k < limit {
-                let f = self.flits[(buf + (head.wrapping_add(k) & mask)) as usize];
+                let slot = (buf + (head.wrapping_add(k) & mask)) as usize;
+                // Flit k leaves at now + k·unit; it must have arrived by then.
+                if self.fin[slot] > now + k as Time * unit {
+                    break;
+                }
+                let f = self.flits[slot];
                 k += 1;
                 if f & TAIL != 0 {
                     ends_tail = true;
@@ -561,26 +659,29 @@ impl Sim<'_> {
         v.head = v.head.wrapping_add(k);
         v.len -= k;
         v.last_move = now;
-        let unit = self.chans[c as usize].flit_time;
         let last_start = self.send_train(c, o, first & !TAIL, k, ends_tail);
-        self.return_credits(i, k, unit);
+        self.return_credits(i, k, now, unit, last_start);
         let sw = &self.sws[s];
         if sw.xbar {
-            let u = if ends_tail {
-                self.chans[c as usize].tail_time
-            } else {
-                unit
-            };
+            let u = if ends_tail { self.chans[c as usize].tail_time } else { unit };
             self.xbar_free[in_port as usize] = now + u / sw.speedup as Time;
         }
         if ends_tail {
             if k == 1 {
                 self.release(s, p, i, o);
             } else {
-                self.vcs[i as usize].state = DRAIN;
-                let cl = self.train_class_ids[(self.chans[c as usize].train_class + k - 2) as usize];
                 debug_assert_eq!(last_start, now + (k - 1) as Time * unit);
-                self.q.push(cl, now, ev(K_TAILGONE, i, 0));
+                self.drain_end[i as usize] = last_start;
+                let sw = &self.sws[s];
+                let waiting = any_bit(&self.req, (sw.req_base + p * sw.words) as usize, sw.words as usize);
+                if waiting || self.vcs[i as usize].len > 0 {
+                    // A head waits for this output, or the next packet is behind the tail.
+                    self.vcs[i as usize].state = DRAIN_EV;
+                    let cl = self.train_class_ids[(self.chans[c as usize].train_class + k - 2) as usize];
+                    self.q.push(cl, now, ev(K_TAILGONE, i, 0));
+                } else {
+                    self.vcs[i as usize].state = DRAIN;
+                }
             }
         }
     }
