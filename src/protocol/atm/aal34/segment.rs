@@ -10,6 +10,7 @@ use thiserror::Error;
 use super::cs::{CS_MAX_PAYLOAD, CsRepr, cs_pdu_len, padding};
 use super::sar::{MID_MAX, SAR_PAYLOAD_BYTES, SN_MODULUS, SarRepr, SegmentType};
 use crate::protocol::atm::cell::{CELL_BYTES, CellError, CellRepr, HEADER_BYTES, VirtualCircuit};
+use crate::protocol::atm::copy_from_parts;
 
 /// Why a segmenter cannot be set up or a frame cannot be sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
@@ -94,24 +95,6 @@ pub struct Cells<'f> {
     first_sn: u8,
     index: usize,
     count: usize,
-}
-
-/// Copies `dst.len()` bytes starting at `offset` of the concatenation of `parts`.
-fn copy_from_parts(dst: &mut [u8], mut offset: usize, parts: &[&[u8]]) {
-    let mut written = 0;
-    for part in parts {
-        if written == dst.len() {
-            break;
-        }
-        if offset >= part.len() {
-            offset -= part.len();
-            continue;
-        }
-        let n = (part.len() - offset).min(dst.len() - written);
-        dst[written..written + n].copy_from_slice(&part[offset..offset + n]);
-        written += n;
-        offset = 0;
-    }
 }
 
 impl Iterator for Cells<'_> {

@@ -387,7 +387,7 @@ proptest! {
         let keys: Vec<_> = (0..streams.len())
             .map(|k| (VirtualCircuit::new(0, 32 + (k % 2) as u16), k as u16))
             .collect();
-        let mut queues: Vec<std::collections::VecDeque<[u8; CELL_BYTES]>> = streams
+        let queues: Vec<std::collections::VecDeque<[u8; CELL_BYTES]>> = streams
             .iter()
             .zip(&keys)
             .map(|(frames, &(vc, mid))| {
@@ -395,16 +395,7 @@ proptest! {
                 frames.iter().flat_map(|f| cells_of(&mut seg, f)).collect()
             })
             .collect();
-        let mut order = Vec::new();
-        let mut pick = schedule.into_iter();
-        loop {
-            let live: Vec<usize> = (0..queues.len()).filter(|&k| !queues[k].is_empty()).collect();
-            if live.is_empty() {
-                break;
-            }
-            let k = live[pick.next().unwrap_or(0) % live.len()];
-            order.extend(queues[k].pop_front());
-        }
+        let order = crate::protocol::atm::interleave(queues, schedule);
         let (frames, errors) = run(&mut Reassembler::default(), &order);
         prop_assert!(errors.is_empty());
         for (frames_k, &(vc, mid)) in streams.iter().zip(&keys) {
