@@ -2,3 +2,4 @@
 //! host interface, `../shared/systems/atm.md`) and IEEE 1355 DS-link characters.
 
 pub mod atm;
+pub mod ds;
