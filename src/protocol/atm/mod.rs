@@ -7,6 +7,7 @@
 
 pub mod aal34;
 pub mod aal5;
+pub mod bit_errors;
 mod cam;
 pub mod cell;
 pub mod crc;
