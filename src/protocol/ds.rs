@@ -395,11 +395,19 @@ impl Decoder {
     }
 
     /// Takes a whole character (parity already checked, or not modelled). Bit positions
-    /// advance by the character's length.
+    /// advance by the character's length. A character pushed while [`Decoder::push_bit`] is
+    /// half-way through one cuts that one short: a [`DecodeError::TruncatedChar`].
     pub fn push_char(&mut self, c: Char) -> Result<Option<Event>, DecodeError> {
         if let Some(error) = self.failed {
             return Err(error);
         }
+        if self.stage != Stage::Parity {
+            return self.fail(DecodeError::TruncatedChar {
+                bit: self.char_start,
+            });
+        }
+        // The next bit-level character's parity covers this character's bits.
+        self.prev_odd = c.payload_bits().0.count_ones() % 2 == 1;
         let start = self.position;
         self.position += u64::from(c.bits());
         self.take_char(c, start)
@@ -628,6 +636,26 @@ mod tests {
         d.reset();
         assert_eq!(d.push_char(Char::Fct), Ok(Some(Event::Fct)));
         assert_eq!(d.position(), 4);
+        assert_eq!(d.push_bit(true), Ok(None));
+        assert_eq!(
+            d.push_char(Char::Fct),
+            Err(DecodeError::TruncatedChar { bit: 4 })
+        );
+    }
+
+    #[test]
+    fn characters_and_bits_mix_between_characters() {
+        // The EOP as a character, then the closing NULL bit by bit: parity carries over.
+        let mut d = Decoder::new();
+        assert_eq!(d.push_char(Char::Data(0x41)), Ok(Some(Event::Data(0x41))));
+        assert_eq!(d.push_char(Char::Eop), Ok(Some(Event::Eop)));
+        let events: Vec<_> = PACKET_A_BITS[14..]
+            .iter()
+            .map(|&b| d.push_bit(b != 0))
+            .collect();
+        assert_eq!(events.last(), Some(&Ok(Some(Event::Null))));
+        assert!(events.iter().all(Result::is_ok));
+        assert_eq!(d.finish(), Ok(()));
     }
 
     #[test]
