@@ -2,6 +2,9 @@
 //! system-area networks — links, switches, host interfaces, the protocols on them and their
 //! control plane. See `README.md` for use and `../shared/DESIGN.md` for the architecture.
 
+// Doc comments give units in brackets, "Time [ps]", as the house style asks; they are not links.
+#![allow(rustdoc::broken_intra_doc_links)]
+
 pub mod bench;
 pub mod config;
 pub mod engine;

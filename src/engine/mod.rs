@@ -178,6 +178,13 @@ pub(crate) struct Chan {
     pub credit_class: Class,
     /// First of `MAX_TRAIN - 1` classes for `j · flit_time`, j = 1, 2, …
     pub train_class: u32,
+    /// Classes for "the head lands and its router delay passes": flit (tail) time +
+    /// propagation + the receiving switch's router delay.
+    pub head_route: Class,
+    pub head_route_tail: Class,
+    /// A head train to an idle, empty VC may skip its arrival event (see `send_train`).
+    pub shortcut: bool,
+    pub latency: Time,
     pub nvc: u8,
     pub rr: u8,
     pub credit: bool,
@@ -212,10 +219,14 @@ pub(crate) struct Vc {
     pub credits: u32,
     /// The input VC (at the sender) whose packet holds this VC.
     pub owner: u32,
-    /// Returned credits in flight: times they reach the sender, a ring in `cret` that
-    /// shares the flit ring's slots.
+    /// Slots `cr_head..head` hold flits that have left, each with the time its credit
+    /// reaches the sender; the sender collects them from `cr_head` as they land.
     pub cr_head: u32,
-    pub cr_len: u32,
+    /// The routed head's admissible outputs: one port (`want_port`, or `u16::MAX` when the
+    /// set is in `Sim::wants`) and VCs `want_lo..=want_hi`.
+    pub want_port: u16,
+    pub want_lo: u8,
+    pub want_hi: u8,
     /// When the front flit last moved [ps] (watchdog).
     pub last_move: Time,
     pub state: u8,
@@ -228,6 +239,25 @@ pub(crate) struct Vc {
     pub fwd_port: u16,
     /// Receiving port.
     pub in_port: u16,
+}
+
+/// One slot of a VC ring.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Slot {
+    /// Arrival time of the buffered flit, or when the credit of the flit that left lands.
+    pub time: Time,
+    pub flit: u32,
+}
+
+/// One port of a node: its output channel and allocation state.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Port {
+    /// The channel leaving this port, or `NONE`.
+    pub out: u32,
+    /// Local input VC last granted this output (round robin).
+    pub va_rr: u32,
+    /// When the crossbar input of this port is free again [ps].
+    pub xbar_free: Time,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -269,8 +299,9 @@ pub(crate) struct HostState {
     pub gen_at: Time,
     /// The first switch needs room for a whole packet (cut-through, store-and-forward).
     pub whole: bool,
-    /// The last train received: first arrival, length, ends with a tail.
-    pub rx_last: (Time, u32, bool),
+    /// Trains accepted whose flits may still be landing: first arrival, length, ends with a
+    /// tail (for the end-of-run count; older ones are dropped as they complete).
+    pub rx_trains: std::collections::VecDeque<(Time, u32, bool)>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -329,12 +360,10 @@ pub struct Sim<'a> {
     pub(crate) q: EventQueue,
     pub(crate) chans: Vec<Chan>,
     pub(crate) vcs: Vec<Vc>,
-    pub(crate) flits: Vec<u32>,
-    /// Credit return times, slot for slot beside `flits`.
-    pub(crate) cret: Vec<Time>,
-    /// Arrival time of each buffered flit, slot for slot beside `flits`: a train's flits are
-    /// in the buffer from the train's first arrival, each usable only from its own.
-    pub(crate) fin: Vec<Time>,
+    /// The VC rings: a buffered slot holds a flit and its arrival time (a train's flits are
+    /// in the buffer from the train's first arrival, each usable only from its own); a slot
+    /// whose flit has left holds the time its credit reaches the sender.
+    pub(crate) ring: Vec<Slot>,
     /// Buffer size of each VC [flits].
     pub(crate) caps: Vec<u32>,
     /// Flits in flight toward each VC (only under `check`).
@@ -345,15 +374,14 @@ pub struct Sim<'a> {
     pub(crate) drain_end: Vec<Time>,
     /// Time of the pending credit wake-up of each VC's sender.
     pub(crate) cwake: Vec<Time>,
+    /// Admissible output sets of routed heads that may take more than one port.
     pub(crate) wants: Vec<Want>,
     /// Delay classes of `j · flit_time` (see `Chan::train_class`).
     pub(crate) train_class_ids: Vec<Class>,
     pub(crate) sws: Vec<Sw>,
     pub(crate) sw_in: Vec<u32>,
-    pub(crate) port_out: Vec<u32>,
-    pub(crate) va_rr: Vec<u32>,
-    pub(crate) xbar_free: Vec<Time>,
-    pub(crate) req: Vec<u64>,
+    /// Per port of every node (index `port_base + port`).
+    pub(crate) ports: Vec<Port>,
     pub(crate) bits: Vec<u64>,
     pub(crate) sw_rng: Vec<Stream>,
     pub(crate) hosts: Vec<HostState>,
@@ -378,6 +406,8 @@ pub struct Sim<'a> {
     /// this instant are not counted, exactly as the flit-by-flit path would not have got
     /// to them.
     pub(crate) end: Time,
+    /// An error found where it could not be returned at once (reported at the instant's end).
+    pub(crate) failed: Option<Box<SimError>>,
 }
 
 impl<'a> Sim<'a> {
@@ -424,6 +454,16 @@ impl<'a> Sim<'a> {
                     base
                 }
             };
+            let (head_route, head_route_tail, shortcut) = if fab.is_switch(ch.dst) {
+                let sp = fab.switch_params[ch.dst.idx()];
+                (
+                    q.class(lp.flit_time + lp.latency + sp.router_delay),
+                    q.class(lp.tail_time + lp.latency + sp.router_delay),
+                    sp.mode != SwitchMode::StoreAndForward,
+                )
+            } else {
+                (arr_data, arr_tail, true)
+            };
             chans.push(Chan {
                 tx_busy: 0,
                 txfree_at: Time::MAX,
@@ -439,6 +479,10 @@ impl<'a> Sim<'a> {
                 tx_tail,
                 credit_class,
                 train_class,
+                head_route,
+                head_route_tail,
+                shortcut,
+                latency: lp.latency,
                 nvc: lp.vcs,
                 rr: lp.vcs - 1,
                 credit: credit_delay.is_some(),
@@ -474,7 +518,9 @@ impl<'a> Sim<'a> {
                     },
                     owner: NONE,
                     cr_head: 0,
-                    cr_len: 0,
+                    want_port: 0,
+                    want_lo: 0,
+                    want_hi: 0,
                     last_move: 0,
                     state: IDLE,
                     vc: v,
@@ -500,7 +546,6 @@ impl<'a> Sim<'a> {
         }
         let mut sws = Vec::with_capacity(fab.switches as usize);
         let mut sw_in = Vec::new();
-        let mut req_len = 0u32;
         let mut bits_len = 0u32;
         let mut sw_rng = Vec::new();
         #[allow(clippy::needless_range_loop)] // s indexes five parallel per-node tables
@@ -541,7 +586,8 @@ impl<'a> Sim<'a> {
                 port_base: port_base[s],
                 n_ports,
                 pwords,
-                req_base: req_len,
+                // Request words follow the switch's bit sets in one block.
+                req_base: bits_len + words + 2 * pwords,
                 bits_base: bits_len,
                 router_delay: sp.router_delay,
                 route_class,
@@ -558,8 +604,7 @@ impl<'a> Sim<'a> {
                     .max(1),
                 xbar: max_in_vcs > sp.speedup.max(1),
             });
-            req_len += n_ports * words;
-            bits_len += words + 2 * pwords;
+            bits_len += words + 2 * pwords + n_ports * words;
             sw_rng.push(Stream::new(p.seed, Purpose::Switch, s as u64));
         }
         let wl: &Workload = &spec.workload;
@@ -589,7 +634,7 @@ impl<'a> Sim<'a> {
                 cur_sent: 0,
                 gen_at: Time::MAX,
                 whole,
-                rx_last: (0, 0, false),
+                rx_trains: std::collections::VecDeque::new(),
             });
         }
         let route_stride = match routing {
@@ -607,9 +652,7 @@ impl<'a> Sim<'a> {
             q,
             chans,
             vcs,
-            flits: vec![0; flit_store as usize],
-            cret: vec![0; flit_store as usize],
-            fin: vec![0; flit_store as usize],
+            ring: vec![Slot::default(); flit_store as usize],
             inflight: vec![0; if p.check { caps.len() } else { 0 }],
             sel_rr: vec![0; caps.len()],
             drain_end: vec![0; caps.len()],
@@ -619,10 +662,14 @@ impl<'a> Sim<'a> {
             train_class_ids,
             sws,
             sw_in,
-            va_rr: vec![NONE; port_out.len()],
-            xbar_free: vec![0; port_out.len()],
-            port_out,
-            req: vec![0; req_len as usize],
+            ports: port_out
+                .iter()
+                .map(|&out| Port {
+                    out,
+                    va_rr: NONE,
+                    xbar_free: 0,
+                })
+                .collect(),
             bits: vec![0; bits_len as usize],
             sw_rng,
             hosts,
@@ -646,6 +693,7 @@ impl<'a> Sim<'a> {
             reverse_order: false,
             scratch_events: Vec::new(),
             end: Time::MAX,
+            failed: None,
         })
     }
 
@@ -726,17 +774,42 @@ impl<'a> Sim<'a> {
         ch.tr_k = k;
         let credit = ch.credit;
         let single_tail = k == 1 && ends_tail;
-        let class = if single_tail { ch.arr_tail } else { ch.arr_data };
+        let (class, route_class) = if single_tail {
+            (ch.arr_tail, ch.head_route_tail)
+        } else {
+            (ch.arr_data, ch.head_route)
+        };
+        let a0 = now + if single_tail { tt } else { ft } + ch.latency;
+        let shortcut = ch.shortcut && credit && first & HEAD != 0 && self.spec.params.trains;
         let mut flit = first;
         if single_tail {
             flit |= TAIL;
         }
-        self.q.push(class, now, ev_train(o, flit, k - 1, ends_tail));
         if credit {
             self.vcs[o as usize].credits -= k;
         }
-        if self.check {
-            self.inflight[o as usize] += k;
+        let node = self.vcs[o as usize].node;
+        if shortcut && (node as usize) >= self.sws.len() {
+            // A host takes flits as they arrive, each at a known time: record it all now.
+            // The result is the same as arrival by arrival (a host keeps no state that
+            // anything else reads before then); only the tail's delivery waits for its time.
+            if let Err(e) = self.host_accept(o, flit, k, ends_tail, a0) {
+                self.failed.get_or_insert(e);
+            }
+        } else if shortcut && self.receiver_idle(o) {
+            // Only this sender feeds `o`, so nothing can happen to it before the head lands:
+            // the flits go into its buffer now, marked with their arrival times, and the
+            // only event is the end of the head's router delay.
+            self.ring_put(o, flit, k, ends_tail, a0);
+            let v = &mut self.vcs[o as usize];
+            v.last_move = a0;
+            v.state = ROUTING;
+            self.q.push(route_class, now, ev(K_ROUTE, o, 0));
+        } else {
+            self.q.push(class, now, ev_train(o, flit, k - 1, ends_tail));
+            if self.check {
+                self.inflight[o as usize] += k;
+            }
         }
         self.c.flit_hops += k as u64;
         if self.vcs[o as usize].from_host != 0 {
@@ -745,22 +818,41 @@ impl<'a> Sim<'a> {
         last_start
     }
 
-    /// `k` flits left input VC `i`, the j-th at `t0 + j·unit` (the last at `last` instead):
-    /// their credits start back to the sender, which is woken when the first lands only if it
-    /// is waiting for it.
+    /// Whether input VC `o` is idle and empty, settling a train's lazy release that is
+    /// already past (as anyone looking at it now would).
+    #[inline]
+    fn receiver_idle(&mut self, o: u32) -> bool {
+        let v = &self.vcs[o as usize];
+        if v.len != 0 {
+            return false;
+        }
+        match v.state {
+            IDLE => true,
+            DRAIN if self.drain_end[o as usize] < self.now => {
+                self.settle(o);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The `k` flits just taken out of input VC `i` (its ring head has moved past them) left
+    /// the j-th at `t0 + j·unit` (the last at `last` instead): their credits start back to
+    /// the sender, which is woken when the first lands only if it is waiting for it.
     #[inline]
     pub(crate) fn return_credits(&mut self, i: u32, k: u32, t0: Time, unit: Time, last: Time) {
         let v = &mut self.vcs[i as usize];
         let ch = &self.chans[v.chan as usize];
         if !ch.credit {
+            v.cr_head = v.head;
             return;
         }
         let cd = ch.credit_delay;
+        let first = v.head.wrapping_sub(k);
         for j in 0..k {
-            let slot = v.buf + (v.cr_head.wrapping_add(v.cr_len) & v.mask);
-            v.cr_len += 1;
+            let slot = v.buf + (first.wrapping_add(j) & v.mask);
             let t = if j + 1 == k { last } else { t0 + j as Time * unit };
-            self.cret[slot as usize] = t + cd;
+            self.ring[slot as usize].time = t + cd;
         }
         if v.cwait {
             v.cwait = false;
@@ -779,19 +871,33 @@ impl<'a> Sim<'a> {
     pub(crate) fn credits_now(&mut self, o: u32) -> u32 {
         let now = self.now;
         let v = &mut self.vcs[o as usize];
-        while v.cr_len > 0 && self.cret[(v.buf + (v.cr_head & v.mask)) as usize] <= now {
+        while v.cr_head != v.head && self.ring[(v.buf + (v.cr_head & v.mask)) as usize].time <= now {
             v.cr_head = v.cr_head.wrapping_add(1);
-            v.cr_len -= 1;
             v.credits += 1;
         }
         v.credits
     }
 
+    /// The admissible outputs of the routed head at input VC `i`.
+    #[inline]
+    pub(crate) fn want_of(&self, i: u32) -> Want {
+        let v = &self.vcs[i as usize];
+        if v.want_port == u16::MAX {
+            self.wants[i as usize]
+        } else {
+            Want {
+                ports: crate::routing::PortSet::single(v.want_port),
+                vc_lo: v.want_lo,
+                vc_hi: v.want_hi,
+            }
+        }
+    }
+
     /// Credits of VC `o` at the present instant, without collecting them.
     pub(crate) fn credits_at(&self, o: u32) -> u32 {
         let v = &self.vcs[o as usize];
-        let landed = (0..v.cr_len)
-            .filter(|&k| self.cret[(v.buf + (v.cr_head.wrapping_add(k) & v.mask)) as usize] <= self.now)
+        let landed = (0..v.head.wrapping_sub(v.cr_head))
+            .filter(|&k| self.ring[(v.buf + (v.cr_head.wrapping_add(k) & v.mask)) as usize].time <= self.now)
             .count() as u32;
         v.credits.saturating_add(landed)
     }
@@ -813,8 +919,8 @@ impl<'a> Sim<'a> {
         // sender and receiver within an instant give the same wake-up.
         let v = &mut self.vcs[o as usize];
         let missing = need - v.credits;
-        if v.cr_len >= missing {
-            let t = self.cret[(v.buf + (v.cr_head.wrapping_add(missing - 1) & v.mask)) as usize];
+        if v.head.wrapping_sub(v.cr_head) >= missing {
+            let t = self.ring[(v.buf + (v.cr_head.wrapping_add(missing - 1) & v.mask)) as usize].time;
             if self.cwake[o as usize] != t {
                 self.cwake[o as usize] = t;
                 self.q.push_at(t, ev(K_CREDIT, o, 0));
@@ -983,6 +1089,9 @@ impl<'a> Sim<'a> {
                 k += 1;
             }
             self.dirty.clear();
+            if let Some(e) = self.failed.take() {
+                return Err(e);
+            }
             iter += 1;
             if iter & 0x3FFF == 0 {
                 progress(Progress {
@@ -1061,7 +1170,8 @@ impl<'a> Sim<'a> {
             if !ch.credit {
                 continue;
             }
-            let sum = v.credits as u64 + self.inflight[o] as u64 + v.len as u64 + v.cr_len as u64;
+            let back = v.head.wrapping_sub(v.cr_head);
+            let sum = v.credits as u64 + self.inflight[o] as u64 + v.len as u64 + back as u64;
             if sum != self.caps[o] as u64 {
                 return Err(Box::new(SimError::Invariant {
                     time: self.now,
@@ -1073,7 +1183,7 @@ impl<'a> Sim<'a> {
                         v.credits,
                         self.inflight[o],
                         v.len,
-                        v.cr_len,
+                        back,
                         self.caps[o]
                     ),
                 }));
@@ -1165,4 +1275,3 @@ pub(crate) fn clear_bit(bits: &mut [u64], base: usize, i: usize) {
 pub(crate) fn any_bit(bits: &[u64], base: usize, words: usize) -> bool {
     bits[base..base + words].iter().any(|&w| w != 0)
 }
-

@@ -140,11 +140,12 @@ impl Sim<'_> {
             }
         }
         for h in &self.hosts {
-            let (a0, k, ends_tail) = h.rx_last;
             let ej = fab.ejection_channel(self.node_host[h.node as usize]).0;
-            for j in 0..k {
-                if self.train_arrival(ej, a0, j, k, ends_tail) > end {
-                    dlv_over += 1;
+            for &(a0, k, ends_tail) in &h.rx_trains {
+                for j in 0..k {
+                    if self.train_arrival(ej, a0, j, k, ends_tail) > end {
+                        dlv_over += 1;
+                    }
                 }
             }
         }

@@ -42,17 +42,17 @@ impl Sim<'_> {
                 false
             }
             WAITING => {
-                let want = self.wants[i as usize];
+                let want = self.want_of(i);
                 let ch = &self.chans[v.chan as usize];
                 let sw = &self.sws[ch.dst as usize];
                 let need = if sw.mode == crate::switch::SwitchMode::Wormhole {
                     0
                 } else {
-                    let pid = self.flits[(v.buf + (v.head & v.mask)) as usize] & super::PID;
+                    let pid = self.ring[(v.buf + (v.head & v.mask)) as usize].flit & super::PID;
                     self.pkts[pid as usize].len
                 };
                 for p in want.ports.iter() {
-                    let c = self.port_out[(sw.port_base + p as u32) as usize];
+                    let c = self.ports[(sw.port_base + p as u32) as usize].out;
                     if c == NONE {
                         continue;
                     }

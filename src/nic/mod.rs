@@ -176,15 +176,30 @@ impl Sim<'_> {
     /// VC `o`; the others follow one unit each later. The host takes each as it arrives, and
     /// the packet counts as delivered when its tail is in (and the receive costs are paid).
     pub(crate) fn host_receive(&mut self, o: u32, first: u32, k: u32, ends_tail: bool) -> Res<()> {
-        let now = self.now;
+        self.host_accept(o, first, k, ends_tail, self.now)
+    }
+
+    /// As [`Self::host_receive`], for a train whose first flit lands at `a0` (now or later).
+    pub(crate) fn host_accept(&mut self, o: u32, first: u32, k: u32, ends_tail: bool, a0: Time) -> Res<()> {
+        let now = a0;
         let (c, node) = (self.vcs[o as usize].chan, self.vcs[o as usize].node);
         let h = self.node_host[node as usize];
         let last = self.train_arrival(c, now, k - 1, k, ends_tail);
         let unit = self.chans[c as usize].flit_time;
+        // The host takes each flit as it arrives: the k slots pass straight to "left".
+        let v = &mut self.vcs[o as usize];
+        v.head = v.head.wrapping_add(k);
         self.return_credits(o, k, now, unit, last);
         let pid = first & PID;
         self.c.flits_delivered += k as u64;
-        self.hosts[h as usize].rx_last = (now, k, ends_tail);
+        let ej = c;
+        while let Some(&(b0, bk, bt)) = self.hosts[h as usize].rx_trains.front() {
+            if self.train_arrival(ej, b0, bk - 1, bk, bt) > self.now {
+                break;
+            }
+            self.hosts[h as usize].rx_trains.pop_front();
+        }
+        self.hosts[h as usize].rx_trains.push_back((now, k, ends_tail));
         if now < self.me && last >= self.ms {
             for j in 0..k {
                 let t = self.train_arrival(c, now, j, k, ends_tail);
@@ -205,9 +220,16 @@ impl Sim<'_> {
             let bad = if pkt.dst != h {
                 Some(format!("packet {pid} for host {} arrived at host {h}", pkt.dst))
             } else if (first & HEAD != 0) != (before == 0) {
-                Some(format!("packet {pid}: head flag on flit {} of {}", before + 1, pkt.len))
+                Some(format!(
+                    "packet {pid}: head flag on flit {} of {}",
+                    before + 1,
+                    pkt.len
+                ))
             } else if ends_tail != (pkt.seen == pkt.len) {
-                Some(format!("packet {pid}: tail flag after flit {} of {}", pkt.seen, pkt.len))
+                Some(format!(
+                    "packet {pid}: tail flag after flit {} of {}",
+                    pkt.seen, pkt.len
+                ))
             } else {
                 None
             };
@@ -216,7 +238,7 @@ impl Sim<'_> {
             }
         }
         if ends_tail {
-            if last == now {
+            if last == self.now {
                 return self.deliver(pid);
             }
             self.q.push_at(last, ev(K_DELIVER, h, pid));

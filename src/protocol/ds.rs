@@ -369,9 +369,7 @@ impl Decoder {
             }
             Stage::Flag(parity) => {
                 if !(self.prev_odd ^ parity ^ bit) {
-                    return self.fail(DecodeError::Parity {
-                        bit: self.char_start,
-                    });
+                    return self.fail(DecodeError::Parity { bit: self.char_start });
                 }
                 self.stage = Stage::Body(0, 0, if bit { 2 } else { 8 });
                 Ok(None)
@@ -402,9 +400,7 @@ impl Decoder {
             return Err(error);
         }
         if self.stage != Stage::Parity {
-            return self.fail(DecodeError::TruncatedChar {
-                bit: self.char_start,
-            });
+            return self.fail(DecodeError::TruncatedChar { bit: self.char_start });
         }
         // The next bit-level character's parity covers this character's bits.
         self.prev_odd = c.payload_bits().0.count_ones() % 2 == 1;
@@ -448,9 +444,7 @@ impl Decoder {
             return Err(error);
         }
         if self.stage != Stage::Parity {
-            return Err(DecodeError::TruncatedChar {
-                bit: self.char_start,
-            });
+            return Err(DecodeError::TruncatedChar { bit: self.char_start });
         }
         if let Some(bit) = self.escape {
             return Err(DecodeError::TruncatedEscape { bit });
@@ -578,10 +572,7 @@ mod tests {
         }
         assert!(Char::Eop.is_nchar() && Char::Data(1).is_nchar() && !Char::Fct.is_nchar());
         let chars: Vec<_> = encode_packet(&[7], &[1, 2], PacketEnd::Eep).collect();
-        assert_eq!(
-            chars,
-            [Char::Data(7), Char::Data(1), Char::Data(2), Char::Eep]
-        );
+        assert_eq!(chars, [Char::Data(7), Char::Data(1), Char::Data(2), Char::Eep]);
         // One-way ceiling of `shared/systems/ieee1355.md`: 64 B + 1 header byte + EOP.
         let bits: u32 = encode_packet(&[0], &[0; 64], PacketEnd::Eop)
             .map(Char::bits)
@@ -599,10 +590,7 @@ mod tests {
                 next: Char::Eop
             })
         );
-        assert!(matches!(
-            escape_then(Char::Esc),
-            Err(DecodeError::Escape { .. })
-        ));
+        assert!(matches!(escape_then(Char::Esc), Err(DecodeError::Escape { .. })));
         assert!(matches!(
             escape_then(Char::Data(3)),
             Err(DecodeError::Escape { .. })
@@ -637,10 +625,7 @@ mod tests {
         assert_eq!(d.push_char(Char::Fct), Ok(Some(Event::Fct)));
         assert_eq!(d.position(), 4);
         assert_eq!(d.push_bit(true), Ok(None));
-        assert_eq!(
-            d.push_char(Char::Fct),
-            Err(DecodeError::TruncatedChar { bit: 4 })
-        );
+        assert_eq!(d.push_char(Char::Fct), Err(DecodeError::TruncatedChar { bit: 4 }));
     }
 
     #[test]
@@ -649,10 +634,7 @@ mod tests {
         let mut d = Decoder::new();
         assert_eq!(d.push_char(Char::Data(0x41)), Ok(Some(Event::Data(0x41))));
         assert_eq!(d.push_char(Char::Eop), Ok(Some(Event::Eop)));
-        let events: Vec<_> = PACKET_A_BITS[14..]
-            .iter()
-            .map(|&b| d.push_bit(b != 0))
-            .collect();
+        let events: Vec<_> = PACKET_A_BITS[14..].iter().map(|&b| d.push_bit(b != 0)).collect();
         assert_eq!(events.last(), Some(&Ok(Some(Event::Null))));
         assert!(events.iter().all(Result::is_ok));
         assert_eq!(d.finish(), Ok(()));

@@ -31,29 +31,10 @@ impl Sim<'_> {
             self.buffer_full(o, k)?;
         }
         let c = self.vcs[o as usize].chan;
-        let (ft, tt) = (self.chans[c as usize].flit_time, self.chans[c as usize].tail_time);
-        let v = &mut self.vcs[o as usize];
-        if v.len == 0 {
-            v.last_move = now;
+        if self.vcs[o as usize].len == 0 {
+            self.vcs[o as usize].last_move = now;
         }
-        let (buf, mask, mut at) = (v.buf, v.mask, v.head.wrapping_add(v.len));
-        v.len += k;
-        let mut t = now;
-        for j in 0..k {
-            let mut word = if j == 0 { first } else { first & PID };
-            if ends_tail && j + 1 == k {
-                word |= TAIL;
-                if j > 0 {
-                    // The tail lands its own unit time after the flit before it.
-                    t = t - ft + tt;
-                }
-            }
-            let slot = (buf + (at & mask)) as usize;
-            self.flits[slot] = word;
-            self.fin[slot] = t;
-            at = at.wrapping_add(1);
-            t += ft;
-        }
+        self.ring_put(o, first, k, ends_tail, now);
         let v = &self.vcs[o as usize];
         let (state, fwd_port, node) = (v.state, v.fwd_port, v.node);
         match state {
@@ -67,7 +48,10 @@ impl Sim<'_> {
                 if self.check && first & HEAD == 0 {
                     return Err(Box::new(SimError::Invariant {
                         time: now,
-                        what: format!("a body flit of packet {} reached the front of an idle VC", first & PID),
+                        what: format!(
+                            "a body flit of packet {} reached the front of an idle VC",
+                            first & PID
+                        ),
                     }));
                 }
                 self.start_head(o);
@@ -104,13 +88,40 @@ impl Sim<'_> {
     }
 
     /// Lazy release of a train's output whose tail passed earlier, with nobody waiting.
-    fn settle(&mut self, i: u32) {
+    pub(crate) fn settle(&mut self, i: u32) {
         let v = &mut self.vcs[i as usize];
         debug_assert_eq!(v.state, DRAIN);
         let o = v.fwd;
         v.state = IDLE;
         v.fwd = NONE;
         self.vcs[o as usize].owner = NONE;
+    }
+
+    /// Puts `k` flits of one packet at the back of input VC `o`'s buffer, the first landing at
+    /// `a0` and each next one a unit later (the tail its own unit).
+    #[inline]
+    pub(crate) fn ring_put(&mut self, o: u32, first: u32, k: u32, ends_tail: bool, a0: Time) {
+        let c = self.vcs[o as usize].chan;
+        let (ft, tt) = (self.chans[c as usize].flit_time, self.chans[c as usize].tail_time);
+        let v = &mut self.vcs[o as usize];
+        let (buf, mask, mut at) = (v.buf, v.mask, v.head.wrapping_add(v.len));
+        v.len += k;
+        let mut t = a0;
+        for j in 0..k {
+            let mut word = if j == 0 { first } else { first & PID };
+            if ends_tail && j + 1 == k {
+                word |= TAIL;
+                if j > 0 {
+                    // The tail lands its own unit time after the flit before it.
+                    t = t - ft + tt;
+                }
+            }
+            let slot = (buf + (at & mask)) as usize;
+            self.ring[slot].flit = word;
+            self.ring[slot].time = t;
+            at = at.wrapping_add(1);
+            t += ft;
+        }
     }
 
     /// Flits arrive at a full buffer: an error under credit flow control, a bigger buffer
@@ -131,19 +142,17 @@ impl Sim<'_> {
         }
         // Flow control `none`: the buffer grows (its old slots are abandoned).
         let new_cap = ((v.mask + 1) * 2).max(v.len + k).next_power_of_two().max(8);
-        let base = self.flits.len() as u32;
+        let base = self.ring.len() as u32;
         for j in 0..v.len {
-            let slot = (v.buf + (v.head.wrapping_add(j) & v.mask)) as usize;
-            let (f, t) = (self.flits[slot], self.fin[slot]);
-            self.flits.push(f);
-            self.fin.push(t);
+            let slot = self.ring[(v.buf + (v.head.wrapping_add(j) & v.mask)) as usize];
+            self.ring.push(slot);
         }
-        self.flits.resize((base + new_cap) as usize, 0);
-        self.fin.resize((base + new_cap) as usize, 0);
-        self.cret.resize((base + new_cap) as usize, 0);
+        self.ring
+            .resize((base + new_cap) as usize, crate::engine::Slot::default());
         let v = &mut self.vcs[o as usize];
         v.buf = base;
         v.head = 0;
+        v.cr_head = 0;
         v.mask = new_cap - 1;
         Ok(())
     }
@@ -157,7 +166,7 @@ impl Sim<'_> {
             set_bit(&mut self.bits, (bb + words + pwords) as usize, port as usize);
         }
         if mode != SwitchMode::Wormhole
-            && any_bit(&self.req, (rq + port as u32 * words) as usize, words as usize)
+            && any_bit(&self.bits, (rq + port as u32 * words) as usize, words as usize)
         {
             set_bit(&mut self.bits, (bb + words) as usize, port as usize);
         }
@@ -185,8 +194,8 @@ impl Sim<'_> {
         let v = &self.vcs[i as usize];
         (0..v.len)
             .map(|k| (v.buf + (v.head.wrapping_add(k) & v.mask)) as usize)
-            .find(|&slot| self.flits[slot] & TAIL != 0)
-            .map(|slot| self.fin[slot])
+            .find(|&slot| self.ring[slot].flit & TAIL != 0)
+            .map(|slot| self.ring[slot].time)
     }
 
     #[inline]
@@ -312,7 +321,7 @@ impl Sim<'_> {
         let (in_base, words, req_base, bits_base) = (sw.in_base, sw.words, sw.req_base, sw.bits_base);
         let i = self.sw_in[(in_base + l) as usize];
         let v = &self.vcs[i as usize];
-        let flit = self.flits[(v.buf + (v.head & v.mask)) as usize];
+        let flit = self.ring[(v.buf + (v.head & v.mask)) as usize].flit;
         let (in_vc, chan) = (v.vc, v.chan);
         let pid = flit & PID;
         let pkt = &self.pkts[pid as usize];
@@ -340,22 +349,29 @@ impl Sim<'_> {
                     err,
                 })
             })?;
-        self.wants[i as usize] = want;
-        self.vcs[i as usize].state = WAITING;
-        let chosen = if want.ports.len() == 1 {
-            None
+        let single = want.ports.len() == 1;
+        let v = &mut self.vcs[i as usize];
+        v.state = WAITING;
+        v.want_lo = want.vc_lo;
+        v.want_hi = want.vc_hi;
+        v.want_port = if single {
+            want.ports.0.trailing_zeros() as u16
         } else {
-            self.select(s, i, len)
+            u16::MAX
         };
+        if !single {
+            self.wants[i as usize] = want;
+        }
+        let chosen = if single { None } else { self.select(s, i, len) };
         let vb = (bits_base + words) as usize;
         match chosen {
             Some(p) => {
-                set_bit(&mut self.req, (req_base + p as u32 * words) as usize, l as usize);
+                set_bit(&mut self.bits, (req_base + p as u32 * words) as usize, l as usize);
                 set_bit(&mut self.bits, vb, p as usize);
             }
             None => {
                 for p in want.ports.iter() {
-                    set_bit(&mut self.req, (req_base + p as u32 * words) as usize, l as usize);
+                    set_bit(&mut self.bits, (req_base + p as u32 * words) as usize, l as usize);
                     set_bit(&mut self.bits, vb, p as usize);
                 }
             }
@@ -400,7 +416,7 @@ impl Sim<'_> {
         let want = self.wants[i as usize];
         let need = Self::need(mode, len);
         let free = |this: &mut Self, p: u16| -> Option<u32> {
-            let c = this.port_out[(port_base + p as u32) as usize];
+            let c = this.ports[(port_base + p as u32) as usize].out;
             if c == NONE {
                 return None;
             }
@@ -455,9 +471,16 @@ impl Sim<'_> {
     /// from the input after the last one granted (or oldest packet first).
     fn allocate(&mut self, s: usize, p: u32) {
         let sw = &self.sws[s];
-        let (port_base, req_base, words, n_in, in_base, mode, arb) =
-            (sw.port_base, sw.req_base, sw.words, sw.n_in, sw.in_base, sw.mode, sw.arbitration);
-        let c = self.port_out[(port_base + p) as usize];
+        let (port_base, req_base, words, n_in, in_base, mode, arb) = (
+            sw.port_base,
+            sw.req_base,
+            sw.words,
+            sw.n_in,
+            sw.in_base,
+            sw.mode,
+            sw.arbitration,
+        );
+        let c = self.ports[(port_base + p) as usize].out;
         if c == NONE {
             return;
         }
@@ -467,13 +490,21 @@ impl Sim<'_> {
         loop {
             let mut grant: Option<(u32, u32, u8)> = None;
             let mut best_created = Time::MAX;
-            let last = self.va_rr[(port_base + p) as usize];
-            let start = if last == NONE || last + 1 >= n_in { 0 } else { last + 1 };
+            let last = self.ports[(port_base + p) as usize].va_rr;
+            let start = if last == NONE || last + 1 >= n_in {
+                0
+            } else {
+                last + 1
+            };
             let (w0, b0) = ((start >> 6) as usize, start & 63);
             // Requesters in circular order from `start`: the rest of word w0, the other
             // words, then the beginning of w0.
             'scan: for pass in 0..=nw {
-                let wi = if w0 + pass >= nw { w0 + pass - nw } else { w0 + pass };
+                let wi = if w0 + pass >= nw {
+                    w0 + pass - nw
+                } else {
+                    w0 + pass
+                };
                 let keep = if pass == 0 {
                     !0u64 << b0
                 } else if pass == nw {
@@ -484,14 +515,14 @@ impl Sim<'_> {
                 } else {
                     !0u64
                 };
-                let mut word = self.req[rq + wi] & keep;
+                let mut word = self.bits[rq + wi] & keep;
                 while word != 0 {
                     let l = (wi << 6) as u32 + word.trailing_zeros();
                     word &= word - 1;
                     let i = self.sw_in[(in_base + l) as usize];
-                    let (vc_lo, vc_hi) = (self.wants[i as usize].vc_lo, self.wants[i as usize].vc_hi);
                     let v = &self.vcs[i as usize];
-                    let pid = self.flits[(v.buf + (v.head & v.mask)) as usize] & PID;
+                    let (vc_lo, vc_hi) = (v.want_lo, v.want_hi);
+                    let pid = self.ring[(v.buf + (v.head & v.mask)) as usize].flit & PID;
                     let (len, created) = (self.pkts[pid as usize].len, self.pkts[pid as usize].created);
                     let Some(vv) = self.free_vc(c, vc_lo, vc_hi, Self::need(mode, len)) else {
                         continue;
@@ -529,14 +560,18 @@ impl Sim<'_> {
         v.fwd = o;
         v.fwd_port = p as u16;
         v.state = ACTIVE;
-        let flit = self.flits[(v.buf + (v.head & v.mask)) as usize];
-        let mut ports = self.wants[i as usize].ports.0;
+        let flit = self.ring[(v.buf + (v.head & v.mask)) as usize].flit;
+        let mut ports = if v.want_port == u16::MAX {
+            self.wants[i as usize].ports.0
+        } else {
+            1u128 << v.want_port
+        };
         while ports != 0 {
             let q = ports.trailing_zeros();
             ports &= ports - 1;
-            clear_bit(&mut self.req, (req_base + q * words) as usize, l as usize);
+            clear_bit(&mut self.bits, (req_base + q * words) as usize, l as usize);
         }
-        self.va_rr[(port_base + p) as usize] = l;
+        self.ports[(port_base + p) as usize].va_rr = l;
         let pkt = &mut self.pkts[(flit & PID) as usize];
         pkt.hops += 1;
         pkt.route_pos += 1;
@@ -547,7 +582,7 @@ impl Sim<'_> {
     fn try_send(&mut self, s: usize, p: u32) {
         let sw = &self.sws[s];
         let (port_base, xbar) = (sw.port_base, sw.xbar);
-        let c = self.port_out[(port_base + p) as usize];
+        let c = self.ports[(port_base + p) as usize].out;
         if c == NONE {
             return;
         }
@@ -580,7 +615,7 @@ impl Sim<'_> {
             if iv.len == 0 || iv.state != ACTIVE {
                 continue;
             }
-            let front_in = self.fin[(iv.buf + (iv.head & iv.mask)) as usize];
+            let front_in = self.ring[(iv.buf + (iv.head & iv.mask)) as usize].time;
             if front_in > now {
                 // Announced by a train but not here yet.
                 xbar_wait = xbar_wait.min(front_in);
@@ -591,7 +626,7 @@ impl Sim<'_> {
                 continue;
             }
             if xbar {
-                let xf = self.xbar_free[in_port as usize];
+                let xf = self.ports[in_port as usize].xbar_free;
                 if xf > now {
                     xbar_wait = xbar_wait.min(xf);
                     continue;
@@ -632,7 +667,7 @@ impl Sim<'_> {
         let mut k = 1;
         let v = &self.vcs[i as usize];
         let (buf, head, mask, len) = (v.buf, v.head, v.mask, v.len);
-        let first = self.flits[(buf + (head & mask)) as usize];
+        let first = self.ring[(buf + (head & mask)) as usize].flit;
         let mut ends_tail = first & TAIL != 0;
         let unit = self.chans[c as usize].flit_time;
         if train && self.spec.params.trains && !ends_tail && len > 1 {
@@ -644,10 +679,10 @@ impl Sim<'_> {
             while k < limit {
                 let slot = (buf + (head.wrapping_add(k) & mask)) as usize;
                 // Flit k leaves at now + k·unit; it must have arrived by then.
-                if self.fin[slot] > now + k as Time * unit {
+                if self.ring[slot].time > now + k as Time * unit {
                     break;
                 }
-                let f = self.flits[slot];
+                let f = self.ring[slot].flit;
                 k += 1;
                 if f & TAIL != 0 {
                     ends_tail = true;
@@ -663,8 +698,12 @@ impl Sim<'_> {
         self.return_credits(i, k, now, unit, last_start);
         let sw = &self.sws[s];
         if sw.xbar {
-            let u = if ends_tail { self.chans[c as usize].tail_time } else { unit };
-            self.xbar_free[in_port as usize] = now + u / sw.speedup as Time;
+            let u = if ends_tail {
+                self.chans[c as usize].tail_time
+            } else {
+                unit
+            };
+            self.ports[in_port as usize].xbar_free = now + u / sw.speedup as Time;
         }
         if ends_tail {
             if k == 1 {
@@ -673,7 +712,11 @@ impl Sim<'_> {
                 debug_assert_eq!(last_start, now + (k - 1) as Time * unit);
                 self.drain_end[i as usize] = last_start;
                 let sw = &self.sws[s];
-                let waiting = any_bit(&self.req, (sw.req_base + p * sw.words) as usize, sw.words as usize);
+                let waiting = any_bit(
+                    &self.bits,
+                    (sw.req_base + p * sw.words) as usize,
+                    sw.words as usize,
+                );
                 if waiting || self.vcs[i as usize].len > 0 {
                     // A head waits for this output, or the next packet is behind the tail.
                     self.vcs[i as usize].state = DRAIN_EV;
@@ -696,7 +739,7 @@ impl Sim<'_> {
         let more = v.len > 0;
         let sw = &self.sws[s];
         let (req_base, words, bits_base) = (sw.req_base, sw.words, sw.bits_base);
-        if any_bit(&self.req, (req_base + p * words) as usize, words as usize) {
+        if any_bit(&self.bits, (req_base + p * words) as usize, words as usize) {
             set_bit(&mut self.bits, (bits_base + words) as usize, p as usize);
         }
         if more {

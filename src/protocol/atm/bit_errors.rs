@@ -143,17 +143,13 @@ impl CrcCode {
     /// The HEC code: CRC-8 x⁸+x²+x+1 over the 40 header bits.
     pub fn hec() -> &'static CrcCode {
         static CODE: OnceLock<CrcCode> = OnceLock::new();
-        CODE.get_or_init(|| {
-            CrcCode::new(u32::from(CRC8_POLY), 8, HEADER_BITS).expect("valid HEC code")
-        })
+        CODE.get_or_init(|| CrcCode::new(u32::from(CRC8_POLY), 8, HEADER_BITS).expect("valid HEC code"))
     }
 
     /// The SAR-PDU code: CRC-10 x¹⁰+x⁹+x⁵+x⁴+x+1 over the 384 bits of a SAR-PDU.
     pub fn sar_crc10() -> &'static CrcCode {
         static CODE: OnceLock<CrcCode> = OnceLock::new();
-        CODE.get_or_init(|| {
-            CrcCode::new(u32::from(CRC10_POLY), 10, SAR_PDU_BITS).expect("valid CRC-10 code")
-        })
+        CODE.get_or_init(|| CrcCode::new(u32::from(CRC10_POLY), 10, SAR_PDU_BITS).expect("valid CRC-10 code"))
     }
 
     /// Code length [bits].
@@ -358,11 +354,7 @@ mod tests {
                 pairs[(s[i] ^ s[j]) as usize] += 1;
             }
         }
-        let a4: u128 = pairs
-            .iter()
-            .map(|&m| m * m.saturating_sub(1) / 2)
-            .sum::<u128>()
-            / 3;
+        let a4: u128 = pairs.iter().map(|&m| m * m.saturating_sub(1) / 2).sum::<u128>() / 3;
         assert!(a4 > 0);
         assert_eq!(code.weight_count(4), Some(a4));
         assert_eq!(code.minimum_distance(), Some(4));
@@ -407,10 +399,7 @@ mod tests {
                     / f64::from(1u32 << code.r);
                 let dual = pass - base;
                 assert!((low / dual - 1.0).abs() < 1e-5, "{p}: {low} {dual}");
-                assert!(
-                    (by_weights / dual - 1.0).abs() < 1e-5,
-                    "{p}: {by_weights} {dual}"
-                );
+                assert!((by_weights / dual - 1.0).abs() < 1e-5, "{p}: {by_weights} {dual}");
             }
         }
     }
@@ -442,8 +431,7 @@ mod tests {
         assert!(aal34_frame_undetected(1e-4, 65_535).unwrap() < 1e-30);
         let one = aal34_frame_undetected(1e-4, 36).unwrap();
         // One cell: the frame's rate is the cell's payload rate times a clean header.
-        let per_cell =
-            CrcCode::sar_crc10().undetected_probability(1e-4).unwrap() * (1.0 - 1e-4f64).powi(40);
+        let per_cell = CrcCode::sar_crc10().undetected_probability(1e-4).unwrap() * (1.0 - 1e-4f64).powi(40);
         assert!((one / per_cell - 1.0).abs() < 1e-9);
         assert_eq!(aal34_frame_undetected(1.0, 100), Ok(0.0));
         assert_eq!(
@@ -459,10 +447,7 @@ mod tests {
             CrcCode::new(0x07, 0, 40).unwrap_err(),
             BitErrorError::CheckBits(0)
         );
-        assert_eq!(
-            CrcCode::new(0x07, 8, 4).unwrap_err(),
-            BitErrorError::Length(4)
-        );
+        assert_eq!(CrcCode::new(0x07, 8, 4).unwrap_err(), BitErrorError::Length(4));
         assert_eq!(
             CrcCode::new(0x07, 8, 2000).unwrap_err(),
             BitErrorError::Length(2000)

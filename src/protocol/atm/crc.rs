@@ -117,11 +117,7 @@ mod tests {
 
     /// Bit-at-a-time CRC, the definition the tables must agree with.
     fn reference(data: &[u8], poly: u32, width: u32) -> u32 {
-        let mask = if width == 32 {
-            u32::MAX
-        } else {
-            (1 << width) - 1
-        };
+        let mask = if width == 32 { u32::MAX } else { (1 << width) - 1 };
         let mut reg = 0u32;
         for &byte in data {
             for i in (0..8).rev() {

@@ -13,8 +13,7 @@ pub mod cell;
 pub mod crc;
 
 pub use cell::{
-    CELL_BYTES, Cell, CellError, CellRepr, HEADER_BYTES, PAYLOAD_BYTES, PayloadType,
-    VirtualCircuit, hec,
+    CELL_BYTES, Cell, CellError, CellRepr, HEADER_BYTES, PAYLOAD_BYTES, PayloadType, VirtualCircuit, hec,
 };
 
 /// Copies `dst.len()` bytes starting at `offset` of the concatenation of `parts`; bytes past
@@ -40,16 +39,11 @@ pub(crate) fn copy_from_parts(dst: &mut [u8], mut offset: usize, parts: &[&[u8]]
 /// Merges `queues` into one sequence that keeps each queue's order, taking next from the live
 /// queue that `schedule` picks (modulo the number still live; the first once it runs out).
 #[cfg(test)]
-pub(crate) fn interleave<T>(
-    mut queues: Vec<std::collections::VecDeque<T>>,
-    schedule: Vec<usize>,
-) -> Vec<T> {
+pub(crate) fn interleave<T>(mut queues: Vec<std::collections::VecDeque<T>>, schedule: Vec<usize>) -> Vec<T> {
     let mut order = Vec::new();
     let mut pick = schedule.into_iter();
     loop {
-        let live: Vec<usize> = (0..queues.len())
-            .filter(|&k| !queues[k].is_empty())
-            .collect();
+        let live: Vec<usize> = (0..queues.len()).filter(|&k| !queues[k].is_empty()).collect();
         if live.is_empty() {
             return order;
         }

@@ -248,13 +248,7 @@ mod tests {
         );
         let mut bad = FIVE;
         bad[3] = 4;
-        assert_eq!(
-            check(&bad),
-            Err(CsError::BasizeTooSmall {
-                basize: 4,
-                length: 5
-            })
-        );
+        assert_eq!(check(&bad), Err(CsError::BasizeTooSmall { basize: 4, length: 5 }));
         // An absurd Length never makes the payload accessor read past the trailer.
         let mut bad = FIVE;
         bad[14] = 0xFF;

@@ -263,12 +263,7 @@ impl Reassembler {
         }
     }
 
-    fn open(
-        &mut self,
-        key: (VirtualCircuit, u16),
-        sn: u8,
-        payload: &[u8],
-    ) -> Result<(), ReassemblyError> {
+    fn open(&mut self, key: (VirtualCircuit, u16), sn: u8, payload: &[u8]) -> Result<(), ReassemblyError> {
         let (circuit, mid) = key;
         if self.contexts.is_full() {
             return Err(ReassemblyError::MidTableFull { circuit, mid });
@@ -374,18 +369,10 @@ impl Reassembler {
 }
 
 /// Checks a complete CS-PDU and strips it down to its payload.
-fn deliver(
-    circuit: VirtualCircuit,
-    mid: u16,
-    mut data: Vec<u8>,
-) -> Result<Option<Frame>, ReassemblyError> {
+fn deliver(circuit: VirtualCircuit, mid: u16, mut data: Vec<u8>) -> Result<Option<Frame>, ReassemblyError> {
     let repr = CsPdu::new_checked(&data[..])
         .and_then(|pdu| CsRepr::parse(&pdu))
-        .map_err(|error| ReassemblyError::Cs {
-            circuit,
-            mid,
-            error,
-        })?;
+        .map_err(|error| ReassemblyError::Cs { circuit, mid, error })?;
     data.truncate(CS_HEADER_BYTES + usize::from(repr.length));
     data.drain(..CS_HEADER_BYTES);
     Ok(Some(Frame { circuit, mid, data }))

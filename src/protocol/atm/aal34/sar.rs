@@ -261,9 +261,7 @@ impl SarRepr {
     /// Writes the fields and the CRC-10 into the first 48 bytes of `pdu`, which the caller
     /// guarantees; fields are masked to their widths, so validate first.
     pub(super) fn write_into(&self, pdu: &mut [u8]) {
-        pdu[0] = (self.segment_type.bits() << 6)
-            | ((self.sn & 0x0F) << 2)
-            | ((self.mid >> 8) as u8 & 0x03);
+        pdu[0] = (self.segment_type.bits() << 6) | ((self.sn & 0x0F) << 2) | ((self.mid >> 8) as u8 & 0x03);
         pdu[1] = self.mid as u8;
         pdu[46] = self.li << 2;
         let crc = crc_of(pdu);

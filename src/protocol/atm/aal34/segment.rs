@@ -66,8 +66,8 @@ impl Segmenter {
     /// The cells carrying `frame`, in order. The sequence number and tag advance now, whether
     /// or not every cell is taken.
     pub fn segment<'f>(&mut self, frame: &'f [u8]) -> Result<Cells<'f>, SegmentError> {
-        let length = u16::try_from(frame.len())
-            .map_err(|_| SegmentError::FrameTooLong { len: frame.len() })?;
+        let length =
+            u16::try_from(frame.len()).map_err(|_| SegmentError::FrameTooLong { len: frame.len() })?;
         let count = cell_count(frame.len());
         let cells = Cells {
             frame,
@@ -177,9 +177,7 @@ mod tests {
         // CS-PDU: CPI 0, Btag 0, BASize 5, "ABCDE", pad 3, AL 0, Etag 0, Length 5.
         assert_eq!(
             c[7..23],
-            [
-                0, 0, 0, 5, b'A', b'B', b'C', b'D', b'E', 0, 0, 0, 0, 0, 0, 5
-            ]
+            [0, 0, 0, 5, b'A', b'B', b'C', b'D', b'E', 0, 0, 0, 0, 0, 0, 5]
         );
         assert!(c[23..51].iter().all(|&b| b == 0));
         assert_eq!(c[51] >> 2, 16);

@@ -215,13 +215,7 @@ fn abort_discards_the_frame() {
     assert!(frames.is_empty());
     assert_eq!(
         errors,
-        [format!(
-            "{:?}",
-            ReassemblyError::Aborted {
-                circuit: VC,
-                mid: 4
-            }
-        )]
+        [format!("{:?}", ReassemblyError::Aborted { circuit: VC, mid: 4 })]
     );
     assert_eq!(r.in_progress(), 0);
 }
@@ -310,10 +304,7 @@ fn capacity_is_enforced_and_flush_frees_it() {
     let vc3 = VirtualCircuit::new(0, 3);
     assert_eq!(
         r.push_cell(&bom(3, 1)).outcome,
-        Err(ReassemblyError::MidTableFull {
-            circuit: vc3,
-            mid: 1
-        })
+        Err(ReassemblyError::MidTableFull { circuit: vc3, mid: 1 })
     );
     assert!(r.flush_mid(VirtualCircuit::new(0, 1), 2));
     assert!(!r.flush_mid(VirtualCircuit::new(0, 1), 2));
@@ -336,10 +327,7 @@ fn penn_tables_hold_256_mids() {
         if mid < 256 {
             assert_eq!(d.outcome, Ok(None));
         } else {
-            assert_eq!(
-                d.outcome,
-                Err(ReassemblyError::MidTableFull { circuit: VC, mid })
-            );
+            assert_eq!(d.outcome, Err(ReassemblyError::MidTableFull { circuit: VC, mid }));
         }
     }
     assert_eq!(r.in_progress(), 256);

@@ -161,10 +161,7 @@ impl CpcsRepr {
         if cpcs_pdu_len(usize::from(length)) != pdu_len {
             return Err(CpcsError::LengthMismatch { length, pdu_len });
         }
-        Ok(CpcsRepr {
-            uu: pdu.uu(),
-            length,
-        })
+        Ok(CpcsRepr { uu: pdu.uu(), length })
     }
 
     /// The first four trailer bytes (UU, CPI, Length); the CRC-32 follows them.
@@ -194,22 +191,9 @@ mod tests {
         let pdu = vector();
         let view = CpcsPdu::new_checked(&pdu[..]).unwrap();
         assert_eq!(view.computed_crc(), VECTOR_CRC);
-        assert_eq!(
-            CpcsRepr::parse(&view),
-            Ok(CpcsRepr {
-                uu: 0x5A,
-                length: 9
-            })
-        );
+        assert_eq!(CpcsRepr::parse(&view), Ok(CpcsRepr { uu: 0x5A, length: 9 }));
         assert_eq!(view.payload(), b"123456789");
-        assert_eq!(
-            CpcsRepr {
-                uu: 0x5A,
-                length: 9
-            }
-            .trailer_head(),
-            pdu[40..44]
-        );
+        assert_eq!(CpcsRepr { uu: 0x5A, length: 9 }.trailer_head(), pdu[40..44]);
     }
 
     #[test]

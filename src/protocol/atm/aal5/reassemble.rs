@@ -6,9 +6,7 @@ use thiserror::Error;
 
 use super::cpcs::{CpcsError, CpcsPdu, CpcsRepr, MAX_PDU_BYTES};
 use crate::protocol::atm::cam::Cam;
-use crate::protocol::atm::cell::{
-    CellError, CellRepr, PayloadType, VirtualCircuit, receive_user_cell,
-};
+use crate::protocol::atm::cell::{CellError, CellRepr, PayloadType, VirtualCircuit, receive_user_cell};
 
 /// Table size of a reassembler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,10 +158,7 @@ impl Reassembler {
 }
 
 fn deliver(circuit: VirtualCircuit, context: Context) -> Result<Option<Frame>, ReassemblyError> {
-    let Context {
-        congestion,
-        mut data,
-    } = context;
+    let Context { congestion, mut data } = context;
     let repr = CpcsPdu::new_checked(&data[..])
         .and_then(|pdu| CpcsRepr::parse(&pdu))
         .map_err(|error| ReassemblyError::Cpcs { circuit, error })?;

@@ -54,10 +54,7 @@ impl Segmenter {
             ..header
         };
         Ok(Segmenter {
-            headers: [
-                with_last(false).header_bytes()?,
-                with_last(true).header_bytes()?,
-            ],
+            headers: [with_last(false).header_bytes()?, with_last(true).header_bytes()?],
         })
     }
 
@@ -66,8 +63,8 @@ impl Segmenter {
         if frame.is_empty() {
             return Err(SegmentError::EmptyFrame);
         }
-        let length = u16::try_from(frame.len())
-            .map_err(|_| SegmentError::FrameTooLong { len: frame.len() })?;
+        let length =
+            u16::try_from(frame.len()).map_err(|_| SegmentError::FrameTooLong { len: frame.len() })?;
         Ok(Cells {
             frame,
             headers: self.headers,
@@ -106,11 +103,7 @@ impl Iterator for Cells<'_> {
         cell[..HEADER_BYTES].copy_from_slice(&self.headers[usize::from(last)]);
         let payload = &mut cell[HEADER_BYTES..];
         let pad = &[0u8; PAYLOAD_BYTES][..padding(self.frame.len())];
-        copy_from_parts(
-            payload,
-            i * PAYLOAD_BYTES,
-            &[self.frame, pad, &self.trailer_head],
-        );
+        copy_from_parts(payload, i * PAYLOAD_BYTES, &[self.frame, pad, &self.trailer_head]);
         if last {
             let crc_at = PAYLOAD_BYTES - (TRAILER_BYTES - 4);
             self.crc = crc32_update(self.crc, &payload[..crc_at]);

@@ -14,11 +14,7 @@ fn frame(len: usize, seed: u8) -> Vec<u8> {
 }
 
 fn cells_of(vc: VirtualCircuit, data: &[u8], uu: u8) -> Vec<[u8; CELL_BYTES]> {
-    Segmenter::new(vc)
-        .unwrap()
-        .segment(data, uu)
-        .unwrap()
-        .collect()
+    Segmenter::new(vc).unwrap().segment(data, uu).unwrap().collect()
 }
 
 fn run(r: &mut Reassembler, cells: &[[u8; CELL_BYTES]]) -> (Vec<Frame>, Vec<ReassemblyError>) {
