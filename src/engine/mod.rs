@@ -68,11 +68,11 @@ pub(crate) const WAITING: u8 = 3;
 pub(crate) const ACTIVE: u8 = 4;
 pub(crate) const AWAIT_TAIL: u8 = 5;
 /// The whole packet left in a train; its tail is not yet out in flit-by-flit time
-/// (`drain_end`). Nobody waits for the output: it is released lazily, when next looked at.
+/// (`t_aux`). Nobody waits for the output: it is released lazily, when next looked at.
 pub(crate) const DRAIN: u8 = 6;
 /// The tail of a train is out now: the output is released at this instant's allocation.
 pub(crate) const DRAIN_DUE: u8 = 7;
-/// As `DRAIN`, with a `TAILGONE` event due at `drain_end` (someone waits for the release).
+/// As `DRAIN`, with a `TAILGONE` event due at `t_aux` (someone waits for the release).
 pub(crate) const DRAIN_EV: u8 = 8;
 
 /// Errors on the hot path are boxed to keep results one word wide.
@@ -370,8 +370,9 @@ pub struct Sim<'a> {
     pub(crate) inflight: Vec<u32>,
     /// Round-robin selection state per input VC.
     pub(crate) sel_rr: Vec<u16>,
-    /// When the tail of a train from each input VC passes, in flit-by-flit time [ps].
-    pub(crate) drain_end: Vec<Time>,
+    /// Per input VC: in `DRAIN*`, when the tail of its train passes (in flit-by-flit time);
+    /// in `ROUTING`, when the head's router delay ends [ps].
+    pub(crate) t_aux: Vec<Time>,
     /// Time of the pending credit wake-up of each VC's sender.
     pub(crate) cwake: Vec<Time>,
     /// Admissible output sets of routed heads that may take more than one port.
@@ -655,7 +656,7 @@ impl<'a> Sim<'a> {
             ring: vec![Slot::default(); flit_store as usize],
             inflight: vec![0; if p.check { caps.len() } else { 0 }],
             sel_rr: vec![0; caps.len()],
-            drain_end: vec![0; caps.len()],
+            t_aux: vec![0; caps.len()],
             cwake: vec![Time::MAX; caps.len()],
             caps,
             wants,
@@ -804,6 +805,8 @@ impl<'a> Sim<'a> {
             let v = &mut self.vcs[o as usize];
             v.last_move = a0;
             v.state = ROUTING;
+            let r = self.sws[node as usize].router_delay;
+            self.t_aux[o as usize] = a0 + r;
             self.q.push(route_class, now, ev(K_ROUTE, o, 0));
         } else {
             self.q.push(class, now, ev_train(o, flit, k - 1, ends_tail));
@@ -828,7 +831,7 @@ impl<'a> Sim<'a> {
         }
         match v.state {
             IDLE => true,
-            DRAIN if self.drain_end[o as usize] < self.now => {
+            DRAIN if self.t_aux[o as usize] < self.now => {
                 self.settle(o);
                 true
             }

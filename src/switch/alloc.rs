@@ -62,7 +62,7 @@ impl Sim<'_> {
             }
             DRAIN => {
                 // A packet behind a train's tail: the release can no longer be lazy.
-                let end = self.drain_end[o as usize];
+                let end = self.t_aux[o as usize];
                 if end < now {
                     self.settle(o);
                     self.start_head(o);
@@ -210,8 +210,9 @@ impl Sim<'_> {
             set_bit(&mut self.bits, bb as usize, local as usize);
             self.mark_dirty(node);
         } else {
-            let class = sw.route_class;
+            let (class, r) = (sw.route_class, sw.router_delay);
             self.vcs[i as usize].state = ROUTING;
+            self.t_aux[i as usize] = self.now + r;
             self.q.push(class, self.now, ev(K_ROUTE, i, 0));
         }
     }
@@ -221,6 +222,7 @@ impl Sim<'_> {
         let node = self.vcs[i as usize].node;
         let r = self.sws[node as usize].router_delay;
         self.vcs[i as usize].state = ROUTING;
+        self.t_aux[i as usize] = t + r;
         self.q.push_at(t + r, ev(K_ROUTE, i, 0));
     }
 
@@ -391,7 +393,7 @@ impl Sim<'_> {
             if owner != NONE && self.vcs[owner as usize].state == DRAIN {
                 // Held by a train whose tail passes at `end`: free if that is past; else the
                 // release must now happen on time, for this waiting head.
-                let end = self.drain_end[owner as usize];
+                let end = self.t_aux[owner as usize];
                 if end < self.now {
                     self.settle(owner);
                 } else {
@@ -590,11 +592,11 @@ impl Sim<'_> {
         let ch = &self.chans[c as usize];
         let (nvc, vc_base, rr, credit, tx_busy) =
             (ch.nvc as u32, ch.vc_base, ch.rr as u32, ch.credit, ch.tx_busy);
-        if nvc == 1 {
-            // A train's tail passing now releases the output before anything else.
-            let i = self.vcs[vc_base as usize].owner;
+        // A train's tail passing now releases its output VC before anything else.
+        for vv in 0..nvc {
+            let i = self.vcs[(vc_base + vv) as usize].owner;
             if i != NONE && self.vcs[i as usize].state == DRAIN_DUE {
-                self.release(s, p, i, vc_base);
+                self.release(s, p, i, vc_base + vv);
             }
         }
         if tx_busy > now {
@@ -670,12 +672,22 @@ impl Sim<'_> {
         let first = self.ring[(buf + (head & mask)) as usize].flit;
         let mut ends_tail = first & TAIL != 0;
         let unit = self.chans[c as usize].flit_time;
-        if train && self.spec.params.trains && !ends_tail && len > 1 {
-            let limit = len.min(MAX_TRAIN).min(if self.chans[c as usize].credit {
-                self.credits_now(o)
+        if self.spec.params.trains && !ends_tail && len > 1 {
+            // Without competition for the output or the crossbar input (one VC, one VC per
+            // input), a train runs to the tail; otherwise only until something could compete.
+            let horizon = if train {
+                u32::MAX
             } else {
-                MAX_TRAIN
-            });
+                self.train_horizon(s, p, c, o, i, unit)
+            };
+            let limit = len
+                .min(MAX_TRAIN)
+                .min(horizon)
+                .min(if self.chans[c as usize].credit {
+                    self.credits_now(o)
+                } else {
+                    MAX_TRAIN
+                });
             while k < limit {
                 let slot = (buf + (head.wrapping_add(k) & mask)) as usize;
                 // Flit k leaves at now + k·unit; it must have arrived by then.
@@ -703,14 +715,14 @@ impl Sim<'_> {
             } else {
                 unit
             };
-            self.ports[in_port as usize].xbar_free = now + u / sw.speedup as Time;
+            self.ports[in_port as usize].xbar_free = last_start + u / sw.speedup as Time;
         }
         if ends_tail {
             if k == 1 {
                 self.release(s, p, i, o);
             } else {
                 debug_assert_eq!(last_start, now + (k - 1) as Time * unit);
-                self.drain_end[i as usize] = last_start;
+                self.t_aux[i as usize] = last_start;
                 let sw = &self.sws[s];
                 let waiting = any_bit(
                     &self.bits,
@@ -727,6 +739,54 @@ impl Sim<'_> {
                 }
             }
         }
+    }
+
+    /// How many flits a train from input VC `i` on output VC `o` (channel `c`, port `p`) of
+    /// switch `s` may carry and still be exactly what the flit-by-flit path sends: as long as
+    /// nothing else can want the output channel or `i`'s crossbar input. Another VC of the
+    /// output owned by a live worm, a head waiting for this port, or another live VC on the
+    /// same input stop it at once; a head being routed here stops it at the end of its router
+    /// delay; a head not yet here cannot be routed before `router_delay` from now.
+    fn train_horizon(&mut self, s: usize, p: u32, c: u32, o: u32, i: u32, unit: Time) -> u32 {
+        let now = self.now;
+        let sw = &self.sws[s];
+        let (r, in_base, n_in, req_base, words) =
+            (sw.router_delay, sw.in_base, sw.n_in, sw.req_base, sw.words);
+        if any_bit(&self.bits, (req_base + p * words) as usize, words as usize) {
+            return 1;
+        }
+        let ch = &self.chans[c as usize];
+        for w in ch.vc_base..ch.vc_base + ch.nvc as u32 {
+            let owner = self.vcs[w as usize].owner;
+            if w != o
+                && owner != NONE
+                && !matches!(self.vcs[owner as usize].state, DRAIN | DRAIN_EV | DRAIN_DUE)
+            {
+                return 1;
+            }
+        }
+        let mut h = now + r.max(1);
+        let in_port = self.vcs[i as usize].in_port;
+        for l in 0..n_in {
+            let x = self.sw_in[(in_base + l) as usize];
+            if x == i {
+                continue;
+            }
+            let v = &self.vcs[x as usize];
+            match v.state {
+                ROUTING => h = h.min(self.t_aux[x as usize]),
+                READY => return 1,
+                ACTIVE | WAITING if v.in_port == in_port => return 1,
+                DRAIN | DRAIN_EV | DRAIN_DUE if v.in_port == in_port && v.len > 0 => {
+                    h = h.min(self.t_aux[x as usize] + r)
+                }
+                _ => {}
+            }
+        }
+        // Flit j starts at now + j·unit and must start before h.
+        (h.saturating_sub(now).div_ceil(unit))
+            .min(MAX_TRAIN as Time)
+            .max(1) as u32
     }
 
     /// The tail of input VC `i`'s packet has passed output VC `o` (port `p`): the output is
