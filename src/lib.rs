@@ -17,5 +17,6 @@ pub mod routing;
 pub mod runner;
 pub mod stats;
 pub mod switch;
+pub mod systems;
 pub mod time;
 pub mod workload;

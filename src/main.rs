@@ -81,6 +81,26 @@ enum Cmd {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
     },
+    /// Reproduce a modelled system's published measurements (see ../shared/systems/):
+    /// a table per experiment with the simulated figure, the published one and the deviation.
+    Reproduce {
+        /// The system: one of the names `reef reproduce --help` lists below.
+        #[arg(value_name = "SYSTEM")]
+        system: String,
+        /// Reduced run lengths (for tests; well under a minute).
+        #[arg(long)]
+        quick: bool,
+        /// Write `{"system": …, "records": […]}`.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Write a CSV per experiment and the plots (SVG) into this directory.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, short)]
+        quiet: bool,
+    },
     /// Run the reference workloads and report flit-hops per second.
     Bench {
         /// Write one JSON record per workload.
@@ -259,6 +279,32 @@ fn real_main() -> Result<ExitCode> {
                 None => println!("deadlock-free: the channel dependency graph is acyclic"),
             }
             Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+        Cmd::Reproduce {
+            system,
+            quick,
+            json,
+            out,
+            seed,
+            quiet,
+        } => {
+            let opts = reef::systems::Options {
+                quick,
+                seed,
+                progress: !quiet,
+            };
+            let rep = reef::systems::reproduce(&system, &opts).map_err(anyhow::Error::msg)?;
+            print!("{}", rep.table());
+            if let Some(j) = json {
+                write(&j, &rep.json())?;
+            }
+            if let Some(dir) = out {
+                let files = rep
+                    .write_out(&dir)
+                    .with_context(|| format!("writing into {}", dir.display()))?;
+                eprintln!("wrote {} files into {}", files.len(), dir.display());
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Cmd::Bench {
             json,

@@ -1,0 +1,313 @@
+//! The modelled systems (`../shared/systems/`): each module holds the system's parameters,
+//! its table of published figures with their sources, and its experiments; `reef reproduce
+//! <system>` runs them and reports every figure beside the published one.
+//!
+//! Every system reports the same way: a list of [`Record`]s, one per figure, printed as
+//! a table per experiment and written as `{"system": …, "records": […]}`; `--out DIR` adds a
+//! CSV per experiment and the system's plots as SVG.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+/// One figure: what was measured, in which case, simulated and (if there is one) published.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Record {
+    pub experiment: String,
+    /// The case, e.g. `{"topology": "clos", "nodes": 256}` (sorted keys).
+    pub case: BTreeMap<String, serde_json::Value>,
+    pub metric: String,
+    pub unit: String,
+    pub simulated: f64,
+    pub published: Option<f64>,
+    /// Where the published figure comes from (or how the simulated one is defined).
+    pub source: String,
+}
+
+impl Record {
+    /// A record with no published figure.
+    pub fn new(
+        experiment: &str,
+        case: &[(&str, serde_json::Value)],
+        metric: &str,
+        unit: &str,
+        simulated: f64,
+    ) -> Record {
+        Record {
+            experiment: experiment.to_string(),
+            case: case.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+            metric: metric.to_string(),
+            unit: unit.to_string(),
+            simulated,
+            published: None,
+            source: String::new(),
+        }
+    }
+
+    /// With a published figure and its source.
+    pub fn published(mut self, value: f64, source: &str) -> Record {
+        self.published = Some(value);
+        self.source = source.to_string();
+        self
+    }
+
+    /// With a source note but no published figure.
+    pub fn source(mut self, source: &str) -> Record {
+        self.source = source.to_string();
+        self
+    }
+
+    /// Relative deviation of the simulated from the published figure, if there is one.
+    pub fn deviation(&self) -> Option<f64> {
+        self.published
+            .filter(|p| *p != 0.0)
+            .map(|p| (self.simulated - p) / p)
+    }
+
+    fn case_text(&self) -> String {
+        self.case
+            .iter()
+            .map(|(k, v)| match v {
+                serde_json::Value::String(s) => format!("{k}={s}"),
+                v => format!("{k}={v}"),
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// A named SVG plot or CSV file a reproduction writes into `--out`.
+#[derive(Clone, Debug)]
+pub struct Artifact {
+    pub file: String,
+    pub text: String,
+}
+
+/// Everything a reproduction produced.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub system: String,
+    pub records: Vec<Record>,
+    /// Explanations printed under the tables (assumptions, misses and why).
+    #[serde(skip)]
+    pub notes: Vec<String>,
+    #[serde(skip)]
+    pub plots: Vec<Artifact>,
+}
+
+impl Report {
+    pub fn new(system: &str) -> Report {
+        Report {
+            system: system.to_string(),
+            records: Vec::new(),
+            notes: Vec::new(),
+            plots: Vec::new(),
+        }
+    }
+
+    pub fn push(&mut self, r: Record) {
+        self.records.push(r);
+    }
+
+    /// Experiments in the order they first appear.
+    pub fn experiments(&self) -> Vec<String> {
+        let mut seen: Vec<String> = Vec::new();
+        for r in &self.records {
+            if !seen.contains(&r.experiment) {
+                seen.push(r.experiment.clone());
+            }
+        }
+        seen
+    }
+
+    /// The readable report: a table per experiment, then the notes.
+    pub fn table(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "reef reproduce {}", self.system);
+        for e in self.experiments() {
+            let rows: Vec<&Record> = self.records.iter().filter(|r| r.experiment == e).collect();
+            let cw = rows.iter().map(|r| r.case_text().len()).max().unwrap_or(4).max(4);
+            let mw = rows
+                .iter()
+                .map(|r| r.metric.len() + r.unit.len() + 3)
+                .max()
+                .unwrap_or(6)
+                .max(6);
+            let _ = writeln!(s, "\n== {e}");
+            let _ = writeln!(
+                s,
+                "{:<cw$}  {:<mw$} {:>13} {:>13} {:>9}",
+                "case", "metric", "simulated", "published", "dev"
+            );
+            for r in rows {
+                let metric = format!("{} [{}]", r.metric, r.unit);
+                let publ = r.published.map_or("-".to_string(), fmt_num);
+                let dev = r
+                    .deviation()
+                    .map_or(String::new(), |d| format!("{:+.1}%", 100.0 * d));
+                let _ = writeln!(
+                    s,
+                    "{:<cw$}  {:<mw$} {:>13} {:>13} {:>9}",
+                    r.case_text(),
+                    metric,
+                    fmt_num(r.simulated),
+                    publ,
+                    dev
+                );
+            }
+        }
+        if !self.notes.is_empty() {
+            let _ = writeln!(s, "\nnotes:");
+            for n in &self.notes {
+                let _ = writeln!(s, "- {n}");
+            }
+        }
+        s
+    }
+
+    /// `{"system": …, "records": […]}`.
+    pub fn json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// One CSV per experiment: case columns, metric, unit, simulated, published, source.
+    pub fn csvs(&self) -> Vec<Artifact> {
+        let mut out = Vec::new();
+        for e in self.experiments() {
+            let rows: Vec<&Record> = self.records.iter().filter(|r| r.experiment == e).collect();
+            let mut keys: Vec<String> = Vec::new();
+            for r in &rows {
+                for k in r.case.keys() {
+                    if !keys.contains(k) {
+                        keys.push(k.clone());
+                    }
+                }
+            }
+            let mut s = String::new();
+            for k in &keys {
+                let _ = write!(s, "{k},");
+            }
+            let _ = writeln!(s, "metric,unit,simulated,published,source");
+            for r in rows {
+                for k in &keys {
+                    let v = r.case.get(k).map_or(String::new(), |v| match v {
+                        serde_json::Value::String(x) => x.clone(),
+                        v => v.to_string(),
+                    });
+                    let _ = write!(s, "{},", csv_field(&v));
+                }
+                let _ = writeln!(
+                    s,
+                    "{},{},{},{},{}",
+                    csv_field(&r.metric),
+                    csv_field(&r.unit),
+                    r.simulated,
+                    r.published.map_or(String::new(), |p| p.to_string()),
+                    csv_field(&r.source)
+                );
+            }
+            out.push(Artifact {
+                file: format!("{e}.csv"),
+                text: s,
+            });
+        }
+        out
+    }
+
+    /// Writes the CSVs and plots into `dir`.
+    pub fn write_out(&self, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+        std::fs::create_dir_all(dir)?;
+        let mut written = Vec::new();
+        for a in self.csvs().iter().chain(self.plots.iter()) {
+            let p = dir.join(&a.file);
+            std::fs::write(&p, &a.text)?;
+            written.push(p);
+        }
+        Ok(written)
+    }
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// A number with sensible precision for a table.
+pub fn fmt_num(x: f64) -> String {
+    if !x.is_finite() {
+        return format!("{x}");
+    }
+    let a = x.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if a >= 1e6 || a < 1e-3 {
+        format!("{x:.4e}")
+    } else if a >= 100.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.4}")
+    }
+}
+
+/// How a reproduction is asked to run.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Reduced lengths for tests (well under a minute).
+    pub quick: bool,
+    pub seed: u64,
+    /// Show progress on a terminal.
+    pub progress: bool,
+}
+
+/// The systems `reef reproduce` knows.
+pub const SYSTEMS: &[&str] = &[];
+
+/// Runs the reproduction of `system`.
+pub fn reproduce(system: &str, opts: &Options) -> Result<Report, String> {
+    let _ = opts;
+    Err(format!(
+        "no reproduction for `{system}` (available: {})",
+        if SYSTEMS.is_empty() {
+            "none yet".to_string()
+        } else {
+            SYSTEMS.join(", ")
+        }
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tables_csv_and_json() {
+        let mut r = Report::new("demo");
+        r.push(Record::new("speed", &[("size", json!(64))], "rate", "MB/s", 9.3).published(9.32, "spec"));
+        r.push(Record::new(
+            "speed",
+            &[("size", json!(1024)), ("mode", json!("both"))],
+            "rate",
+            "MB/s",
+            9.5,
+        ));
+        let t = r.table();
+        assert!(t.contains("== speed") && t.contains("-0.2%"), "{t}");
+        let c = &r.csvs()[0];
+        assert_eq!(c.file, "speed.csv");
+        assert!(
+            c.text
+                .starts_with("size,mode,metric,unit,simulated,published,source\n"),
+            "{}",
+            c.text
+        );
+        let j: serde_json::Value = serde_json::from_str(&r.json()).unwrap();
+        assert_eq!(j["system"], "demo");
+        assert_eq!(j["records"][0]["published"], 9.32);
+        assert!(j["records"][1]["published"].is_null());
+    }
+}
