@@ -244,7 +244,7 @@ pub fn fmt_num(x: f64) -> String {
     let a = x.abs();
     if a == 0.0 {
         "0".into()
-    } else if a >= 1e6 || a < 1e-3 {
+    } else if !(1e-3..1e6).contains(&a) {
         format!("{x:.4e}")
     } else if a >= 100.0 {
         format!("{x:.1}")
