@@ -183,6 +183,7 @@ fn link_params(u: &Units, sect: &str, c: &RawChannel, base: Option<&LinkParams>)
         vcs: vcs as u8,
         buffer,
         flow,
+        delete_header: false,
     })
 }
 
@@ -480,6 +481,7 @@ fn workload(u: &Units, t: &RawTraffic, fab: &Fabric, seed: u64, flit_bytes: u32)
         ));
     }
     let spec = match kind {
+        PatternKind::None => PatternSpec::None,
         PatternKind::Uniform => PatternSpec::Uniform,
         PatternKind::Pairs => PatternSpec::Pairs(
             t.pairs
@@ -527,6 +529,7 @@ fn workload(u: &Units, t: &RawTraffic, fab: &Fabric, seed: u64, flit_bytes: u32)
     let cycle = u.cycle;
     let load = match (&t.load, injection) {
         (_, InjectionKind::Backlogged) => 1.0,
+        (None, _) if kind == PatternKind::None => 1.0,
         (None, _) => {
             return Err(src.err(
                 "traffic",
@@ -646,6 +649,31 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
     let sw = switch_params(&u, &raw.switch)?;
     let fab = topology(src, cycle, &raw.topology, net, host_link, sw)?;
     let routing = routing(src, &raw.routing, &fab, raw.topology.kind)?;
+    // Output buffers go in after routing is built: stages pass packets through.
+    let fab = match raw.switch.output_buffer.unwrap_or(0) {
+        0 => {
+            if raw.switch.crossbar_time.is_some() {
+                return Err(src.err("switch.crossbar_time", "applies with an output_buffer", None));
+            }
+            fab
+        }
+        depth => {
+            let xt = match &raw.switch.crossbar_time {
+                Some(x) => u.positive("switch.crossbar_time", u.ps("switch.crossbar_time", x)?)?,
+                None => net.flit_time,
+            };
+            let internal = LinkParams {
+                flit_time: xt,
+                tail_time: (xt as u128 * net.tail_time as u128 / net.flit_time as u128).max(1) as Time,
+                latency: 0,
+                vcs: net.vcs,
+                buffer: depth,
+                flow: FlowControl::Credit { delay: 1 },
+                delete_header: false,
+            };
+            fab.with_output_buffers(depth, internal)
+        }
+    };
     let s = &raw.sim;
     let seed = s.seed.unwrap_or(1);
     let flit_bytes = raw.traffic.flit_bytes.unwrap_or(1);
@@ -733,6 +761,7 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             watchdog,
             flit_bytes,
             trains: s.trains.unwrap_or(true),
+            max_header: 0,
         },
         host: hp,
     })

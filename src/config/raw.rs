@@ -137,6 +137,10 @@ pub struct RawSwitch {
     pub selection: Option<SelectionKind>,
     pub arbitration: Option<ArbitrationKind>,
     pub speedup: Option<u32>,
+    /// Flits of FIFO after every switch output (0: none).
+    pub output_buffer: Option<u32>,
+    /// Time to move one flit through the crossbar into an output buffer.
+    pub crossbar_time: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,6 +185,7 @@ pub struct RawRouting {
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum PatternKind {
+    None,
     Uniform,
     Pairs,
     Permutation,

@@ -12,6 +12,7 @@
 //! independently of each other, and every random choice comes from the component's own
 //! stream, so results are the same bit for bit whatever order the components are visited in.
 
+pub mod agent;
 pub mod queue;
 pub mod result;
 pub mod watchdog;
@@ -37,6 +38,7 @@ pub(crate) const K_ROUTE: u64 = 3;
 pub(crate) const K_GEN: u64 = 4;
 pub(crate) const K_TAILGONE: u64 = 5;
 pub(crate) const K_DELIVER: u64 = 6;
+pub(crate) const K_TIMER: u64 = 7;
 
 /// Largest id an event can carry (channel VCs, channels, hosts).
 pub const MAX_ID: u32 = (1 << 24) - 1;
@@ -74,6 +76,13 @@ pub(crate) const DRAIN: u8 = 6;
 pub(crate) const DRAIN_DUE: u8 = 7;
 /// As `DRAIN`, with a `TAILGONE` event due at `t_aux` (someone waits for the release).
 pub(crate) const DRAIN_EV: u8 = 8;
+
+/// VC flags: the sender waits for a credit (wake it when one returns).
+pub(crate) const F_CWAIT: u8 = 1;
+/// VC flags: the channel comes from a host (its flits count as injected).
+pub(crate) const F_FROM_HOST: u8 = 2;
+/// VC flags: the header flit was stripped before the next one arrived; that one is the head.
+pub(crate) const F_HEAD_NEXT: u8 = 4;
 
 /// Errors on the hot path are boxed to keep results one word wide.
 pub(crate) type Res<T> = Result<T, Box<SimError>>;
@@ -122,6 +131,9 @@ pub struct SimParams {
     /// Send runs of flits as trains where nothing can come between them (identical results,
     /// fewer events); `false` runs the flit-by-flit reference path.
     pub trains: bool,
+    /// Room for header symbols per packet, beyond what the routing itself needs (for agents
+    /// that give packets their own headers) [symbols].
+    pub max_header: usize,
 }
 
 /// A complete, validated simulation input.
@@ -185,6 +197,8 @@ pub(crate) struct Chan {
     /// A head train to an idle, empty VC may skip its arrival event (see `send_train`).
     pub shortcut: bool,
     pub latency: Time,
+    /// The link deletes the first header symbol of each packet.
+    pub delete_header: bool,
     pub nvc: u8,
     pub rr: u8,
     pub credit: bool,
@@ -231,10 +245,9 @@ pub(crate) struct Vc {
     pub last_move: Time,
     pub state: u8,
     pub vc: u8,
-    /// The sender waits for a credit on this VC: wake it when one returns.
-    pub cwait: bool,
-    /// 1 if the channel comes from a host (its arrivals count as injected flits).
-    pub from_host: u8,
+    /// `F_CWAIT`, `F_FROM_HOST`, `F_HEAD_NEXT`.
+    pub flags: u8,
+    pub _pad: u8,
     /// Output port the front packet holds.
     pub fwd_port: u16,
     /// Receiving port.
@@ -296,9 +309,14 @@ pub(crate) struct HostState {
     pub cur: u32,
     pub cur_vc: u32,
     pub cur_sent: u32,
+    /// Flits of the current packet this host sends (header stripping downstream shortens
+    /// the packet, not what the host puts on its channel).
+    pub cur_len: u32,
     pub gen_at: Time,
     /// The first switch needs room for a whole packet (cut-through, store-and-forward).
     pub whole: bool,
+    /// Messages an agent queued here: when each was handed over, and the message.
+    pub outbox: std::collections::VecDeque<(Time, agent::Message)>,
     /// Trains accepted whose flits may still be landing: first arrival, length, ends with a
     /// tail (for the end-of-run count; older ones are dropped as they complete).
     pub rx_trains: std::collections::VecDeque<(Time, u32, bool)>,
@@ -317,6 +335,8 @@ pub(crate) struct Pkt {
     pub route_len: u16,
     pub measured: bool,
     pub seen: u32,
+    /// An agent's tag ([`agent::NO_TAG`] for synthetic traffic).
+    pub tag: u64,
 }
 
 /// What a run counts as it goes.
@@ -327,6 +347,8 @@ pub(crate) struct Counters {
     pub flits_injected: u64,
     /// Flits hosts have put on their channels (including those still on the wire).
     pub flits_sent: u64,
+    /// Header flits removed on the way (header deletion, stripped routes).
+    pub flits_stripped: u64,
     pub flits_delivered: u64,
     pub packets_injected: u64,
     pub packets_delivered: u64,
@@ -409,6 +431,13 @@ pub struct Sim<'a> {
     pub(crate) end: Time,
     /// An error found where it could not be returned at once (reported at the instant's end).
     pub(crate) failed: Option<Box<SimError>>,
+    /// What to tell the agent at the end of this instant.
+    pub(crate) notes: Vec<(agent::Note, Option<agent::Delivery>)>,
+    /// Timer tokens by slot, and free slots.
+    pub(crate) tokens: Vec<u64>,
+    pub(crate) free_tokens: Vec<u32>,
+    /// The agent asked to end the run.
+    pub(crate) stop: bool,
 }
 
 impl<'a> Sim<'a> {
@@ -484,6 +513,7 @@ impl<'a> Sim<'a> {
                 head_route_tail,
                 shortcut,
                 latency: lp.latency,
+                delete_header: lp.delete_header,
                 nvc: lp.vcs,
                 rr: lp.vcs - 1,
                 credit: credit_delay.is_some(),
@@ -525,8 +555,8 @@ impl<'a> Sim<'a> {
                     last_move: 0,
                     state: IDLE,
                     vc: v,
-                    cwait: false,
-                    from_host: u8::from(!fab.is_switch(ch.src)),
+                    flags: if fab.is_switch(ch.src) { 0 } else { F_FROM_HOST },
+                    _pad: 0,
                     fwd_port: 0,
                     in_port: ch.dst_port,
                 });
@@ -633,15 +663,14 @@ impl<'a> Sim<'a> {
                 cur: NONE,
                 cur_vc: NONE,
                 cur_sent: 0,
+                cur_len: 0,
                 gen_at: Time::MAX,
                 whole,
                 rx_trains: std::collections::VecDeque::new(),
+                outbox: std::collections::VecDeque::new(),
             });
         }
-        let route_stride = match routing {
-            Routing::Source(sr) => sr.max_len().max(1),
-            _ => 0,
-        };
+        let route_stride = routing.max_header().max(p.max_header);
         let nodes = fab.nodes.len();
         let wants = vec![Want::port(0, 1); vcs.len()];
         let batches = p.batches.max(1) as usize;
@@ -695,6 +724,10 @@ impl<'a> Sim<'a> {
             scratch_events: Vec::new(),
             end: Time::MAX,
             failed: None,
+            notes: Vec::new(),
+            tokens: Vec::new(),
+            free_tokens: Vec::new(),
+            stop: false,
         })
     }
 
@@ -815,7 +848,7 @@ impl<'a> Sim<'a> {
             }
         }
         self.c.flit_hops += k as u64;
-        if self.vcs[o as usize].from_host != 0 {
+        if self.vcs[o as usize].flags & F_FROM_HOST != 0 {
             self.c.flits_injected += k as u64;
         }
         last_start
@@ -857,8 +890,8 @@ impl<'a> Sim<'a> {
             let t = if j + 1 == k { last } else { t0 + j as Time * unit };
             self.ring[slot as usize].time = t + cd;
         }
-        if v.cwait {
-            v.cwait = false;
+        if v.flags & F_CWAIT != 0 {
+            v.flags &= !F_CWAIT;
             let cl = ch.credit_class;
             // The first credit lands `cd` after the first flit left, which is now or later.
             if t0 == self.now {
@@ -929,7 +962,7 @@ impl<'a> Sim<'a> {
                 self.q.push_at(t, ev(K_CREDIT, o, 0));
             }
         } else {
-            v.cwait = true;
+            v.flags |= F_CWAIT;
         }
         false
     }
@@ -987,6 +1020,13 @@ impl<'a> Sim<'a> {
                 Ok(())
             }
             K_DELIVER => self.deliver(e as u32),
+            K_TIMER => {
+                let slot = e as u32;
+                let token = self.tokens[slot as usize];
+                self.free_tokens.push(slot);
+                self.notes.push((agent::Note::Timer { host: id, token }, None));
+                Ok(())
+            }
             K_GEN => {
                 let h = &mut self.hosts[id as usize];
                 h.gen_at = Time::MAX;
@@ -1013,11 +1053,64 @@ impl<'a> Sim<'a> {
     /// Runs to the end of the measurement window and the drain, or until a deadlock stops
     /// the network. `progress` is called now and then.
     pub fn run(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<RunOutcome, SimError> {
-        self.run_inner(progress).map_err(|e| *e)
+        self.run_inner(&mut agent::NoAgent, progress).map_err(|e| *e)
     }
 
-    fn run_inner(&mut self, progress: &mut dyn FnMut(Progress)) -> Res<RunOutcome> {
+    /// As [`Sim::run`], with `agent` playing the hosts' part (see [`agent`]).
+    pub fn run_with(
+        &mut self,
+        agent: &mut dyn agent::Agent,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<RunOutcome, SimError> {
+        self.run_inner(agent, progress).map_err(|e| *e)
+    }
+
+    /// Hands the agent what happened this instant, in a fixed order, and lets the hosts act
+    /// on what it sent, until nothing more happens at this instant.
+    fn consult(&mut self, agent: &mut dyn agent::Agent) -> Res<()> {
+        while !self.notes.is_empty() {
+            let mut notes = std::mem::take(&mut self.notes);
+            notes.sort_by_key(|n| n.0);
+            for (note, d) in notes.drain(..) {
+                let mut ctl = agent::Ctl { sim: self };
+                match (note, d) {
+                    (agent::Note::Delivered { .. }, Some(d)) => agent.delivered(&mut ctl, &d),
+                    (agent::Note::Timer { host, token }, _) => agent.timer(&mut ctl, host, token),
+                    _ => {}
+                }
+            }
+            if self.notes.is_empty() {
+                self.notes = notes;
+            }
+            let mut k = 0;
+            while k < self.dirty.len() {
+                let n = self.dirty[k];
+                self.eval(n)?;
+                k += 1;
+            }
+            self.dirty.clear();
+            if let Some(e) = self.failed.take() {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    fn run_inner(
+        &mut self,
+        agent: &mut dyn agent::Agent,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Res<RunOutcome> {
         let wall = std::time::Instant::now();
+        self.step += 1;
+        agent.start(&mut agent::Ctl { sim: self });
+        let mut k = 0;
+        while k < self.dirty.len() {
+            let n = self.dirty[k];
+            self.eval(n)?;
+            k += 1;
+        }
+        self.dirty.clear();
         for h in 0..self.hosts.len() {
             if self.hosts[h].active {
                 let t = self.next_ready(h);
@@ -1095,6 +1188,13 @@ impl<'a> Sim<'a> {
             if let Some(e) = self.failed.take() {
                 return Err(e);
             }
+            if !self.notes.is_empty() {
+                self.consult(agent)?;
+            }
+            if self.stop {
+                self.end = self.now;
+                break;
+            }
             iter += 1;
             if iter & 0x3FFF == 0 {
                 progress(Progress {
@@ -1132,6 +1232,7 @@ impl<'a> Sim<'a> {
         if self.spec.params.drain_all {
             // A host in the middle of a packet has one injected and not delivered.
             self.c.packets_delivered == self.c.packets_injected
+                && self.hosts.iter().all(|h| h.outbox.is_empty())
         } else {
             self.c.delivered_measured >= self.c.total_measured
         }
@@ -1212,12 +1313,13 @@ impl<'a> Sim<'a> {
     fn check_conservation(&self, drained: bool) -> Res<()> {
         let buffered: u64 = self.vcs.iter().map(|v| v.len as u64).sum();
         let in_flight: u64 = self.inflight.iter().map(|&f| f as u64).sum();
-        if self.c.flits_sent != self.c.flits_delivered + buffered + in_flight {
+        if self.c.flits_sent != self.c.flits_delivered + buffered + in_flight + self.c.flits_stripped {
             return Err(Box::new(SimError::Invariant {
                 time: self.now,
                 what: format!(
-                    "flits not conserved: {} injected ≠ {} delivered + {} buffered + {} in flight",
-                    self.c.flits_sent, self.c.flits_delivered, buffered, in_flight
+                    "flits not conserved: {} injected ≠ {} delivered + {} buffered + {} in flight + {} \
+                     stripped",
+                    self.c.flits_sent, self.c.flits_delivered, buffered, in_flight, self.c.flits_stripped
                 ),
             }));
         }

@@ -42,6 +42,9 @@ impl ChannelId {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeKind {
     Switch,
+    /// A buffer stage after a switch output (an output FIFO): one input, one output, no
+    /// routing delay; packets pass through on the VC they came in on.
+    Stage,
     /// A host (traffic source and sink) with its host number.
     Host(u32),
 }
@@ -94,8 +97,10 @@ pub struct Fabric {
     pub channels: Vec<Channel>,
     /// Host number → node.
     pub hosts: Vec<NodeId>,
-    /// Number of switches (they are nodes `0..switches`).
+    /// Number of switch-like nodes (switches, then buffer stages): nodes `0..switches`.
     pub switches: u32,
+    /// Nodes `stage_base..switches` are buffer stages (equal to `switches` when none).
+    pub stage_base: u32,
     /// Per node and port: the channel leaving that port.
     pub out_chan: Vec<Vec<Option<ChannelId>>>,
     /// Per node and port: the channel arriving at that port.
@@ -277,6 +282,7 @@ impl FabricBuilder {
             channels: self.channels,
             hosts,
             switches: self.switches,
+            stage_base: self.switches,
             out_chan: self.out_chan,
             in_chan: self.in_chan,
             shape,
@@ -293,11 +299,83 @@ impl Fabric {
         n.0 < self.switches
     }
 
+    /// Puts a buffer stage of `depth` flits after every switch output: the switch's output
+    /// port feeds the stage over an internal channel (`internal` timing; its buffer is the
+    /// stage's FIFO), and the stage drives the original link. Switch and host numbers and
+    /// every port number stay as they were, so routing built for the plain fabric still
+    /// applies (stages pass packets through). Stage nodes follow the switches.
+    pub fn with_output_buffers(mut self, depth: u32, internal: LinkParams) -> Fabric {
+        let s0 = self.stage_base;
+        let outs: Vec<ChannelId> = (0..self.channels.len() as u32)
+            .map(ChannelId)
+            .filter(|c| self.channels[c.idx()].src.0 < s0)
+            .collect();
+        let k = outs.len() as u32;
+        // Renumber hosts past the new stages.
+        let shift = |n: NodeId| if n.0 >= self.switches { NodeId(n.0 + k) } else { n };
+        for ch in &mut self.channels {
+            ch.src = shift(ch.src);
+            ch.dst = shift(ch.dst);
+        }
+        for h in &mut self.hosts {
+            *h = shift(*h);
+        }
+        let host_nodes = self.nodes.split_off(self.switches as usize);
+        let host_out = self.out_chan.split_off(self.switches as usize);
+        let host_in = self.in_chan.split_off(self.switches as usize);
+        let host_params = self.switch_params.split_off(self.switches as usize);
+        let mut stage_params = self.switch_params[0];
+        stage_params.router_delay = 0;
+        for (j, &c) in outs.iter().enumerate() {
+            let stage = NodeId(self.switches + j as u32);
+            let name = format!(
+                "{}:{}+",
+                self.nodes[self.channels[c.idx()].src.idx()].name,
+                self.channels[c.idx()].src_port
+            );
+            self.nodes.push(Node {
+                kind: NodeKind::Stage,
+                name,
+                ports: 1,
+            });
+            self.switch_params.push(stage_params);
+            // The original channel now leaves the stage; a new internal one feeds it.
+            let link = self.channels[c.idx()].clone();
+            let internal_id = ChannelId(self.channels.len() as u32);
+            self.channels.push(Channel {
+                src: link.src,
+                src_port: link.src_port,
+                dst: stage,
+                dst_port: 0,
+                params: LinkParams {
+                    buffer: depth,
+                    vcs: link.params.vcs,
+                    ..internal
+                },
+                reverse: None,
+            });
+            self.out_chan[link.src.idx()][link.src_port as usize] = Some(internal_id);
+            let ch = &mut self.channels[c.idx()];
+            ch.src = stage;
+            ch.src_port = 0;
+            // The stage's output shares the original link's reverse pairing; its input
+            // has none (internal).
+            self.out_chan.push(vec![Some(c)]);
+            self.in_chan.push(vec![Some(internal_id)]);
+        }
+        self.nodes.extend(host_nodes);
+        self.out_chan.extend(host_out);
+        self.in_chan.extend(host_in);
+        self.switch_params.extend(host_params);
+        self.switches += k;
+        self
+    }
+
     /// The host number of a node, if it is a host.
     pub fn host_of(&self, n: NodeId) -> Option<u32> {
         match self.nodes[n.idx()].kind {
             NodeKind::Host(h) => Some(h),
-            NodeKind::Switch => None,
+            NodeKind::Switch | NodeKind::Stage => None,
         }
     }
 

@@ -55,6 +55,9 @@ pub struct LinkParams {
     /// Receiver buffer per virtual channel [flits].
     pub buffer: u32,
     pub flow: FlowControl,
+    /// The link removes the first header symbol (one flit) of every packet it carries: the
+    /// STC104's per-link header deletion, so the next switch routes on the next byte.
+    pub delete_header: bool,
 }
 
 impl LinkParams {
@@ -74,6 +77,7 @@ impl Default for LinkParams {
             vcs: 1,
             buffer: 8,
             flow: FlowControl::Credit { delay: 1_000 },
+            delete_header: false,
         }
     }
 }

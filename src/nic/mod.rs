@@ -5,20 +5,28 @@
 //! reports it. The costs are parameters (default 0); the modelled systems set them from
 //! their specs.
 
+use crate::engine::agent;
 use crate::engine::*;
 use crate::time::Time;
 use crate::workload::Process;
 
 impl Sim<'_> {
     /// When the packet under host `h`'s cursor may start to be injected.
+    /// Messages an agent queued go first, in order; then synthetic traffic.
     pub(crate) fn next_ready(&self, h: usize) -> Time {
         let hs = &self.hosts[h];
         let hp = &self.spec.host;
-        let bytes = hs.arrivals.size as Time * self.spec.params.flit_bytes as Time;
-        let created = match self.spec.workload.process {
-            Process::Backlogged => hs.cpu_free,
-            _ => hs.arrivals.time,
+        let (created, flits) = match hs.outbox.front() {
+            Some((t, m)) => (*t, m.flits),
+            None => (
+                match self.spec.workload.process {
+                    Process::Backlogged => hs.cpu_free,
+                    _ => hs.arrivals.time,
+                },
+                hs.arrivals.size,
+            ),
         };
+        let bytes = flits as Time * self.spec.params.flit_bytes as Time;
         created.max(hs.cpu_free) + hp.send_overhead + bytes * hp.send_per_byte
     }
 
@@ -49,7 +57,7 @@ impl Sim<'_> {
         if credit && !self.has_credits(o, 1) {
             return Ok(());
         }
-        let left = self.pkts[pid as usize].len - sent;
+        let left = self.hosts[h].cur_len - sent;
         let k = if self.spec.params.trains {
             let cr = if credit { self.credits_now(o) } else { MAX_TRAIN };
             left.min(MAX_TRAIN).min(cr)
@@ -86,7 +94,7 @@ impl Sim<'_> {
     /// Whether host `h` will create more packets.
     fn may_create(&self, h: usize) -> bool {
         let hs = &self.hosts[h];
-        hs.active && !(self.spec.params.drain_all && hs.arrivals.time >= self.me)
+        !hs.outbox.is_empty() || (hs.active && !(self.spec.params.drain_all && hs.arrivals.time >= self.me))
     }
 
     /// Takes the packet under the cursor if it is ready and a VC has room. Returns whether a
@@ -103,7 +111,11 @@ impl Sim<'_> {
         }
         let c = self.hosts[h].inj;
         let ch = self.chans[c as usize];
-        let size = self.hosts[h].arrivals.size;
+        let explicit = !self.hosts[h].outbox.is_empty();
+        let size = match self.hosts[h].outbox.front() {
+            Some((_, m)) => m.flits,
+            None => self.hosts[h].arrivals.size,
+        };
         let need = if !ch.credit {
             0
         } else if self.hosts[h].whole {
@@ -115,38 +127,49 @@ impl Sim<'_> {
         else {
             return Ok(false);
         };
-        let wl = &self.spec.workload;
-        let n = self.hosts.len() as u32;
-        let hs = &mut self.hosts[h];
-        let Some(dst) = wl.pattern.dest(h as u32, n, &mut hs.dst_rng) else {
-            hs.active = false;
-            return Ok(false);
+        let mut header = std::mem::take(&mut self.scratch_route);
+        header.clear();
+        let (dst, created, tag) = if explicit {
+            let hs = &mut self.hosts[h];
+            let (t, m) = hs.outbox.pop_front().expect("checked non-empty");
+            hs.cpu_free = ready;
+            header.extend_from_slice(&m.header);
+            (m.dst, t, m.tag)
+        } else {
+            let wl = &self.spec.workload;
+            let n = self.hosts.len() as u32;
+            let hs = &mut self.hosts[h];
+            let Some(dst) = wl.pattern.dest(h as u32, n, &mut hs.dst_rng) else {
+                hs.active = false;
+                self.scratch_route = header;
+                return Ok(false);
+            };
+            let created = match wl.process {
+                Process::Backlogged => now,
+                _ => hs.arrivals.time,
+            };
+            hs.cpu_free = ready;
+            hs.arrivals.advance(&wl.process, &wl.sizes);
+            (dst, created, agent::NO_TAG)
         };
-        let created = match wl.process {
-            Process::Backlogged => now,
-            _ => hs.arrivals.time,
-        };
-        hs.cpu_free = ready;
-        hs.arrivals.advance(&wl.process, &wl.sizes);
+        if header.is_empty() && self.routing.uses_header() {
+            self.routing
+                .header_for(self.fab, h as u32, dst, &mut header)
+                .map_err(|err| {
+                    Box::new(SimError::Route {
+                        time: now,
+                        src: h as u32,
+                        dst,
+                        err,
+                    })
+                })?;
+        }
         let pid = self.alloc_pkt()?;
         let measured = created >= self.ms && created < self.me;
-        let mut route_len = 0;
-        if let crate::routing::Routing::Source(sr) = self.routing {
-            let mut r = std::mem::take(&mut self.scratch_route);
-            sr.fill(self.fab, h as u32, dst, &mut r).map_err(|err| {
-                Box::new(SimError::Route {
-                    time: now,
-                    src: h as u32,
-                    dst,
-                    err,
-                })
-            })?;
-            let base = pid as usize * self.route_stride;
-            let l = r.len().min(self.route_stride);
-            self.route_store[base..base + l].copy_from_slice(&r[..l]);
-            route_len = l as u16;
-            self.scratch_route = r;
-        }
+        let base = pid as usize * self.route_stride;
+        let l = header.len().min(self.route_stride);
+        self.route_store[base..base + l].copy_from_slice(&header[..l]);
+        self.scratch_route = header;
         self.pkts[pid as usize] = Pkt {
             src: h as u32,
             dst,
@@ -156,9 +179,10 @@ impl Sim<'_> {
             head_dlv: 0,
             hops: 0,
             route_pos: 0,
-            route_len,
+            route_len: l as u16,
             measured,
             seen: 0,
+            tag,
         };
         self.c.packets_injected += 1;
         if measured {
@@ -169,6 +193,7 @@ impl Sim<'_> {
         hs.cur = pid;
         hs.cur_vc = ch.vc_base + vv;
         hs.cur_sent = 0;
+        hs.cur_len = size;
         Ok(true)
     }
 
@@ -272,6 +297,27 @@ impl Sim<'_> {
             bt.packets += 1;
             self.c.delivered_measured += 1;
             self.c.hops_measured += pkt.hops as u64;
+        }
+        if pkt.tag != agent::NO_TAG {
+            let d = agent::Delivery {
+                host: h,
+                src: pkt.src,
+                tag: pkt.tag,
+                flits: pkt.len,
+                created: pkt.created,
+                head_injected: pkt.head_inj,
+                head_delivered: pkt.head_dlv,
+                delivered: done,
+                hops: pkt.hops,
+            };
+            let note = agent::Note::Delivered {
+                host: h,
+                src: pkt.src,
+                tag: pkt.tag,
+                pid,
+                time: done,
+            };
+            self.notes.push((note, Some(d)));
         }
         self.c.packets_delivered += 1;
         self.free_pkts.push(pid);

@@ -102,155 +102,175 @@ impl Graph {
 pub fn check(fab: &Fabric, routing: &Routing) -> CdgReport {
     let mut g = Graph::new(fab);
     let mut rep = CdgReport::default();
-    let fail = |rep: &mut CdgReport, s: u32, d: u32, m: String| {
-        rep.failure_count += 1;
-        if rep.failures.len() < 20 {
-            rep.failures.push((s, d, m));
-        }
-    };
     let nh = fab.num_hosts() as u32;
-    match routing {
-        Routing::Source(sr) => {
-            let mut route = Vec::new();
-            for s in 0..nh {
-                for d in (0..nh).filter(|&d| d != s) {
-                    if let Err(e) = sr.fill(fab, s, d, &mut route) {
-                        fail(&mut rep, s, d, e.to_string());
-                        continue;
-                    }
-                    let mut cur: Vec<u32> = Vec::new();
-                    let c0 = fab.injection_channel(s);
-                    for v in 0..fab.channels[c0.idx()].params.vcs {
-                        cur.push(g.id(c0, v));
-                    }
-                    let mut c = c0;
-                    for &p in &route {
-                        let ch = &fab.channels[c.idx()];
-                        let Some(oc) = fab.out_chan[ch.dst.idx()].get(p as usize).copied().flatten() else {
-                            fail(
-                                &mut rep,
-                                s,
-                                d,
-                                format!("port {p} of {} leads nowhere", fab.nodes[ch.dst.idx()].name),
-                            );
-                            break;
-                        };
-                        let next: Vec<u32> = (0..fab.channels[oc.idx()].params.vcs)
-                            .map(|v| g.id(oc, v))
-                            .collect();
-                        for &a in &cur {
-                            g.reached[a as usize] = true;
-                            for &b in &next {
-                                g.edge(a, b);
-                            }
-                        }
-                        cur = next;
-                        c = oc;
-                    }
-                    for &a in &cur {
-                        g.reached[a as usize] = true;
-                    }
-                    if fab.host_of(fab.channels[c.idx()].dst) != Some(d) {
-                        fail(
-                            &mut rep,
-                            s,
-                            d,
-                            format!(
-                                "the route ends at {}",
-                                fab.nodes[fab.channels[c.idx()].dst.idx()].name
-                            ),
-                        );
-                    }
-                }
-            }
-        }
-        _ => {
-            let n = g.adj.len();
-            let mut seen = vec![u32::MAX; n];
-            let mut origin = vec![0u32; n];
-            let mut q = VecDeque::new();
-            for d in 0..nh {
-                q.clear();
-                for s in (0..nh).filter(|&s| s != d) {
-                    let c = fab.injection_channel(s);
-                    for v in 0..fab.channels[c.idx()].params.vcs {
-                        let id = g.id(c, v);
-                        if seen[id as usize] != d {
-                            seen[id as usize] = d;
-                            origin[id as usize] = s;
-                            q.push_back((c, v));
-                        }
-                    }
-                }
-                while let Some((c, v)) = q.pop_front() {
-                    let a = g.id(c, v);
-                    g.reached[a as usize] = true;
-                    let ch = &fab.channels[c.idx()];
-                    let src = origin[a as usize];
-                    if let Some(h) = fab.host_of(ch.dst) {
-                        if h != d {
-                            fail(&mut rep, src, d, format!("delivered to host {h} instead"));
-                        }
-                        continue;
-                    }
-                    let at = At {
-                        switch: ch.dst.0,
-                        in_port: ch.dst_port,
-                        in_vc: v,
-                        in_class: routing.channel_class(c.idx()),
-                    };
-                    let want = match routing.route(
-                        fab,
-                        at,
-                        Header {
-                            dst: d,
-                            next_port: u16::MAX,
-                        },
-                    ) {
-                        Ok(w) if !w.ports.is_empty() => w,
-                        Ok(_) => {
-                            fail(
-                                &mut rep,
-                                src,
-                                d,
-                                format!("switch s{} returned no output", ch.dst.0),
-                            );
-                            continue;
-                        }
-                        Err(e) => {
-                            fail(&mut rep, src, d, e.to_string());
-                            continue;
-                        }
-                    };
-                    for p in want.ports.iter() {
-                        let Some(oc) = fab.out_chan[ch.dst.idx()].get(p as usize).copied().flatten() else {
-                            fail(
-                                &mut rep,
-                                src,
-                                d,
-                                format!("switch s{} routes to port {p}, which leads nowhere", ch.dst.0),
-                            );
-                            continue;
-                        };
-                        let vcs = fab.channels[oc.idx()].params.vcs;
-                        for w in want.vc_lo..=want.vc_hi.min(vcs - 1) {
-                            let b = g.id(oc, w);
-                            g.edge(a, b);
-                            if seen[b as usize] != d {
-                                seen[b as usize] = d;
-                                origin[b as usize] = src;
-                                q.push_back((oc, w));
-                            }
-                        }
-                    }
-                }
-            }
-        }
+    if routing.uses_header() {
+        walk_headers(fab, routing, &mut g, &mut rep, nh);
+    } else {
+        walk_destinations(fab, routing, &mut g, &mut rep, nh);
     }
     rep.used = g.reached.iter().filter(|&&r| r).count();
     rep.edges = g.adj.iter().map(|v| v.len()).sum();
     rep.cycle = find_cycle(&g.adj).map(|c| c.into_iter().map(|id| g.chan_vc(id)).collect());
     rep
+}
+
+fn fail(rep: &mut CdgReport, s: u32, d: u32, m: String) {
+    rep.failure_count += 1;
+    if rep.failures.len() < 20 {
+        rep.failures.push((s, d, m));
+    }
+}
+
+/// Routing by destination: one breadth-first walk per destination over every (channel,
+/// VC) a packet to it can hold, from all sources at once.
+fn walk_destinations(fab: &Fabric, routing: &Routing, g: &mut Graph, rep: &mut CdgReport, nh: u32) {
+    let n = g.adj.len();
+    let mut seen = vec![u32::MAX; n];
+    let mut origin = vec![0u32; n];
+    let mut q = VecDeque::new();
+    for d in 0..nh {
+        q.clear();
+        for s in (0..nh).filter(|&s| s != d) {
+            let c = fab.injection_channel(s);
+            for v in 0..fab.channels[c.idx()].params.vcs {
+                let id = g.id(c, v);
+                if seen[id as usize] != d {
+                    seen[id as usize] = d;
+                    origin[id as usize] = s;
+                    q.push_back((c, v));
+                }
+            }
+        }
+        while let Some((c, v)) = q.pop_front() {
+            let a = g.id(c, v);
+            g.reached[a as usize] = true;
+            let src = origin[a as usize];
+            let Some(outs) = step(fab, routing, rep, src, d, c, v, &[]) else {
+                continue;
+            };
+            for (oc, w, _) in outs {
+                let b = g.id(oc, w);
+                g.edge(a, b);
+                if seen[b as usize] != d {
+                    seen[b as usize] = d;
+                    origin[b as usize] = src;
+                    q.push_back((oc, w));
+                }
+            }
+        }
+    }
+}
+
+/// The outputs a packet to `d` holding (`c`, `v`) with header `sym` may take next, with the
+/// header it leaves with; `None` when it has arrived (or cannot go on: recorded in `rep`).
+#[allow(clippy::too_many_arguments)]
+fn step(
+    fab: &Fabric,
+    routing: &Routing,
+    rep: &mut CdgReport,
+    src: u32,
+    d: u32,
+    c: ChannelId,
+    v: u8,
+    sym: &[u16],
+) -> Option<Vec<(ChannelId, u8, Vec<u16>)>> {
+    let ch = &fab.channels[c.idx()];
+    if let Some(h) = fab.host_of(ch.dst) {
+        if h != d {
+            fail(rep, src, d, format!("delivered to host {h} instead"));
+        }
+        return None;
+    }
+    let at = At {
+        switch: ch.dst.0,
+        in_port: ch.dst_port,
+        in_vc: v,
+        in_class: routing.channel_class(c.idx()),
+    };
+    let hdr = Header { dst: d, sym };
+    let want = match routing.route(fab, at, hdr) {
+        Ok(w) if !w.ports.is_empty() => w,
+        Ok(_) => {
+            fail(rep, src, d, format!("switch s{} returned no output", ch.dst.0));
+            return None;
+        }
+        Err(e) => {
+            fail(rep, src, d, e.to_string());
+            return None;
+        }
+    };
+    let mut outs = Vec::new();
+    for p in want.ports.iter() {
+        let Some(oc) = fab.out_chan[ch.dst.idx()].get(p as usize).copied().flatten() else {
+            fail(
+                rep,
+                src,
+                d,
+                format!("switch s{} routes to port {p}, which leads nowhere", ch.dst.0),
+            );
+            continue;
+        };
+        let next = if routing.uses_header() {
+            let mut op = routing.header_op(fab, at, hdr, p);
+            if fab.channels[oc.idx()].params.delete_header {
+                op.advance += 1;
+            }
+            let mut rest: Vec<u16> = sym.get(op.advance as usize..).unwrap_or(&[]).to_vec();
+            if let (Some(x), Some(first)) = (op.set, rest.first_mut()) {
+                *first = x;
+            }
+            rest
+        } else {
+            Vec::new()
+        };
+        let vcs = fab.channels[oc.idx()].params.vcs;
+        for w in want.vc_lo..=want.vc_hi.min(vcs - 1) {
+            outs.push((oc, w, next.clone()));
+        }
+    }
+    Some(outs)
+}
+
+/// Routing on header symbols: packets that start with the same header (and destination)
+/// share one breadth-first walk, whose states are (channel, VC, header left).
+fn walk_headers(fab: &Fabric, routing: &Routing, g: &mut Graph, rep: &mut CdgReport, nh: u32) {
+    let mut groups: std::collections::BTreeMap<(u32, Vec<u16>), Vec<u32>> = Default::default();
+    let mut hdr = Vec::new();
+    for s in 0..nh {
+        for d in (0..nh).filter(|&d| d != s) {
+            match routing.header_for(fab, s, d, &mut hdr) {
+                Ok(()) => groups.entry((d, hdr.clone())).or_default().push(s),
+                Err(e) => fail(rep, s, d, e.to_string()),
+            }
+        }
+    }
+    let mut seen: std::collections::HashSet<(ChannelId, u8, Vec<u16>)> = Default::default();
+    let mut q = VecDeque::new();
+    for ((d, h0), sources) in groups {
+        seen.clear();
+        q.clear();
+        for s in sources {
+            let c = fab.injection_channel(s);
+            for v in 0..fab.channels[c.idx()].params.vcs {
+                if seen.insert((c, v, h0.clone())) {
+                    q.push_back((c, v, h0.clone(), s));
+                }
+            }
+        }
+        while let Some((c, v, sym, src)) = q.pop_front() {
+            let a = g.id(c, v);
+            g.reached[a as usize] = true;
+            let Some(outs) = step(fab, routing, rep, src, d, c, v, &sym) else {
+                continue;
+            };
+            for (oc, w, next) in outs {
+                g.edge(a, g.id(oc, w));
+                if seen.insert((oc, w, next.clone())) {
+                    q.push_back((oc, w, next, src));
+                }
+            }
+        }
+    }
 }
 
 /// A cycle of a directed graph given as adjacency lists, if there is one.

@@ -100,15 +100,33 @@ impl Want {
     }
 }
 
-/// What a routing step knows about the packet: its destination and, for source routing,
-/// the next port of its route.
+/// What a routing step knows about the packet: its destination host and the header
+/// symbols it still carries (the rest of a source route, IEEE 1355 header bytes, Mosaic
+/// offsets). Routing by destination ignores the symbols.
 #[derive(Clone, Copy, Debug)]
-pub struct Header {
+pub struct Header<'a> {
     /// Destination host.
     pub dst: u32,
-    /// The next output port of a source route (`u16::MAX` when not source routed or the
-    /// route is used up).
-    pub next_port: u16,
+    /// Header symbols from the current one on.
+    pub sym: &'a [u16],
+}
+
+impl Header<'_> {
+    /// A header with no symbols.
+    pub fn dst(dst: u32) -> Header<'static> {
+        Header { dst, sym: &[] }
+    }
+}
+
+/// What happens to the packet's header as it leaves a switch on the output it was granted:
+/// `advance` symbols are used up, `strip` header flits are removed from the packet (they
+/// are not sent on), and `set` replaces the current symbol (after `advance`), as a Mosaic
+/// router decrements an offset.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HeaderOp {
+    pub advance: u8,
+    pub strip: u8,
+    pub set: Option<u16>,
 }
 
 /// Where a routing step is taken: at which switch, from which input port and VC.
@@ -130,6 +148,8 @@ pub enum RouteError {
     RouteEnded { switch: u32, dst: u32 },
     #[error("the source route names port {port} of switch s{switch}, which leads nowhere")]
     BadPort { switch: u32, port: u16 },
+    #[error("switch s{switch} has no route for header value {key}")]
+    NoHeaderRoute { switch: u32, key: u16 },
 }
 
 /// A routing algorithm, ready to run on one fabric.
@@ -138,16 +158,66 @@ pub enum Routing {
     Dor(dor::Dor),
     Table(table::Table),
     Source(source::SourceRoutes),
+    /// Interval labelling on header values (IEEE 1355 / STC104).
+    Header(table::HeaderTable),
 }
 
 impl Routing {
-    /// The admissible outputs for a head at `at` with header `h`.
+    /// The admissible outputs for a head at `at` with header `h`. A buffer stage (an output
+    /// FIFO, [`crate::fabric::NodeKind::Stage`]) passes every packet on on the same VC.
     #[inline]
     pub fn route(&self, fab: &Fabric, at: At, h: Header) -> Result<Want, RouteError> {
+        if at.switch >= fab.stage_base {
+            return Ok(Want {
+                ports: PortSet::single(0),
+                vc_lo: at.in_vc,
+                vc_hi: at.in_vc,
+            });
+        }
         match self {
             Routing::Dor(d) => d.route(at, h),
             Routing::Table(t) => t.route(at, h),
             Routing::Source(s) => s.route(fab, at, h),
+            Routing::Header(t) => t.route(at, h),
+        }
+    }
+
+    /// What the header undergoes when the packet leaves `at` on `port`, apart from the
+    /// header deletion a link itself may do ([`crate::link::LinkParams::delete_header`]).
+    #[inline]
+    pub fn header_op(&self, fab: &Fabric, at: At, h: Header, port: u16) -> HeaderOp {
+        let _ = (h, port);
+        if at.switch >= fab.stage_base {
+            return HeaderOp::default();
+        }
+        match self {
+            Routing::Source(s) => s.header_op(),
+            _ => HeaderOp::default(),
+        }
+    }
+
+    /// Whether packets carry header symbols that routing reads.
+    pub fn uses_header(&self) -> bool {
+        matches!(self, Routing::Source(_) | Routing::Header(_))
+    }
+
+    /// The header symbols a packet from `src` to `dst` starts with (the source route, or the
+    /// destination's header bytes), written into `out` (cleared first).
+    pub fn header_for(&self, fab: &Fabric, src: u32, dst: u32, out: &mut Vec<u16>) -> Result<(), RouteError> {
+        out.clear();
+        match self {
+            Routing::Source(s) => s.fill(fab, src, dst, out),
+            Routing::Header(t) => t.fill(src, dst, out),
+            _ => Ok(()),
+        }
+    }
+
+    /// The longest header any packet starts with [symbols].
+    pub fn max_header(&self) -> usize {
+        match self {
+            Routing::Source(s) => s.max_len(),
+            Routing::Header(t) => t.max_header(),
+            _ => 0,
         }
     }
 
@@ -169,6 +239,7 @@ impl Routing {
             Routing::Dor(_) => "dimension-order",
             Routing::Table(t) => t.name(),
             Routing::Source(_) => "source",
+            Routing::Header(t) => t.name(),
         }
     }
 }

@@ -4,7 +4,7 @@
 //! minimal paths) by walking it once when the packet is created.
 
 use super::table::Table;
-use super::{At, Header, RouteError, Want};
+use super::{At, Header, HeaderOp, RouteError, Want};
 use crate::fabric::Fabric;
 
 #[derive(Clone, Debug)]
@@ -15,6 +15,8 @@ pub struct SourceRoutes {
     explicit: Vec<((u32, u32), Vec<u16>)>,
     /// Longest route [ports].
     max_len: usize,
+    /// The route travels as flits at the head of the packet, one removed per switch.
+    pub strip: bool,
 }
 
 /// Why an explicit route is unusable.
@@ -73,6 +75,7 @@ impl SourceRoutes {
             table,
             explicit,
             max_len,
+            strip: false,
         };
         // The longest table route bounds the per-packet route storage.
         let mut buf = Vec::new();
@@ -104,13 +107,7 @@ impl SourceRoutes {
                 in_vc: 0,
                 in_class,
             };
-            let w = self.table.route(
-                at,
-                Header {
-                    dst,
-                    next_port: u16::MAX,
-                },
-            )?;
+            let w = self.table.route(at, Header::dst(dst))?;
             let p = w.ports.first().ok_or(RouteError::NoRoute { switch: s.0, dst })?;
             out.push(p);
             let c = fab.out_chan[s.idx()][p as usize].ok_or(RouteError::BadPort { switch: s.0, port: p })?;
@@ -139,20 +136,30 @@ impl SourceRoutes {
 
     #[inline]
     pub fn route(&self, fab: &Fabric, at: At, h: Header) -> Result<Want, RouteError> {
-        if h.next_port == u16::MAX {
+        let Some(&port) = h.sym.first() else {
             return Err(RouteError::RouteEnded {
                 switch: at.switch,
                 dst: h.dst,
             });
-        }
+        };
         let c = fab.out_chan[at.switch as usize]
-            .get(h.next_port as usize)
+            .get(port as usize)
             .copied()
             .flatten()
             .ok_or(RouteError::BadPort {
                 switch: at.switch,
-                port: h.next_port,
+                port,
             })?;
-        Ok(Want::port(h.next_port, fab.channels[c.idx()].params.vcs))
+        Ok(Want::port(port, fab.channels[c.idx()].params.vcs))
+    }
+
+    /// Each switch uses up one port of the route; with `strip`, the route is in the packet
+    /// (one flit per port, as ATOLL routing strings) and the used flit is removed.
+    pub fn header_op(&self) -> HeaderOp {
+        HeaderOp {
+            advance: 1,
+            strip: u8::from(self.strip),
+            set: None,
+        }
     }
 }

@@ -81,6 +81,87 @@ impl Table {
     }
 }
 
+/// Interval labelling on header values: each switch has sorted, non-overlapping ranges of
+/// the current header symbol, each mapped to an output set — the STC104's routing table
+/// (`../shared/systems/ieee1355.md`). A packet's header is given per destination
+/// (`dst_header`), e.g. its address byte, or an address byte per level of a hierarchy when
+/// links delete headers.
+#[derive(Clone, Debug)]
+pub struct HeaderTable {
+    name: &'static str,
+    table: Table,
+    /// Headers by destination, or by (source · hosts + destination) when `per_pair`.
+    headers: Vec<Vec<u16>>,
+    per_pair: Option<u32>,
+}
+
+impl HeaderTable {
+    /// `table` holds ranges of header values (built with [`TableBuilder`] over `keys`
+    /// values, one input class), `dst_header[d]` the header a packet to host `d` carries.
+    pub fn new(name: &'static str, table: Table, dst_header: Vec<Vec<u16>>) -> HeaderTable {
+        HeaderTable {
+            name,
+            table,
+            headers: dst_header,
+            per_pair: None,
+        }
+    }
+
+    /// As [`HeaderTable::new`], with a header for every (source, destination):
+    /// `headers[src · hosts + dst]`.
+    pub fn with_pairs(name: &'static str, table: Table, hosts: u32, headers: Vec<Vec<u16>>) -> HeaderTable {
+        HeaderTable {
+            name,
+            table,
+            headers,
+            per_pair: Some(hosts),
+        }
+    }
+
+    #[inline]
+    pub fn route(&self, at: At, h: Header) -> Result<Want, RouteError> {
+        let Some(&key) = h.sym.first() else {
+            return Err(RouteError::NoRoute {
+                switch: at.switch,
+                dst: h.dst,
+            });
+        };
+        self.table
+            .route(at, Header::dst(key as u32))
+            .map_err(|_| RouteError::NoHeaderRoute {
+                switch: at.switch,
+                key,
+            })
+    }
+
+    /// The header of a packet from host `src` to host `dst`.
+    pub fn fill(&self, src: u32, dst: u32, out: &mut Vec<u16>) -> Result<(), RouteError> {
+        let k = match self.per_pair {
+            Some(n) => src as usize * n as usize + dst as usize,
+            None => dst as usize,
+        };
+        let h = self
+            .headers
+            .get(k)
+            .ok_or(RouteError::NoRoute { switch: 0, dst })?;
+        out.extend_from_slice(h);
+        Ok(())
+    }
+
+    pub fn max_header(&self) -> usize {
+        self.headers.iter().map(|h| h.len()).max().unwrap_or(0)
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The underlying table (ranges of header values per switch).
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+}
+
 /// Collects a full destination → output-set map per switch and class, then compresses it
 /// into ranges.
 pub struct TableBuilder {
@@ -287,11 +368,8 @@ mod tests {
         }
     }
 
-    fn hdr(dst: u32) -> Header {
-        Header {
-            dst,
-            next_port: u16::MAX,
-        }
+    fn hdr(dst: u32) -> Header<'static> {
+        Header::dst(dst)
     }
 
     #[test]

@@ -106,6 +106,12 @@ impl Sim<'_> {
         let v = &mut self.vcs[o as usize];
         let (buf, mask, mut at) = (v.buf, v.mask, v.head.wrapping_add(v.len));
         v.len += k;
+        let first = if v.flags & F_HEAD_NEXT != 0 {
+            v.flags &= !F_HEAD_NEXT;
+            first | HEAD
+        } else {
+            first
+        };
         let mut t = a0;
         for j in 0..k {
             let mut word = if j == 0 { first } else { first & PID };
@@ -328,11 +334,8 @@ impl Sim<'_> {
         let pid = flit & PID;
         let pkt = &self.pkts[pid as usize];
         let (dst, src, len) = (pkt.dst, pkt.src, pkt.len);
-        let next_port = if self.route_stride > 0 && pkt.route_pos < pkt.route_len {
-            self.route_store[pid as usize * self.route_stride + pkt.route_pos as usize]
-        } else {
-            u16::MAX
-        };
+        let base = pid as usize * self.route_stride;
+        let sym = &self.route_store[base + pkt.route_pos as usize..base + pkt.route_len as usize];
         let ch = &self.chans[chan as usize];
         let at = At {
             switch: s as u32,
@@ -342,7 +345,7 @@ impl Sim<'_> {
         };
         let want = self
             .routing
-            .route(self.fab, at, Header { dst, next_port })
+            .route(self.fab, at, Header { dst, sym })
             .map_err(|err| {
                 Box::new(SimError::Route {
                     time: self.now,
@@ -574,10 +577,71 @@ impl Sim<'_> {
             clear_bit(&mut self.bits, (req_base + q * words) as usize, l as usize);
         }
         self.ports[(port_base + p) as usize].va_rr = l;
-        let pkt = &mut self.pkts[(flit & PID) as usize];
-        pkt.hops += 1;
-        pkt.route_pos += 1;
+        let pid = flit & PID;
+        self.pkts[pid as usize].hops += 1;
+        if self.routing.uses_header() || self.chans[c as usize].delete_header {
+            self.header_op(s, p, i, c, pid);
+        }
         set_bit(&mut self.bits, (bits_base + words + pwords) as usize, p as usize);
+    }
+
+    /// The head at input VC `i` was granted output `p` (channel `c`): the routing's header
+    /// operation and the link's header deletion happen as it leaves. Stripped header flits
+    /// are not sent on; their buffer slots are freed now.
+    #[cold]
+    fn header_op(&mut self, s: usize, p: u32, i: u32, c: u32, pid: u32) {
+        let v = &self.vcs[i as usize];
+        let ch_in = &self.chans[v.chan as usize];
+        let at = At {
+            switch: s as u32,
+            in_port: ch_in.dst_port,
+            in_vc: v.vc,
+            in_class: ch_in.class,
+        };
+        let pkt = &self.pkts[pid as usize];
+        let base = pid as usize * self.route_stride;
+        let sym = &self.route_store[base + pkt.route_pos as usize..base + pkt.route_len as usize];
+        let mut op = self
+            .routing
+            .header_op(self.fab, at, Header { dst: pkt.dst, sym }, p as u16);
+        if self.chans[c as usize].delete_header {
+            op.advance += 1;
+            op.strip += 1;
+        }
+        let pkt = &mut self.pkts[pid as usize];
+        pkt.route_pos = (pkt.route_pos + op.advance as u16).min(pkt.route_len);
+        if let Some(x) = op.set
+            && pkt.route_pos < pkt.route_len
+        {
+            let at = base + pkt.route_pos as usize;
+            self.route_store[at] = x;
+        }
+        for _ in 0..op.strip {
+            let v = &mut self.vcs[i as usize];
+            let slot = (v.buf + (v.head & v.mask)) as usize;
+            let flit = self.ring[slot].flit;
+            if v.len == 0 || self.ring[slot].time > self.now || flit & TAIL != 0 {
+                // Only the head flit (arrived, and never the whole packet) can be stripped.
+                self.failed.get_or_insert(Box::new(SimError::Invariant {
+                    time: self.now,
+                    what: format!("packet {pid}: cannot strip a header flit that is not the arrived head of a longer packet"),
+                }));
+                return;
+            }
+            v.head = v.head.wrapping_add(1);
+            v.len -= 1;
+            let unit = self.chans[v.chan as usize].flit_time;
+            self.return_credits(i, 1, self.now, unit, self.now);
+            self.pkts[pid as usize].len -= 1;
+            self.c.flits_stripped += 1;
+            let v = &mut self.vcs[i as usize];
+            if v.len > 0 {
+                let front = (v.buf + (v.head & v.mask)) as usize;
+                self.ring[front].flit |= HEAD;
+            } else {
+                v.flags |= F_HEAD_NEXT;
+            }
+        }
     }
 
     /// Output `p` of switch `s` sends what it can: the next flit, or a train of flits.

@@ -15,6 +15,8 @@ use crate::fabric::mesh::{coords, index};
 /// A pattern, as configured.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PatternSpec {
+    /// No synthetic traffic (an agent, or nothing, sends).
+    None,
     Uniform,
     /// Fixed (source, destination) pairs; other hosts stay silent.
     Pairs(Vec<(u32, u32)>),
@@ -63,7 +65,7 @@ impl Pattern {
         include_self: bool,
         rng: &mut Stream,
     ) -> Result<Pattern, String> {
-        if n < 2 && !include_self {
+        if n < 2 && !include_self && *spec != PatternSpec::None {
             return Err("a pattern needs at least 2 hosts".into());
         }
         let bits = || {
@@ -71,7 +73,11 @@ impl Pattern {
                 .ok_or_else(|| format!("this pattern needs a power-of-two number of hosts (have {n})"))
         };
         let map = |f: &dyn Fn(u32) -> u32| Pattern::Map((0..n).map(f).collect());
+        if *spec == PatternSpec::None {
+            return Ok(Pattern::Map(vec![SILENT; n as usize]));
+        }
         Ok(match spec {
+            PatternSpec::None => unreachable!("handled above"),
             PatternSpec::Uniform => Pattern::Uniform { include_self },
             PatternSpec::HotSpot { hot, fraction } => {
                 if hot.is_empty() || hot.iter().any(|&h| h >= n) {
