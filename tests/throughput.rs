@@ -87,6 +87,10 @@ fn one_vc_wormhole_saturates_well_below() {
 fn a_run_past_saturation_still_reports_and_is_marked() {
     let r = run(&spec(&mesh8(1, "load = 0.45")));
     assert!(r.saturated, "{:?}", r.saturation_reason);
+    // What was offered is what the sources created, however long it queued.
+    let off = r.offered_flits_per_node_cycle.unwrap();
+    assert!((off - 0.45).abs() < 0.01, "offered {off}");
+    assert_eq!(r.measured_packets as f64, (off * 64.0 * 20000.0 / 4.0).round());
     assert!(r.accepted_flits_per_node_cycle > 0.1);
     assert!(r.packet_latency_cycles.count > 0);
 }

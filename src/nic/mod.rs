@@ -185,7 +185,9 @@ impl Sim<'_> {
             tag,
         };
         self.c.packets_injected += 1;
-        if measured {
+        // After the window, packets created in it were already counted from the source
+        // queues (finalize_window); count only those injected within it here.
+        if measured && now < self.me {
             self.c.injected_measured += 1;
             self.c.offered_flits += size as u64;
         }
