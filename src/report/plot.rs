@@ -69,6 +69,7 @@ pub fn svg(p: &Plot) -> Result<String, String> {
                     .configure_mesh()
                     .x_desc(p.x_label)
                     .y_desc(p.y_label)
+                    .light_line_style(TRANSPARENT)
                     .draw()
                     .map_err(|e| e.to_string())?;
                 for (i, s) in p.series.iter().enumerate() {
