@@ -1065,6 +1065,22 @@ impl<'a> Sim<'a> {
         self.run_inner(agent, progress).map_err(|e| *e)
     }
 
+    /// Lets every node something happened to at this instant decide what to do, in the
+    /// order they were touched (which does not change any result).
+    fn eval_dirty(&mut self) -> Res<()> {
+        let mut k = 0;
+        while k < self.dirty.len() {
+            let n = self.dirty[k];
+            self.eval(n)?;
+            k += 1;
+        }
+        self.dirty.clear();
+        match self.failed.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
     /// Hands the agent what happened this instant, in a fixed order, and lets the hosts act
     /// on what it sent, until nothing more happens at this instant.
     fn consult(&mut self, agent: &mut dyn agent::Agent) -> Res<()> {
@@ -1082,16 +1098,7 @@ impl<'a> Sim<'a> {
             if self.notes.is_empty() {
                 self.notes = notes;
             }
-            let mut k = 0;
-            while k < self.dirty.len() {
-                let n = self.dirty[k];
-                self.eval(n)?;
-                k += 1;
-            }
-            self.dirty.clear();
-            if let Some(e) = self.failed.take() {
-                return Err(e);
-            }
+            self.eval_dirty()?;
         }
         Ok(())
     }
@@ -1104,13 +1111,7 @@ impl<'a> Sim<'a> {
         let wall = std::time::Instant::now();
         self.step += 1;
         agent.start(&mut agent::Ctl { sim: self });
-        let mut k = 0;
-        while k < self.dirty.len() {
-            let n = self.dirty[k];
-            self.eval(n)?;
-            k += 1;
-        }
-        self.dirty.clear();
+        self.eval_dirty()?;
         for h in 0..self.hosts.len() {
             if self.hosts[h].active {
                 let t = self.next_ready(h);
@@ -1178,16 +1179,7 @@ impl<'a> Sim<'a> {
                     self.apply(e)?;
                 }
             }
-            let mut k = 0;
-            while k < self.dirty.len() {
-                let n = self.dirty[k];
-                self.eval(n)?;
-                k += 1;
-            }
-            self.dirty.clear();
-            if let Some(e) = self.failed.take() {
-                return Err(e);
-            }
+            self.eval_dirty()?;
             if !self.notes.is_empty() {
                 self.consult(agent)?;
             }
