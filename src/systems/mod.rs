@@ -6,6 +6,8 @@
 //! a table per experiment and written as `{"system": …, "records": […]}`; `--out DIR` adds a
 //! CSV per experiment and the system's plots as SVG.
 
+pub mod atm;
+
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -264,19 +266,21 @@ pub struct Options {
 }
 
 /// The systems `reef reproduce` knows.
-pub const SYSTEMS: &[&str] = &[];
+pub const SYSTEMS: &[&str] = &["atm"];
 
 /// Runs the reproduction of `system`.
 pub fn reproduce(system: &str, opts: &Options) -> Result<Report, String> {
-    let _ = opts;
-    Err(format!(
-        "no reproduction for `{system}` (available: {})",
-        if SYSTEMS.is_empty() {
-            "none yet".to_string()
-        } else {
-            SYSTEMS.join(", ")
-        }
-    ))
+    match system {
+        "atm" => atm::reproduce(opts),
+        _ => Err(format!(
+            "no reproduction for `{system}` (available: {})",
+            if SYSTEMS.is_empty() {
+                "none yet".to_string()
+            } else {
+                SYSTEMS.join(", ")
+            }
+        )),
+    }
 }
 
 #[cfg(test)]
