@@ -820,7 +820,7 @@ impl<'a> Sim<'a> {
             flit |= TAIL;
         }
         if credit {
-            self.vcs[o as usize].credits -= k;
+            self.take_credits(o, k);
         }
         let node = self.vcs[o as usize].node;
         if shortcut && (node as usize) >= self.sws.len() {
@@ -912,6 +912,43 @@ impl<'a> Sim<'a> {
             v.credits += 1;
         }
         v.credits
+    }
+
+    /// How many of the next `max` flits on VC `o`, flit j starting at `now + j·unit`, have
+    /// a credit by the time they start: the credits held now, then those on their way back,
+    /// in the order they land. A train may run that far without waiting, exactly as the
+    /// flit-by-flit sender would find each credit there when its flit is due.
+    #[inline]
+    pub(crate) fn train_credits(&mut self, o: u32, max: u32, unit: Time) -> u32 {
+        let held = self.credits_now(o);
+        if held >= max {
+            return max;
+        }
+        let now = self.now;
+        let v = &self.vcs[o as usize];
+        let pending = v.head.wrapping_sub(v.cr_head);
+        let mut n = held;
+        while n < max && n - held < pending {
+            let slot = v.buf + (v.cr_head.wrapping_add(n - held) & v.mask);
+            if self.ring[slot as usize].time > now + n as Time * unit {
+                break;
+            }
+            n += 1;
+        }
+        n
+    }
+
+    /// Takes `k` credits of VC `o` for a train about to leave, collecting early those still
+    /// on their way that [`Self::train_credits`] counted on.
+    #[inline]
+    pub(crate) fn take_credits(&mut self, o: u32, k: u32) {
+        let v = &mut self.vcs[o as usize];
+        if v.credits < k {
+            let early = k - v.credits;
+            v.cr_head = v.cr_head.wrapping_add(early);
+            v.credits += early;
+        }
+        v.credits -= k;
     }
 
     /// The admissible outputs of the routed head at input VC `i`.

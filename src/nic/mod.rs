@@ -59,8 +59,13 @@ impl Sim<'_> {
         }
         let left = self.hosts[h].cur_len - sent;
         let k = if self.spec.params.trains {
-            let cr = if credit { self.credits_now(o) } else { MAX_TRAIN };
-            left.min(MAX_TRAIN).min(cr)
+            let k = left.min(MAX_TRAIN);
+            if credit {
+                let unit = self.chans[c as usize].flit_time;
+                self.train_credits(o, k, unit)
+            } else {
+                k
+            }
         } else {
             1
         };

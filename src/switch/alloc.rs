@@ -744,14 +744,10 @@ impl Sim<'_> {
             } else {
                 self.train_horizon(s, p, c, o, i, unit)
             };
-            let limit = len
-                .min(MAX_TRAIN)
-                .min(horizon)
-                .min(if self.chans[c as usize].credit {
-                    self.credits_now(o)
-                } else {
-                    MAX_TRAIN
-                });
+            let mut limit = len.min(MAX_TRAIN).min(horizon);
+            if self.chans[c as usize].credit {
+                limit = self.train_credits(o, limit, unit);
+            }
             while k < limit {
                 let slot = (buf + (head.wrapping_add(k) & mask)) as usize;
                 // Flit k leaves at now + k·unit; it must have arrived by then.
