@@ -31,6 +31,18 @@ fn configs() -> Vec<String> {
         format!(
             "{sim}[topology]\nkind = \"mesh\"\nk = [4, 4]\nhosts_per_switch = 2\n[channel]\nvcs = 3\n[host]\nsend_overhead = \"5 ns\"\nrecv_per_byte = \"1 ns\"\n[traffic]\npattern = \"bit-complement\"\nload = 0.2\npacket_size = 4\nflit_bytes = 2\n"
         ),
+        // No router delay, adaptive: a head routed after a tail passed this instant sees the
+        // output that tail freed.
+        format!(
+            "{sim}[topology]\nkind = \"clos\"\nleaves = 6\nhosts_per_leaf = 4\nspines = 3\n[switch]\nrouter_delay = \"0 cycles\"\n[routing]\nadaptive = true\n[traffic]\nload = 0.4\npacket_size = 4\n"
+        ),
+        // Long wires: trains overtaking flits still on the wire would reorder a buffer.
+        format!(
+            "{sim}[topology]\nkind = \"mesh\"\nk = [6, 6]\n[channel]\nlatency = \"6 cycles\"\n[switch]\nrouter_delay = \"1 cycle\"\n[traffic]\nload = 0.35\npacket_size = 4\n"
+        ),
+        format!(
+            "{sim}[topology]\nkind = \"torus\"\nk = [5, 5]\n[channel]\nvcs = 2\nlatency = \"12 cycles\"\nbuffer = 16\n[switch]\nrouter_delay = \"0 cycles\"\n[traffic]\nload = 0.3\nsizes = [[3, 0.5], [7, 0.5]]\n"
+        ),
     ]
 }
 

@@ -196,6 +196,9 @@ pub(crate) struct Chan {
     pub head_route_tail: Class,
     /// A head train to an idle, empty VC may skip its arrival event (see `send_train`).
     pub shortcut: bool,
+    /// When the first flit of the last train sent with an arrival event lands [ps]: until
+    /// then flits are on the wire, and a later train must not overtake them.
+    pub landing: Time,
     pub latency: Time,
     /// The link deletes the first header symbol of each packet.
     pub delete_header: bool,
@@ -438,6 +441,9 @@ pub struct Sim<'a> {
     pub(crate) free_tokens: Vec<u32>,
     /// The agent asked to end the run.
     pub(crate) stop: bool,
+    /// The switch being evaluated has been through its first send phase of this instant:
+    /// a train's tail due now has passed, as it would have flit by flit.
+    pub(crate) sent_phase: bool,
 }
 
 impl<'a> Sim<'a> {
@@ -512,6 +518,7 @@ impl<'a> Sim<'a> {
                 head_route,
                 head_route_tail,
                 shortcut,
+                landing: 0,
                 latency: lp.latency,
                 delete_header: lp.delete_header,
                 nvc: lp.vcs,
@@ -728,6 +735,7 @@ impl<'a> Sim<'a> {
             tokens: Vec::new(),
             free_tokens: Vec::new(),
             stop: false,
+            sent_phase: false,
         })
     }
 
@@ -814,7 +822,9 @@ impl<'a> Sim<'a> {
             (ch.arr_data, ch.head_route)
         };
         let a0 = now + if single_tail { tt } else { ft } + ch.latency;
-        let shortcut = ch.shortcut && credit && first & HEAD != 0 && self.spec.params.trains;
+        // Skipping the arrival event is exact only if no flits are still on the wire ahead.
+        let shortcut =
+            ch.shortcut && credit && first & HEAD != 0 && self.spec.params.trains && ch.landing <= now;
         let mut flit = first;
         if single_tail {
             flit |= TAIL;
@@ -842,6 +852,7 @@ impl<'a> Sim<'a> {
             self.t_aux[o as usize] = a0 + r;
             self.q.push(route_class, now, ev(K_ROUTE, o, 0));
         } else {
+            self.chans[c as usize].landing = a0;
             self.q.push(class, now, ev_train(o, flit, k - 1, ends_tail));
             if self.check {
                 self.inflight[o as usize] += k;

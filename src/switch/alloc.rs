@@ -258,6 +258,7 @@ impl Sim<'_> {
     /// Everything switch `s` does at the present instant: route the heads whose router delay
     /// is over, grant free outputs to waiting heads, and send on every output that can.
     pub(crate) fn eval_switch(&mut self, s: usize) -> Res<()> {
+        self.sent_phase = false;
         loop {
             let sw = &self.sws[s];
             let (words, pwords, xbar) = (sw.words as usize, sw.pwords as usize, sw.xbar);
@@ -315,6 +316,7 @@ impl Sim<'_> {
                     }
                 }
             }
+            self.sent_phase = true;
             // Sending a tail may free an output for a waiting head, or bring the next head to
             // the front with no router delay: go round again for those.
             if !any_bit(&self.bits, rb, words + pwords) {
@@ -394,10 +396,11 @@ impl Sim<'_> {
             let o = base + vv as u32;
             let owner = self.vcs[o as usize].owner;
             if owner != NONE && self.vcs[owner as usize].state == DRAIN {
-                // Held by a train whose tail passes at `end`: free if that is past; else the
-                // release must now happen on time, for this waiting head.
+                // Held by a train whose tail passes at `end`: free if that is past (or now,
+                // after this instant's first send phase, where the tail went flit by flit);
+                // else the release must now happen on time, for this waiting head.
                 let end = self.t_aux[owner as usize];
-                if end < self.now {
+                if end < self.now || (end == self.now && self.sent_phase) {
                     self.settle(owner);
                 } else {
                     self.tail_due_at(owner, end);
