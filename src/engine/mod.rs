@@ -1196,6 +1196,7 @@ impl<'a> Sim<'a> {
                 }
                 if let Some(d) = self.find_deadlock(wd) {
                     deadlock = Some(d);
+                    self.end = t;
                     break;
                 }
             }

@@ -217,7 +217,9 @@ impl Sim<'_> {
             packets_delivered: c.packets_delivered,
             flit_hops: c.flit_hops - hop_over,
             events: c.events,
-            sim_end_ns: self.now as f64 / 1000.0,
+            // Where the run ended (the drain limit, the stop), not the last instant with
+            // an event: trains leave out instants where nothing but a flit moved.
+            sim_end_ns: if self.end == Time::MAX { self.now } else { self.end } as f64 / 1000.0,
             deadlock: outcome.deadlock.clone(),
             wall_s: outcome.wall_s,
         }

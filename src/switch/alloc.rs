@@ -223,8 +223,14 @@ impl Sim<'_> {
         }
     }
 
-    /// Routing of the head at `i` starts at `t`, later than now (when its tail arrives).
+    /// Routing of the head at `i` starts at `t`, now or later (when its tail arrives).
     fn start_routing_at(&mut self, i: u32, t: Time) {
+        if t <= self.now {
+            // Not an event at the present instant: those are being applied now, and one
+            // added now would be applied or not depending on their order.
+            self.start_routing(i);
+            return;
+        }
         let node = self.vcs[i as usize].node;
         let r = self.sws[node as usize].router_delay;
         self.vcs[i as usize].state = ROUTING;
