@@ -278,6 +278,7 @@ struct HostK {
     ac: Option<(u32, Route)>,
     table: BTreeMap<u32, (u32, Route)>,
     waiting: BTreeSet<u32>,
+    asked: BTreeMap<u32, Time>,
 }
 
 /// The agent.
@@ -1017,12 +1018,15 @@ impl<'a> Atomic<'a> {
                 self.launch(ctl, fl.src, Self::pieces(&route), fl.payload, body, None);
             }
             None => {
-                if !self.kern[fl.src as usize].waiting.contains(&fl.dst) {
-                    self.kern[fl.src as usize].waiting.insert(fl.dst);
-                    if self.kern[fl.src as usize].ac.is_some() {
-                        self.kern[fl.src as usize].waiting.remove(&fl.dst);
-                        self.request(ctl, fl.src, fl.dst);
-                    }
+                // Ask the AC, again only if no answer came for a while.
+                let now = ctl.now();
+                let k = &mut self.kern[fl.src as usize];
+                if k.asked
+                    .get(&fl.dst)
+                    .is_none_or(|&t| now >= t + self.cfg.complain_after)
+                {
+                    k.asked.insert(fl.dst, now);
+                    self.request(ctl, fl.src, fl.dst);
                 }
             }
         }
@@ -1074,17 +1078,11 @@ impl<'a> Atomic<'a> {
             pk.pieces[0] = Piece::Bytes(back);
         }
         if !pk.pieces.is_empty() {
-            // Store and forward.
+            // Store and forward (the node processor, or an HI's kernel: never the AC's
+            // user process).
             pk.expect = None;
             self.pkts.insert(tag, pk);
-            self.ac_cpu(ctl, x);
-            let delay_ac = self.acs.contains_key(&x);
-            if delay_ac {
-                let t = self.acs[&x].busy;
-                ctl.timer(x, t, tok(T_SEND, tag));
-            } else {
-                self.send_leg(ctl, x, tag);
-            }
+            self.send_leg(ctl, x, tag);
             return;
         }
         if self.acs.contains_key(&x) {
@@ -1120,10 +1118,15 @@ impl<'a> Atomic<'a> {
                     self.answer(ctl, x, from, addr, hb);
                 }
             }
-            Body::RouteReply {
-                epoch, addr, route, ..
-            } => {
+            Body::RouteReply { epoch, addr, route } => {
                 self.kern[x as usize].table.insert(addr, (epoch, route));
+                // A fresh route gets a fresh chance before any complaint.
+                let now = ctl.now();
+                for (i, f) in self.cfg.flows.iter().enumerate() {
+                    if f.src == x && f.dst == addr {
+                        self.flows[i].last_ack = now;
+                    }
+                }
             }
             Body::Complaint { addr, .. } => {
                 let _ = addr;
@@ -1147,7 +1150,17 @@ impl<'a> Atomic<'a> {
                         Some((_, r)) => {
                             self.launch(ctl, x, Self::pieces(&r), 8, Body::Ack { flow }, None);
                         }
-                        None => self.request(ctl, x, src),
+                        None => {
+                            let now = ctl.now();
+                            let k = &mut self.kern[x as usize];
+                            if k.asked
+                                .get(&src)
+                                .is_none_or(|&t| now >= t + self.cfg.complain_after)
+                            {
+                                k.asked.insert(src, now);
+                                self.request(ctl, x, src);
+                            }
+                        }
                     }
                 }
             }
@@ -1190,9 +1203,14 @@ impl Agent for Atomic<'_> {
                 if let Some(a) = self.acs.get(&host)
                     && a.mapping
                     && a.epoch as u64 == x
-                    && ctl.now() >= a.last_news + self.cfg.quiet
                 {
-                    self.map_done(ctl, host);
+                    // Quiet counts from the last news or the end of the AC's own work.
+                    let due = a.last_news.max(a.busy) + self.cfg.quiet;
+                    if ctl.now() >= due {
+                        self.map_done(ctl, host);
+                    } else {
+                        ctl.timer(host, due, tok(T_QUIET, x));
+                    }
                 }
             }
             T_FLOW => {

@@ -5,5 +5,6 @@
 pub mod experiments;
 pub mod net;
 pub mod params;
+pub mod routes;
 
 pub use experiments::reproduce;

@@ -199,3 +199,14 @@ pub fn run_agent<'a>(lf: &'a LanFabric, cfg: Config) -> (Atomic<'a>, Time, u64) 
     let lost = sim.packets_lost();
     (ag, sim.now(), lost)
 }
+
+/// A built-in LAN by name.
+pub fn named(name: &str) -> Option<Lan> {
+    match name {
+        "proto-3x3" => Some(prototype()),
+        "board-8x8" => Some(board8()),
+        "lan-4x3x3" => Some(lan4()),
+        "nonsym-3x3x3" => Some(nonsym()),
+        _ => None,
+    }
+}
