@@ -7,6 +7,7 @@
 
 pub mod bench;
 pub mod config;
+pub mod control;
 pub mod engine;
 pub mod fabric;
 pub mod link;

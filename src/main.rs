@@ -101,6 +101,21 @@ enum Cmd {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// Print a network's routes: every host pair's header (Mosaic ΔX/ΔY pairs for
+    /// `routing.algorithm = "mosaic"`), or, with --lan, the ATOMIC routes (store-and-forward
+    /// between Mosaic routes) of a built-in ATOMIC LAN: proto-3x3, board-8x8, lan-4x3x3, nonsym-3x3x3.
+    Routes {
+        /// The network config (TOML); or a built-in ATOMIC LAN name with --lan.
+        config: String,
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// CONFIG names a built-in ATOMIC LAN.
+        #[arg(long)]
+        lan: bool,
+        /// Most pairs to print.
+        #[arg(long, default_value_t = 200)]
+        max_pairs: usize,
+    },
     /// Run the reference workloads and report flit-hops per second.
     Bench {
         /// Write one JSON record per workload.
@@ -305,6 +320,28 @@ fn real_main() -> Result<ExitCode> {
                     .write_out(&dir)
                     .with_context(|| format!("writing into {}", dir.display()))?;
                 eprintln!("wrote {} files into {}", files.len(), dir.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Routes {
+            config: path,
+            set,
+            lan,
+            max_pairs,
+        } => {
+            if lan {
+                let l = reef::systems::atomic::net::named(&path).ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "no built-in ATOMIC LAN `{path}` (proto-3x3, board-8x8, lan-4x3x3, nonsym-3x3x3)"
+                    )
+                })?;
+                print!("{}", reef::systems::atomic::routes::lan_routes(&l));
+            } else {
+                let spec = config::load(Path::new(&path), &set)?;
+                print!(
+                    "{}",
+                    reef::systems::atomic::routes::print_routes(&spec, max_pairs)
+                );
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -435,6 +435,13 @@ fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind) -> R<Rout
         AlgoKind::Direct => Routing::Table(table::full(fab).ok_or_else(|| mismatch("direct"))?),
         AlgoKind::Updown => Routing::Table(updown::updown(fab, root, adaptive)),
         AlgoKind::Minimal => Routing::Table(updown::minimal(fab, adaptive)),
+        AlgoKind::Mosaic => Routing::Mosaic(crate::routing::mosaic::Mosaic::mesh(fab).ok_or_else(|| {
+            src.err(
+                "routing.algorithm",
+                "mosaic routing in a config needs a 2-D mesh with one host (the node's processor) per switch",
+                Some("for ATOMIC LANs of several boards see `reef reproduce atomic` and `reef routes`"),
+            )
+        })?),
         AlgoKind::Source => {
             if adaptive {
                 return Err(src.err("routing.adaptive", "source routes are fixed per packet", None));

@@ -153,6 +153,7 @@ pub enum AlgoKind {
     Updown,
     Minimal,
     Source,
+    Mosaic,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]

@@ -211,6 +211,11 @@ pub(crate) struct Chan {
     pub dst: u32,
     pub src_port: u16,
     pub dst_port: u16,
+    /// From this time on the channel is cut: what is sent into it is lost (see
+    /// [`Sim::fail_channel_at`]) [ps]; `Time::MAX` for never.
+    pub fail_at: Time,
+    /// A packet is part way across: its head has been sent, its tail not yet.
+    pub mid: bool,
 }
 
 /// One virtual channel of one channel: the receiver's input buffer and routing state, and
@@ -250,7 +255,9 @@ pub(crate) struct Vc {
     pub vc: u8,
     /// `F_CWAIT`, `F_FROM_HOST`, `F_HEAD_NEXT`.
     pub flags: u8,
-    pub _pad: u8,
+    /// Header flits stripped at the grant before they reached this buffer: the next this
+    /// many arriving (never a tail) are removed as they land.
+    pub strip_pending: u8,
     /// Output port the front packet holds.
     pub fwd_port: u16,
     /// Receiving port.
@@ -323,6 +330,14 @@ pub(crate) struct HostState {
     /// Trains accepted whose flits may still be landing: first arrival, length, ends with a
     /// tail (for the end-of-run count; older ones are dropped as they complete).
     pub rx_trains: std::collections::VecDeque<(Time, u32, bool)>,
+    /// Memory for received packets [bytes] (`u64::MAX`: unbounded); see
+    /// [`Sim::set_host_memory`].
+    pub mem_cap: u64,
+    pub mem_used: u64,
+    /// Bytes to free when the packet being sent has left, and when [ps].
+    pub mem_release: Option<(Time, u64)>,
+    /// The front packet of the ejection buffer waits for memory.
+    pub gated: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -340,6 +355,11 @@ pub(crate) struct Pkt {
     pub seen: u32,
     /// An agent's tag ([`agent::NO_TAG`] for synthetic traffic).
     pub tag: u64,
+    /// A failed channel cut the packet: the part beyond the cut ends with a forced tail.
+    pub truncated: bool,
+    /// Parts of the packet still moving, less one (a cut makes two); the slot is freed
+    /// when the last one ends.
+    pub parts: u8,
 }
 
 /// What a run counts as it goes.
@@ -353,6 +373,10 @@ pub(crate) struct Counters {
     /// Header flits removed on the way (header deletion, stripped routes).
     pub flits_stripped: u64,
     pub flits_delivered: u64,
+    /// Flits sent into a failed channel and lost there.
+    pub flits_dropped: u64,
+    /// Packets cut or swallowed by a failed channel.
+    pub packets_lost: u64,
     pub packets_injected: u64,
     pub packets_delivered: u64,
     pub events: u64,
@@ -444,6 +468,8 @@ pub struct Sim<'a> {
     /// The switch being evaluated has been through its first send phase of this instant:
     /// a train's tail due now has passed, as it would have flit by flit.
     pub(crate) sent_phase: bool,
+    /// Per-host costs (the spec's `host` unless set per host).
+    pub(crate) host_params: Vec<HostParams>,
 }
 
 impl<'a> Sim<'a> {
@@ -530,6 +556,8 @@ impl<'a> Sim<'a> {
                 dst: ch.dst.0,
                 src_port: ch.src_port,
                 dst_port: ch.dst_port,
+                fail_at: Time::MAX,
+                mid: false,
             });
             let to_host = !fab.is_switch(ch.dst);
             for v in 0..lp.vcs {
@@ -563,7 +591,7 @@ impl<'a> Sim<'a> {
                     state: IDLE,
                     vc: v,
                     flags: if fab.is_switch(ch.src) { 0 } else { F_FROM_HOST },
-                    _pad: 0,
+                    strip_pending: 0,
                     fwd_port: 0,
                     in_port: ch.dst_port,
                 });
@@ -675,6 +703,10 @@ impl<'a> Sim<'a> {
                 whole,
                 rx_trains: std::collections::VecDeque::new(),
                 outbox: std::collections::VecDeque::new(),
+                mem_cap: u64::MAX,
+                mem_used: 0,
+                mem_release: None,
+                gated: false,
             });
         }
         let route_stride = routing.max_header().max(p.max_header);
@@ -736,7 +768,128 @@ impl<'a> Sim<'a> {
             free_tokens: Vec::new(),
             stop: false,
             sent_phase: false,
+            host_params: vec![spec.host; n as usize],
         })
+    }
+
+    /// Gives host `h` its own send and receive costs (before the run).
+    pub fn set_host_params(&mut self, h: u32, hp: HostParams) {
+        self.host_params[h as usize] = hp;
+    }
+
+    /// Gives host `h` a memory of `bytes` for received packets: a packet is admitted when
+    /// its head arrives only if the memory can hold it whole, else it waits in the ejection
+    /// buffer and the worm behind it blocks (nothing is dropped). A packet's bytes are
+    /// reserved at admission; the bytes of each packet the host sends are freed when that
+    /// packet's tail has left. Models a store-and-forward processor (ATOMIC's Mosaic nodes).
+    pub fn set_host_memory(&mut self, h: u32, bytes: u64) {
+        self.hosts[h as usize].mem_cap = bytes;
+        let ej = self.fab.ejection_channel(h).0;
+        // Arrivals must be seen one event at a time: admission depends on the memory then.
+        self.chans[ej as usize].shortcut = false;
+    }
+
+    /// Cuts channel `c` from time `at` on [ps]: flits that would start on it then or later
+    /// are lost. A packet caught part way across is cut in two: the first flit sent after
+    /// the failure reaches the receiver as a forced tail (the receiving chip ends the
+    /// packet), so the part already across finishes its way and is discarded at its
+    /// destination as truncated; the rest of the packet drains into the cut and is lost
+    /// there, freeing every channel it held. Both parts count as one lost packet.
+    pub fn fail_channel_at(&mut self, c: u32, at: Time) {
+        let ch = &mut self.chans[c as usize];
+        ch.fail_at = ch.fail_at.min(at);
+    }
+
+    /// Fails node `n` at `at`: every channel into or out of it (a node's processor, if it
+    /// is a host attached to the node, must be stopped by its agent).
+    pub fn fail_node_at(&mut self, n: u32, at: Time) {
+        let chans: Vec<u32> = (0..self.chans.len() as u32)
+            .filter(|&c| self.chans[c as usize].src == n || self.chans[c as usize].dst == n)
+            .collect();
+        for c in chans {
+            self.fail_channel_at(c, at);
+        }
+    }
+
+    /// Packets cut or swallowed by failed channels so far.
+    pub fn packets_lost(&self) -> u64 {
+        self.c.packets_lost
+    }
+
+    /// Packets hosts have started to inject so far.
+    pub fn packets_injected(&self) -> u64 {
+        self.c.packets_injected
+    }
+
+    /// How many flits starting now on channel `c` may go as one train before its failure
+    /// (which the flit-by-flit path would meet between them).
+    #[inline]
+    pub(crate) fn fail_limit(&self, c: u32) -> u32 {
+        let ch = &self.chans[c as usize];
+        if ch.fail_at == Time::MAX || ch.fail_at <= self.now {
+            return MAX_TRAIN;
+        }
+        (ch.fail_at - self.now)
+            .div_ceil(ch.flit_time)
+            .min(MAX_TRAIN as Time) as u32
+    }
+
+    /// The end of one part of packet `pid`: frees its slot when no part is left.
+    #[inline]
+    pub(crate) fn part_done(&mut self, pid: u32) {
+        let p = &mut self.pkts[pid as usize];
+        if p.parts > 0 {
+            p.parts -= 1;
+        } else {
+            self.free_pkts.push(pid);
+        }
+    }
+
+    /// `send_train` on a channel that has failed: the first flit of a packet caught part
+    /// way across goes on as a forced tail; everything else is lost.
+    #[cold]
+    fn send_dead(&mut self, c: u32, o: u32, first: u32, k: u32, ends_tail: bool) -> Time {
+        let now = self.now;
+        let pid = first & PID;
+        let mut sent = 0;
+        if self.chans[c as usize].mid {
+            self.chans[c as usize].fail_at = Time::MAX;
+            let last = self.send_train(c, o, first | TAIL, 1, true);
+            self.chans[c as usize].fail_at = now;
+            let p = &mut self.pkts[pid as usize];
+            if !p.truncated {
+                self.c.packets_lost += 1;
+            }
+            p.truncated = true;
+            p.parts += 1;
+            sent = 1;
+            if k == 1 {
+                // The packet's own tail was the flit after the cut: its upstream part ends.
+                if ends_tail {
+                    self.part_done(pid);
+                }
+                self.chans[c as usize].mid = false;
+                return last;
+            }
+        } else if first & HEAD != 0 {
+            self.c.packets_lost += 1;
+            self.pkts[pid as usize].truncated = true;
+        }
+        let ch = &mut self.chans[c as usize];
+        let (ft, tt) = (ch.flit_time, ch.tail_time);
+        let last_start = now + (k - 1) as Time * ft;
+        ch.tx_busy = last_start + if ends_tail { tt } else { ft };
+        ch.tr_start = now;
+        ch.tr_k = k;
+        ch.mid = false;
+        self.c.flits_dropped += (k - sent) as u64;
+        if self.vcs[o as usize].flags & F_FROM_HOST != 0 {
+            self.c.flits_injected += (k - sent) as u64;
+        }
+        if ends_tail {
+            self.part_done(pid);
+        }
+        last_start
     }
 
     /// Current simulated time [ps].
@@ -796,8 +949,12 @@ impl<'a> Sim<'a> {
     pub(crate) fn send_train(&mut self, c: u32, o: u32, first: u32, k: u32, ends_tail: bool) -> Time {
         debug_assert!((1..=MAX_TRAIN).contains(&k));
         let now = self.now;
+        if now >= self.chans[c as usize].fail_at {
+            return self.send_dead(c, o, first, k, ends_tail);
+        }
         let (ms, me) = (self.ms, self.me);
         let ch = &mut self.chans[c as usize];
+        ch.mid = !ends_tail;
         let (ft, tt) = (ch.flit_time, ch.tail_time);
         let last_start = now + (k - 1) as Time * ft;
         let end = last_start + if ends_tail { tt } else { ft };
@@ -1272,7 +1429,7 @@ impl<'a> Sim<'a> {
     fn drained(&self) -> bool {
         if self.spec.params.drain_all {
             // A host in the middle of a packet has one injected and not delivered.
-            self.c.packets_delivered == self.c.packets_injected
+            self.c.packets_delivered + self.c.packets_lost >= self.c.packets_injected
                 && self.hosts.iter().all(|h| h.outbox.is_empty())
         } else {
             self.c.delivered_measured >= self.c.total_measured
@@ -1354,7 +1511,9 @@ impl<'a> Sim<'a> {
     fn check_conservation(&self, drained: bool) -> Res<()> {
         let buffered: u64 = self.vcs.iter().map(|v| v.len as u64).sum();
         let in_flight: u64 = self.inflight.iter().map(|&f| f as u64).sum();
-        if self.c.flits_sent != self.c.flits_delivered + buffered + in_flight + self.c.flits_stripped {
+        if self.c.flits_sent
+            != self.c.flits_delivered + buffered + in_flight + self.c.flits_stripped + self.c.flits_dropped
+        {
             return Err(Box::new(SimError::Invariant {
                 time: self.now,
                 what: format!(
@@ -1364,7 +1523,10 @@ impl<'a> Sim<'a> {
                 ),
             }));
         }
-        if drained && self.spec.params.drain_all && self.c.packets_delivered != self.c.packets_injected {
+        if drained
+            && self.spec.params.drain_all
+            && self.c.packets_delivered + self.c.packets_lost != self.c.packets_injected
+        {
             return Err(Box::new(SimError::Invariant {
                 time: self.now,
                 what: format!(

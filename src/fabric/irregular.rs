@@ -7,6 +7,7 @@
 //! h0 s0:3              # host 0 (its only port, 0) to switch 0 port 3
 //! s2:1 -> s3:0         # one channel only, from s2:1 to s3:0 (a non-symmetric connection)
 //! s1:2 s2:0 latency=20ns buffer=16 vcs=2   # per-link overrides of the [channel] settings
+//! s3:0 s4:1 cable=15ft # a Mosaic handshake over 15 ft: byte time ≥ 13 ns + 3 ns/ft × 15 ft
 //! switch s4 ports=8    # declare a port count (default: highest port used + 1)
 //! ```
 //!
@@ -83,7 +84,16 @@ fn parse_option(kv: &str, params: &mut LinkParams, cycle: Option<Ratio>) -> Resu
                 .filter(|&n| (1..=64).contains(&n))
                 .ok_or_else(|| format!("vcs must be 1..=64, got `{v}`"))?
         }
-        _ => return Err(format!("unknown option `{k}` (expected latency, buffer or vcs)")),
+        "cable" => {
+            let mft = crate::link::parse_feet(v)
+                .ok_or_else(|| format!("cable must be a length in feet, e.g. cable=2ft, got `{v}`"))?;
+            *params = params.over_cable(crate::link::Handshake::MOSAIC, mft);
+        }
+        _ => {
+            return Err(format!(
+                "unknown option `{k}` (expected latency, buffer, vcs or cable)"
+            ));
+        }
     }
     Ok(())
 }

@@ -10,6 +10,7 @@ pub mod clos;
 pub mod full;
 pub mod irregular;
 pub mod mesh;
+pub mod mosaic;
 
 use crate::link::LinkParams;
 use crate::switch::SwitchParams;

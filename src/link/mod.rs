@@ -60,12 +60,57 @@ pub struct LinkParams {
     pub delete_header: bool,
 }
 
+/// Per-flit request/acknowledge over a cable (a Mosaic channel without slack buffers): a byte
+/// cannot follow until the acknowledgement of the previous one is back, so the time per
+/// byte is `fixed + per_ft · cable` whenever that is longer than the channel's own byte time.
+/// Applied when a channel is built ([`LinkParams::over_cable`]); the engine then sees an
+/// ordinary credit channel with that flit time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handshake {
+    /// Per-byte time without a cable [ps].
+    pub fixed: Time,
+    /// Round trip of the cable per foot [ps/ft].
+    pub per_ft: Time,
+}
+
+impl Handshake {
+    /// Mosaic C channels: 13 ns plus 3 ns per foot (1.5 ns/ft each way)
+    /// (`../shared/systems/atomic.md`, "handshake").
+    pub const MOSAIC: Handshake = Handshake {
+        fixed: 13_000,
+        per_ft: 3_000,
+    };
+
+    /// Time per byte over `cable_mft` thousandths of a foot of cable [ps].
+    pub fn cycle(&self, cable_mft: u64) -> Time {
+        self.fixed + (self.per_ft as u128 * cable_mft as u128 / 1000) as Time
+    }
+}
+
 impl LinkParams {
+    /// This channel over a cable of `cable_mft` thousandths of a foot with handshake `h`:
+    /// flit and tail times become the longer of their own and the handshake cycle.
+    pub fn over_cable(self, h: Handshake, cable_mft: u64) -> LinkParams {
+        let t = h.cycle(cable_mft);
+        LinkParams {
+            flit_time: self.flit_time.max(t),
+            tail_time: self.tail_time.max(t),
+            ..self
+        }
+    }
+
     /// Time to send a flit [ps], the tail flit of a packet taking the tail time.
     #[inline]
     pub fn unit_time(&self, tail: bool) -> Time {
         if tail { self.tail_time } else { self.flit_time }
     }
+}
+
+/// `"2ft"`, `"0.5 ft"` → thousandths of a foot.
+pub fn parse_feet(s: &str) -> Option<u64> {
+    let v = s.trim().strip_suffix("ft")?.trim();
+    let x: f64 = v.parse().ok()?;
+    (x.is_finite() && x >= 0.0).then(|| (x * 1000.0).round() as u64)
 }
 
 impl Default for LinkParams {
@@ -79,5 +124,25 @@ impl Default for LinkParams {
             flow: FlowControl::Credit { delay: 1_000 },
             delete_header: false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handshake_slows_long_cables_only() {
+        let p = LinkParams {
+            flit_time: 16_000,
+            tail_time: 16_000,
+            ..LinkParams::default()
+        };
+        let h = Handshake::MOSAIC;
+        assert_eq!(p.over_cable(h, 1000).flit_time, 16_000);
+        assert_eq!(p.over_cable(h, 15_000).flit_time, 58_000);
+        assert_eq!(parse_feet("2.3ft"), Some(2300));
+        assert_eq!(parse_feet("2 ft"), Some(2000));
+        assert_eq!(parse_feet("2m"), None);
     }
 }

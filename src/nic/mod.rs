@@ -15,7 +15,7 @@ impl Sim<'_> {
     /// Messages an agent queued go first, in order; then synthetic traffic.
     pub(crate) fn next_ready(&self, h: usize) -> Time {
         let hs = &self.hosts[h];
-        let hp = &self.spec.host;
+        let hp = &self.host_params[h];
         let (created, flits) = match hs.outbox.front() {
             Some((t, m)) => (*t, m.flits),
             None => (
@@ -42,6 +42,16 @@ impl Sim<'_> {
     pub(crate) fn eval_host(&mut self, h: usize) -> Res<()> {
         let c = self.hosts[h].inj;
         let now = self.now;
+        if let Some((t, b)) = self.hosts[h].mem_release
+            && t <= now
+        {
+            let hs = &mut self.hosts[h];
+            hs.mem_release = None;
+            hs.mem_used = hs.mem_used.saturating_sub(b);
+            if hs.gated {
+                self.ungate(h)?;
+            }
+        }
         let busy = self.chans[c as usize].tx_busy;
         if busy > now {
             if self.hosts[h].cur != NONE || self.hosts[h].active {
@@ -59,7 +69,7 @@ impl Sim<'_> {
         }
         let left = self.hosts[h].cur_len - sent;
         let k = if self.spec.params.trains {
-            let k = left.min(MAX_TRAIN);
+            let k = left.min(MAX_TRAIN).min(self.fail_limit(c));
             if credit {
                 let unit = self.chans[c as usize].flit_time;
                 self.train_credits(o, k, unit)
@@ -77,6 +87,15 @@ impl Sim<'_> {
         let ends_tail = k == left;
         self.send_train(c, o, flit, k, ends_tail);
         self.c.flits_sent += k as u64;
+        if ends_tail && self.hosts[h].mem_cap != u64::MAX {
+            // The packet's bytes leave memory once its tail is out.
+            let bytes = self.hosts[h].cur_len as u64 * self.spec.params.flit_bytes as u64;
+            let t = self.chans[c as usize].tx_busy;
+            let hs = &mut self.hosts[h];
+            let prev = hs.mem_release.map_or(0, |x| x.1);
+            hs.mem_release = Some((t, prev + bytes));
+            self.q.push_at(t, ev(K_GEN, h as u32, 0));
+        }
         let hs = &mut self.hosts[h];
         hs.cur_sent += k;
         if ends_tail {
@@ -188,6 +207,8 @@ impl Sim<'_> {
             measured,
             seen: 0,
             tag,
+            truncated: false,
+            parts: 0,
         };
         self.c.packets_injected += 1;
         // After the window, packets created in it were already counted from the source
@@ -208,7 +229,56 @@ impl Sim<'_> {
     /// VC `o`; the others follow one unit each later. The host takes each as it arrives, and
     /// the packet counts as delivered when its tail is in (and the receive costs are paid).
     pub(crate) fn host_receive(&mut self, o: u32, first: u32, k: u32, ends_tail: bool) -> Res<()> {
+        let h = self.node_host[self.vcs[o as usize].node as usize] as usize;
+        if self.hosts[h].mem_cap != u64::MAX {
+            return self.host_receive_gated(h, o, first, k, ends_tail);
+        }
         self.host_accept(o, first, k, ends_tail, self.now)
+    }
+
+    /// Reserves memory for packet `pid` at host `h` if it fits.
+    fn admit(&mut self, h: usize, pid: u32) -> bool {
+        let bytes = self.pkts[pid as usize].len as u64 * self.spec.params.flit_bytes as u64;
+        let hs = &mut self.hosts[h];
+        if hs.mem_used + bytes <= hs.mem_cap || hs.mem_used == 0 {
+            hs.mem_used += bytes;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Arrival at a host with bounded memory: a packet whose head finds no room waits in the
+    /// ejection buffer (holding its credits), and so does everything behind it.
+    fn host_receive_gated(&mut self, h: usize, o: u32, first: u32, k: u32, ends_tail: bool) -> Res<()> {
+        let now = self.now;
+        if self.vcs[o as usize].len > 0 || (first & HEAD != 0 && !self.admit(h, first & PID)) {
+            self.ring_put(o, first, k, ends_tail, now);
+            self.hosts[h].gated = true;
+            return Ok(());
+        }
+        self.host_accept(o, first, k, ends_tail, now)
+    }
+
+    /// Memory was freed at host `h`: admits what waits in its ejection buffer, in order,
+    /// each flit at its arrival or now, whichever is later.
+    fn ungate(&mut self, h: usize) -> Res<()> {
+        let o = self.fab.ejection_channel(h as u32).0;
+        let o = self.chans[o as usize].vc_base;
+        loop {
+            let v = &self.vcs[o as usize];
+            if v.len == 0 {
+                self.hosts[h].gated = false;
+                return Ok(());
+            }
+            let slot = self.ring[(v.buf + (v.head & v.mask)) as usize];
+            if slot.flit & HEAD != 0 && !self.admit(h, slot.flit & PID) {
+                return Ok(());
+            }
+            self.vcs[o as usize].len -= 1;
+            let tail = slot.flit & TAIL != 0;
+            self.host_accept(o, slot.flit & !TAIL, 1, tail, slot.time.max(self.now))?;
+        }
     }
 
     /// As [`Self::host_receive`], for a train whose first flit lands at `a0` (now or later).
@@ -249,7 +319,9 @@ impl Sim<'_> {
         if self.check {
             let before = pkt.seen;
             pkt.seen += k;
-            let bad = if pkt.dst != h {
+            let bad = if pkt.truncated {
+                None
+            } else if pkt.dst != h {
                 Some(format!("packet {pid} for host {} arrived at host {h}", pkt.dst))
             } else if (first & HEAD != 0) != (before == 0) {
                 Some(format!(
@@ -270,6 +342,11 @@ impl Sim<'_> {
             }
         }
         if ends_tail {
+            if self.pkts[pid as usize].truncated && self.hosts[h as usize].mem_cap != u64::MAX {
+                let bytes = self.pkts[pid as usize].len as u64 * self.spec.params.flit_bytes as u64;
+                let hs = &mut self.hosts[h as usize];
+                hs.mem_used = hs.mem_used.saturating_sub(bytes);
+            }
             if last == self.now {
                 return self.deliver(pid);
             }
@@ -282,8 +359,13 @@ impl Sim<'_> {
     pub(crate) fn deliver(&mut self, pid: u32) -> Res<()> {
         let now = self.now;
         let pkt = self.pkts[pid as usize];
+        if pkt.truncated {
+            // The part of a cut packet that got through: its destination discards it.
+            self.part_done(pid);
+            return Ok(());
+        }
         let h = pkt.dst;
-        let hp = self.spec.host;
+        let hp = self.host_params[h as usize];
         let done = if hp.recv_overhead == 0 && hp.recv_per_byte == 0 {
             now
         } else {

@@ -237,7 +237,7 @@ fn walk_headers(fab: &Fabric, routing: &Routing, g: &mut Graph, rep: &mut CdgRep
     let mut groups: std::collections::BTreeMap<(u32, Vec<u16>), Vec<u32>> = Default::default();
     let mut hdr = Vec::new();
     for s in 0..nh {
-        for d in (0..nh).filter(|&d| d != s) {
+        for d in (0..nh).filter(|&d| d != s && routing.has_route(s, d)) {
             match routing.header_for(fab, s, d, &mut hdr) {
                 Ok(()) => groups.entry((d, hdr.clone())).or_default().push(s),
                 Err(e) => fail(rep, s, d, e.to_string()),

@@ -10,6 +10,7 @@
 
 pub mod cdg;
 pub mod dor;
+pub mod mosaic;
 pub mod source;
 pub mod table;
 pub mod updown;
@@ -160,6 +161,8 @@ pub enum Routing {
     Source(source::SourceRoutes),
     /// Interval labelling on header values (IEEE 1355 / STC104).
     Header(table::HeaderTable),
+    /// Mosaic ΔX/ΔY offset bytes (ATOMIC).
+    Mosaic(mosaic::Mosaic),
 }
 
 impl Routing {
@@ -179,6 +182,7 @@ impl Routing {
             Routing::Table(t) => t.route(at, h),
             Routing::Source(s) => s.route(fab, at, h),
             Routing::Header(t) => t.route(at, h),
+            Routing::Mosaic(m) => m.route(fab, at, h),
         }
     }
 
@@ -186,19 +190,29 @@ impl Routing {
     /// header deletion a link itself may do ([`crate::link::LinkParams::delete_header`]).
     #[inline]
     pub fn header_op(&self, fab: &Fabric, at: At, h: Header, port: u16) -> HeaderOp {
-        let _ = (h, port);
+        let _ = port;
         if at.switch >= fab.stage_base {
             return HeaderOp::default();
         }
         match self {
             Routing::Source(s) => s.header_op(),
+            Routing::Mosaic(m) => m.header_op(at, h),
             _ => HeaderOp::default(),
         }
     }
 
     /// Whether packets carry header symbols that routing reads.
     pub fn uses_header(&self) -> bool {
-        matches!(self, Routing::Source(_) | Routing::Header(_))
+        matches!(self, Routing::Source(_) | Routing::Header(_) | Routing::Mosaic(_))
+    }
+
+    /// Whether packets from host `src` to host `dst` are routed at all (a routing built from
+    /// a list of routes may leave pairs out; the dependency check skips them).
+    pub fn has_route(&self, src: u32, dst: u32) -> bool {
+        match self {
+            Routing::Mosaic(m) => m.has(src, dst),
+            _ => true,
+        }
     }
 
     /// The header symbols a packet from `src` to `dst` starts with (the source route, or the
@@ -208,6 +222,7 @@ impl Routing {
         match self {
             Routing::Source(s) => s.fill(fab, src, dst, out),
             Routing::Header(t) => t.fill(src, dst, out),
+            Routing::Mosaic(m) => m.fill(src, dst, out),
             _ => Ok(()),
         }
     }
@@ -217,6 +232,7 @@ impl Routing {
         match self {
             Routing::Source(s) => s.max_len(),
             Routing::Header(t) => t.max_header(),
+            Routing::Mosaic(m) => m.max_len(),
             _ => 0,
         }
     }
@@ -240,6 +256,7 @@ impl Routing {
             Routing::Table(t) => t.name(),
             Routing::Source(_) => "source",
             Routing::Header(t) => t.name(),
+            Routing::Mosaic(_) => "mosaic",
         }
     }
 }

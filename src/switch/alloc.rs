@@ -25,6 +25,43 @@ impl Sim<'_> {
     /// follow one unit each later and go into the buffer now, marked with their arrival.
     #[inline]
     pub(crate) fn switch_receive(&mut self, o: u32, first: u32, k: u32, ends_tail: bool) -> Res<()> {
+        if self.vcs[o as usize].strip_pending > 0 {
+            return self.receive_stripping(o, first, k, ends_tail);
+        }
+        self.receive_at(o, first, k, ends_tail, self.now)
+    }
+
+    /// Flits land in a buffer that owes header strips: the first ones (never a tail) are
+    /// removed as they land, their credits going back at once; the rest are received.
+    #[cold]
+    fn receive_stripping(&mut self, o: u32, first: u32, k: u32, ends_tail: bool) -> Res<()> {
+        let now = self.now;
+        let v = &self.vcs[o as usize];
+        let c = v.chan;
+        let ft = self.chans[c as usize].flit_time;
+        let droppable = if ends_tail { k - 1 } else { k };
+        let j = (v.strip_pending as u32).min(droppable);
+        if j > 0 {
+            // Through the ring and straight out, as a host takes flits.
+            let v = &mut self.vcs[o as usize];
+            v.head = v.head.wrapping_add(j);
+            v.strip_pending -= j as u8;
+            self.return_credits(o, j, now, ft, now + (j - 1) as Time * ft);
+        }
+        let v = &mut self.vcs[o as usize];
+        if ends_tail && j == k - 1 {
+            v.strip_pending = 0;
+        }
+        if j == k {
+            return Ok(());
+        }
+        let first = first & PID;
+        self.receive_at(o, first, k - j, ends_tail, now + j as Time * ft)
+    }
+
+    /// As [`Self::switch_receive`], the first flit landing at `a0` (now or later).
+    #[inline]
+    fn receive_at(&mut self, o: u32, first: u32, k: u32, ends_tail: bool, a0: Time) -> Res<()> {
         let now = self.now;
         let v = &self.vcs[o as usize];
         if v.len + k > v.mask + 1 {
@@ -32,9 +69,9 @@ impl Sim<'_> {
         }
         let c = self.vcs[o as usize].chan;
         if self.vcs[o as usize].len == 0 {
-            self.vcs[o as usize].last_move = now;
+            self.vcs[o as usize].last_move = a0;
         }
-        self.ring_put(o, first, k, ends_tail, now);
+        self.ring_put(o, first, k, ends_tail, a0);
         let v = &self.vcs[o as usize];
         let (state, fwd_port, node) = (v.state, v.fwd_port, v.node);
         match state {
@@ -57,7 +94,7 @@ impl Sim<'_> {
                 self.start_head(o);
             }
             AWAIT_TAIL if ends_tail => {
-                let t = self.train_arrival(c, now, k - 1, k, ends_tail);
+                let t = self.train_arrival(c, a0, k - 1, k, ends_tail);
                 self.start_routing_at(o, t);
             }
             DRAIN => {
@@ -625,31 +662,38 @@ impl Sim<'_> {
             let at = base + pkt.route_pos as usize;
             self.route_store[at] = x;
         }
-        for _ in 0..op.strip {
+        // A packet's last flit is never stripped (a packet of header bytes only keeps its
+        // last one), nor the forced tail of a cut packet.
+        let strip = (op.strip as u32).min(self.pkts[pid as usize].len.saturating_sub(1));
+        for _ in 0..strip {
             let v = &mut self.vcs[i as usize];
             let slot = (v.buf + (v.head & v.mask)) as usize;
             let flit = self.ring[slot].flit;
-            if v.len == 0 || self.ring[slot].time > self.now || flit & TAIL != 0 {
-                // Only the head flit (arrived, and never the whole packet) can be stripped.
-                self.failed.get_or_insert(Box::new(SimError::Invariant {
-                    time: self.now,
-                    what: format!("packet {pid}: cannot strip a header flit that is not the arrived head of a longer packet"),
-                }));
-                return;
+            if v.len > 0 && flit & TAIL != 0 {
+                break;
             }
-            v.head = v.head.wrapping_add(1);
-            v.len -= 1;
-            let unit = self.chans[v.chan as usize].flit_time;
-            self.return_credits(i, 1, self.now, unit, self.now);
+            if v.len == 0 {
+                // Not here yet: removed as it lands.
+                v.strip_pending += 1;
+                v.flags |= F_HEAD_NEXT;
+            } else {
+                // Here, or announced by a train: leaves now, its credit going back from the
+                // moment it lands.
+                let t = self.ring[slot].time.max(self.now);
+                v.head = v.head.wrapping_add(1);
+                v.len -= 1;
+                let unit = self.chans[v.chan as usize].flit_time;
+                self.return_credits(i, 1, t, unit, t);
+                let v = &mut self.vcs[i as usize];
+                if v.len > 0 {
+                    let front = (v.buf + (v.head & v.mask)) as usize;
+                    self.ring[front].flit |= HEAD;
+                } else {
+                    v.flags |= F_HEAD_NEXT;
+                }
+            }
             self.pkts[pid as usize].len -= 1;
             self.c.flits_stripped += 1;
-            let v = &mut self.vcs[i as usize];
-            if v.len > 0 {
-                let front = (v.buf + (v.head & v.mask)) as usize;
-                self.ring[front].flit |= HEAD;
-            } else {
-                v.flags |= F_HEAD_NEXT;
-            }
         }
     }
 
@@ -753,7 +797,7 @@ impl Sim<'_> {
             } else {
                 self.train_horizon(s, p, c, o, i, unit)
             };
-            let mut limit = len.min(MAX_TRAIN).min(horizon);
+            let mut limit = len.min(MAX_TRAIN).min(horizon).min(self.fail_limit(c));
             if self.chans[c as usize].credit {
                 limit = self.train_credits(o, limit, unit);
             }

@@ -7,6 +7,7 @@
 //! CSV per experiment and the system's plots as SVG.
 
 pub mod atm;
+pub mod atomic;
 
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -266,19 +267,16 @@ pub struct Options {
 }
 
 /// The systems `reef reproduce` knows.
-pub const SYSTEMS: &[&str] = &["atm"];
+pub const SYSTEMS: &[&str] = &["atm", "atomic"];
 
 /// Runs the reproduction of `system`.
 pub fn reproduce(system: &str, opts: &Options) -> Result<Report, String> {
     match system {
         "atm" => atm::reproduce(opts),
+        "atomic" => atomic::reproduce(opts),
         _ => Err(format!(
             "no reproduction for `{system}` (available: {})",
-            if SYSTEMS.is_empty() {
-                "none yet".to_string()
-            } else {
-                SYSTEMS.join(", ")
-            }
+            SYSTEMS.join(", ")
         )),
     }
 }

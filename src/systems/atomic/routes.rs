@@ -1,0 +1,101 @@
+//! `reef routes`: the routes of a network, printed. For a Mosaic network (a 2-D mesh config
+//! with `routing.algorithm = "mosaic"`) the ATOMIC route between every pair of processors;
+//! for other routings the header symbols a packet starts with.
+
+use crate::engine::Spec;
+use crate::routing::Routing;
+use crate::routing::mosaic::dec;
+use std::fmt::Write;
+
+/// The topology and every source/destination pair's route, as text.
+pub fn print_routes(spec: &Spec, max_pairs: usize) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{}: {}", spec.name, spec.fabric);
+    let _ = writeln!(s, "routing {}", spec.routing.name());
+    let n = spec.fabric.num_hosts() as u32;
+    let mut hdr = Vec::new();
+    let mut shown = 0;
+    'outer: for a in 0..n {
+        for b in 0..n {
+            if a == b || !spec.routing.has_route(a, b) {
+                continue;
+            }
+            if shown >= max_pairs {
+                let _ = writeln!(s, "… (more pairs not shown)");
+                break 'outer;
+            }
+            shown += 1;
+            match spec.routing.header_for(&spec.fabric, a, b, &mut hdr) {
+                Ok(()) => {
+                    let text = match &spec.routing {
+                        Routing::Mosaic(_) => hdr
+                            .chunks(2)
+                            .map(|c| {
+                                format!(
+                                    "({})",
+                                    c.iter()
+                                        .map(|&x| format!("{:+}", dec(x)))
+                                        .collect::<Vec<_>>()
+                                        .join(",")
+                                )
+                            })
+                            .collect::<String>(),
+                        _ => format!("{hdr:?}"),
+                    };
+                    let _ = writeln!(s, "h{a} → h{b}: {text}");
+                }
+                Err(e) => {
+                    let _ = writeln!(s, "h{a} → h{b}: {e}");
+                }
+            }
+        }
+    }
+    s
+}
+
+/// The routes an AC computes on an ATOMIC LAN between every pair of HIs.
+pub fn lan_routes(lan: &crate::fabric::mosaic::Lan) -> String {
+    use crate::control::graph::MGraph;
+    use crate::control::routes::{Router, Stop};
+    let lf = super::net::build(lan);
+    let g = MGraph::from_lan(&lf, &|_| false);
+    let mut r = Router::new(&g);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{}: {} boards, {} Mosaic nodes, {} HIs, {} cables",
+        lan.name,
+        lan.boards.len(),
+        lf.nodes,
+        lf.his.len(),
+        lan.cables.len()
+    );
+    for c in &lan.cables {
+        let _ = writeln!(
+            s,
+            "  cable {:?} {} {:?} ({} ft)",
+            c.a,
+            if c.both { "<->" } else { "->" },
+            c.b,
+            c.mft as f64 / 1000.0
+        );
+    }
+    for a in 0..lf.his.len() as u32 {
+        for b in 0..lf.his.len() as u32 {
+            if a == b {
+                continue;
+            }
+            let line = match r.route(Stop::Hi(a), Stop::Hi(b)) {
+                Some(rt) => format!(
+                    "{} ({} nodes, {} store-and-forward)",
+                    rt.text(),
+                    rt.hops(),
+                    rt.sf_points()
+                ),
+                None => "no route".into(),
+            };
+            let _ = writeln!(s, "h{} → h{}: {line}", lf.his[a as usize], lf.his[b as usize]);
+        }
+    }
+    s
+}
