@@ -69,13 +69,19 @@ pub(crate) const READY: u8 = 2;
 pub(crate) const WAITING: u8 = 3;
 pub(crate) const ACTIVE: u8 = 4;
 pub(crate) const AWAIT_TAIL: u8 = 5;
-/// The whole packet left in a train; its tail is not yet out in flit-by-flit time
-/// (`t_aux`). Nobody waits for the output: it is released lazily, when next looked at.
+/// Empty: the last packet left in a train whose tail passes at `t_aux` (flit-by-flit
+/// time); a head landing before then reaches the front only then.
 pub(crate) const DRAIN: u8 = 6;
-/// The tail of a train is out now: the output is released at this instant's allocation.
-pub(crate) const DRAIN_DUE: u8 = 7;
-/// As `DRAIN`, with a `TAILGONE` event due at `t_aux` (someone waits for the release).
-pub(crate) const DRAIN_EV: u8 = 8;
+
+/// Output-VC owners besides an input VC: held by a train whose tail passes at
+/// `Sim::held` (released lazily, when next looked at)...
+pub(crate) const HELD: u32 = u32::MAX - 1;
+/// ... or with a `TAILGONE` event due then, because a head waits for it.
+pub(crate) const HELD_EV: u32 = u32::MAX - 2;
+
+/// `K_ROUTE` payload: the head came to the front because a tail left at this instant;
+/// without router delay it is routed after the instant's first switch allocation.
+pub(crate) const ROUTE_LATE: u32 = 1;
 
 /// VC flags: the sender waits for a credit (wake it when one returns).
 pub(crate) const F_CWAIT: u8 = 1;
@@ -83,6 +89,9 @@ pub(crate) const F_CWAIT: u8 = 1;
 pub(crate) const F_FROM_HOST: u8 = 2;
 /// VC flags: the header flit was stripped before the next one arrived; that one is the head.
 pub(crate) const F_HEAD_NEXT: u8 = 4;
+/// VC flags: in `AWAIT_TAIL`, the head reaches the front at `t_aux` because a tail leaves
+/// then (see `ROUTE_LATE`).
+pub(crate) const F_FRONT_LATE: u8 = 8;
 
 /// Errors on the hot path are boxed to keep results one word wide.
 pub(crate) type Res<T> = Result<T, Box<SimError>>;
@@ -239,7 +248,8 @@ pub(crate) struct Vc {
     // As the sender's output VC.
     /// Credits the sender holds, not counting returned credits not yet collected.
     pub credits: u32,
-    /// The input VC (at the sender) whose packet holds this VC.
+    /// The input VC (at the sender) whose packet holds this VC, `NONE`, or `HELD`/`HELD_EV`
+    /// while the tail of a train passes.
     pub owner: u32,
     /// Slots `cr_head..head` hold flits that have left, each with the time its credit
     /// reaches the sender; the sender collects them from `cr_head` as they land.
@@ -293,6 +303,8 @@ pub(crate) struct Sw {
     pub pwords: u32,
     pub req_base: u32,
     pub bits_base: u32,
+    /// Heads to route after the first switch allocation of this instant (see `ROUTE_LATE`).
+    pub late_base: u32,
     pub router_delay: Time,
     pub route_class: Class,
     pub mode: SwitchMode,
@@ -419,9 +431,12 @@ pub struct Sim<'a> {
     pub(crate) inflight: Vec<u32>,
     /// Round-robin selection state per input VC.
     pub(crate) sel_rr: Vec<u16>,
-    /// Per input VC: in `DRAIN*`, when the tail of its train passes (in flit-by-flit time);
-    /// in `ROUTING`, when the head's router delay ends [ps].
+    /// Per input VC: in `DRAIN`, when the tail of its train passes (in flit-by-flit time);
+    /// in `ROUTING`, when the head's router delay ends; in `AWAIT_TAIL`, when the head is at
+    /// the front [ps].
     pub(crate) t_aux: Vec<Time>,
+    /// Per output VC held by a train (`HELD`, `HELD_EV`): when its tail passes [ps].
+    pub(crate) held: Vec<Time>,
     /// Time of the pending credit wake-up of each VC's sender.
     pub(crate) cwake: Vec<Time>,
     /// Admissible output sets of routed heads that may take more than one port.
@@ -655,6 +670,7 @@ impl<'a> Sim<'a> {
                 // Request words follow the switch's bit sets in one block.
                 req_base: bits_len + words + 2 * pwords,
                 bits_base: bits_len,
+                late_base: bits_len + words + 2 * pwords + n_ports * words,
                 router_delay: sp.router_delay,
                 route_class,
                 mode: sp.mode,
@@ -670,7 +686,7 @@ impl<'a> Sim<'a> {
                     .max(1),
                 xbar: max_in_vcs > sp.speedup.max(1),
             });
-            bits_len += words + 2 * pwords + n_ports * words;
+            bits_len += 2 * words + 2 * pwords + n_ports * words;
             sw_rng.push(Stream::new(p.seed, Purpose::Switch, s as u64));
         }
         let wl: &Workload = &spec.workload;
@@ -725,6 +741,7 @@ impl<'a> Sim<'a> {
             inflight: vec![0; if p.check { caps.len() } else { 0 }],
             sel_rr: vec![0; caps.len()],
             t_aux: vec![0; caps.len()],
+            held: vec![0; caps.len()],
             cwake: vec![Time::MAX; caps.len()],
             caps,
             wants,
@@ -997,17 +1014,26 @@ impl<'a> Sim<'a> {
             if let Err(e) = self.host_accept(o, flit, k, ends_tail, a0) {
                 self.failed.get_or_insert(e);
             }
-        } else if shortcut && self.receiver_idle(o) {
-            // Only this sender feeds `o`, so nothing can happen to it before the head lands:
-            // the flits go into its buffer now, marked with their arrival times, and the
-            // only event is the end of the head's router delay.
+        } else if shortcut && self.vcs[o as usize].strip_pending == 0 {
+            // Only this sender feeds `o` and nothing it sent before is still on the wire:
+            // the flits go into the buffer now, marked with their arrival times. The head
+            // starts when it lands or, behind a packet still there, when that one has left.
+            let v = &self.vcs[o as usize];
+            let (was_empty, state) = (v.len == 0, v.state);
             self.ring_put(o, flit, k, ends_tail, a0);
-            let v = &mut self.vcs[o as usize];
-            v.last_move = a0;
-            v.state = ROUTING;
-            let r = self.sws[node as usize].router_delay;
-            self.t_aux[o as usize] = a0 + r;
-            self.q.push(route_class, now, ev(K_ROUTE, o, 0));
+            if was_empty {
+                self.vcs[o as usize].last_move = a0;
+                let freed = self.t_aux[o as usize];
+                if state == DRAIN && freed >= a0 {
+                    self.start_at(o, freed, true, false);
+                } else {
+                    debug_assert!(state == IDLE || state == DRAIN);
+                    self.vcs[o as usize].state = ROUTING;
+                    let r = self.sws[node as usize].router_delay;
+                    self.t_aux[o as usize] = a0 + r;
+                    self.q.push(route_class, now, ev(K_ROUTE, o, 0));
+                }
+            }
         } else {
             self.chans[c as usize].landing = a0;
             self.q.push(class, now, ev_train(o, flit, k - 1, ends_tail));
@@ -1020,24 +1046,6 @@ impl<'a> Sim<'a> {
             self.c.flits_injected += k as u64;
         }
         last_start
-    }
-
-    /// Whether input VC `o` is idle and empty, settling a train's lazy release that is
-    /// already past (as anyone looking at it now would).
-    #[inline]
-    fn receiver_idle(&mut self, o: u32) -> bool {
-        let v = &self.vcs[o as usize];
-        if v.len != 0 {
-            return false;
-        }
-        match v.state {
-            IDLE => true,
-            DRAIN if self.t_aux[o as usize] < self.now => {
-                self.settle(o);
-                true
-            }
-            _ => false,
-        }
     }
 
     /// The `k` flits just taken out of input VC `i` (its ring head has moved past them) left
@@ -1217,11 +1225,11 @@ impl<'a> Sim<'a> {
                 Ok(())
             }
             K_ROUTE => {
-                self.route_timer_done(id);
+                self.route_timer_done(id, e as u32 & ROUTE_LATE != 0);
                 Ok(())
             }
             K_TAILGONE => {
-                self.tail_due(id);
+                self.held_due(id);
                 Ok(())
             }
             K_DELIVER => self.deliver(e as u32),

@@ -11,9 +11,10 @@
 //! Trains: when an output channel has one VC, its owner is the only thing that can use it
 //! until the tail passes, so the buffered flits it has credit for can be sent in one step at
 //! their flit-by-flit times ([`Sim::send_train`]). The one thing that happens later, the tail
-//! passing, is replayed at its own time: the input VC stays in `DRAIN` and a `TAILGONE`
-//! event releases the output at the instant the flit-by-flit path would. The flit-by-flit path
-//! (`trains = false`) is the reference; the tests require identical results.
+//! passing, is replayed at its own time: the output stays `HELD` until then and is released
+//! lazily, or by a `TAILGONE` event at that instant if a head waits for it; the input VC
+//! moves on at once, its next head reaching the front no earlier than the tail leaves. The
+//! flit-by-flit path (`trains = false`) is the reference; the tests require identical results.
 
 use super::{Arbitration, Selection, SwitchMode};
 use crate::engine::*;
@@ -81,57 +82,34 @@ impl Sim<'_> {
                 set_bit(&mut self.bits, base, fwd_port as usize);
                 self.mark_dirty(node);
             }
-            IDLE => {
+            IDLE | DRAIN => {
                 if self.check && first & HEAD == 0 {
                     return Err(Box::new(SimError::Invariant {
                         time: now,
                         what: format!(
-                            "a body flit of packet {} reached the front of an idle VC",
+                            "a body flit of packet {} reached the front of an empty VC",
                             first & PID
                         ),
                     }));
                 }
-                self.start_head(o);
+                // Behind a train whose tail passes at `t_aux`, the head waits for it.
+                let freed = (state == DRAIN).then(|| self.t_aux[o as usize]);
+                self.start_front(o, freed, false);
             }
             AWAIT_TAIL if ends_tail => {
+                // Routing starts when the tail is in and the head at the front.
                 let t = self.train_arrival(c, a0, k - 1, k, ends_tail);
-                self.start_routing_at(o, t);
-            }
-            DRAIN => {
-                // A packet behind a train's tail: the release can no longer be lazy.
-                let end = self.t_aux[o as usize];
-                if end < now {
-                    self.settle(o);
-                    self.start_head(o);
+                let front = self.t_aux[o as usize];
+                if t > front {
+                    self.start_at(o, t, false, false);
                 } else {
-                    self.tail_due_at(o, end);
+                    let late = self.vcs[o as usize].flags & F_FRONT_LATE != 0;
+                    self.start_at(o, front, late, false);
                 }
             }
             _ => {}
         }
         Ok(())
-    }
-
-    /// The output held by the train from input VC `i` (in `DRAIN`) must be released at `end`,
-    /// exactly when the flit-by-flit path would: now (this instant's switch allocation) or
-    /// by a `TAILGONE` event.
-    fn tail_due_at(&mut self, i: u32, end: Time) {
-        if end == self.now {
-            self.tail_due(i);
-        } else {
-            self.vcs[i as usize].state = DRAIN_EV;
-            self.q.push_at(end, ev(K_TAILGONE, i, 0));
-        }
-    }
-
-    /// Lazy release of a train's output whose tail passed earlier, with nobody waiting.
-    pub(crate) fn settle(&mut self, i: u32) {
-        let v = &mut self.vcs[i as usize];
-        debug_assert_eq!(v.state, DRAIN);
-        let o = v.fwd;
-        v.state = IDLE;
-        v.fwd = NONE;
-        self.vcs[o as usize].owner = NONE;
     }
 
     /// Puts `k` flits of one packet at the back of input VC `o`'s buffer, the first landing at
@@ -205,7 +183,7 @@ impl Sim<'_> {
     pub(crate) fn switch_credit(&mut self, s: u32, port: u16, owner: u32) {
         let sw = &self.sws[s as usize];
         let (bb, words, pwords, rq, mode) = (sw.bits_base, sw.words, sw.pwords, sw.req_base, sw.mode);
-        if owner != NONE {
+        if owner < HELD_EV {
             set_bit(&mut self.bits, (bb + words + pwords) as usize, port as usize);
         }
         if mode != SwitchMode::Wormhole
@@ -216,20 +194,37 @@ impl Sim<'_> {
         self.mark_dirty(s);
     }
 
-    /// The head at the front of input VC `i` starts its way through the switch.
-    #[inline]
-    pub(crate) fn start_head(&mut self, i: u32) {
-        let node = self.vcs[i as usize].node;
-        if self.sws[node as usize].mode == SwitchMode::StoreAndForward {
+    /// The head at the front of input VC `i` starts its way through the switch: when it is
+    /// there (a train may have announced it before it lands) and, if the packet before it
+    /// leaves at `freed` (its tail passes then), not before. Store-and-forward also waits
+    /// for the packet's tail. `sending`: called from this instant's send phase.
+    pub(crate) fn start_front(&mut self, i: u32, freed: Option<Time>, sending: bool) {
+        let now = self.now;
+        let v = &self.vcs[i as usize];
+        let arrival = self.ring[(v.buf + (v.head & v.mask)) as usize].time;
+        let (mut t, mut late) = match freed {
+            Some(f) if f >= arrival => (f, true),
+            _ => (arrival.max(now), false),
+        };
+        if self.sws[v.node as usize].mode == SwitchMode::StoreAndForward {
             // Routing starts when the whole packet is in: when its tail arrives.
             match self.tail_arrival(i) {
-                Some(t) if t <= self.now => self.start_routing(i),
-                Some(t) => self.start_routing_at(i, t),
-                None => self.vcs[i as usize].state = AWAIT_TAIL,
+                None => {
+                    self.t_aux[i as usize] = t;
+                    let v = &mut self.vcs[i as usize];
+                    v.state = AWAIT_TAIL;
+                    v.flags = if late {
+                        v.flags | F_FRONT_LATE
+                    } else {
+                        v.flags & !F_FRONT_LATE
+                    };
+                    return;
+                }
+                Some(ta) if ta > t => (t, late) = (ta, false),
+                _ => {}
             }
-            return;
         }
-        self.start_routing(i);
+        self.start_at(i, t, late, sending);
     }
 
     /// Arrival time of the front packet's tail, if it is in the buffer.
@@ -241,57 +236,60 @@ impl Sim<'_> {
             .map(|slot| self.ring[slot].time)
     }
 
-    #[inline]
-    fn start_routing(&mut self, i: u32) {
+    /// Routing of the head at the front of input VC `i` starts at `t` (now or later); it is
+    /// ready a router delay later. `late`: it came to the front because a tail left at `t`,
+    /// which flit by flit happens in `t`'s send phase, so without router delay it is routed
+    /// only after that instant's first switch allocation. `sending`: we are in that phase.
+    pub(crate) fn start_at(&mut self, i: u32, t: Time, late: bool, sending: bool) {
+        let now = self.now;
         let node = self.vcs[i as usize].node;
         let sw = &self.sws[node as usize];
-        if sw.router_delay == 0 {
-            let bb = sw.bits_base;
+        let r = sw.router_delay;
+        if r == 0 && t == now {
+            // Not an event at the present instant: those are being applied now, and one
+            // added now would be applied or not depending on their order.
+            let base = if late && !sending {
+                sw.late_base
+            } else {
+                sw.bits_base
+            };
             let v = &mut self.vcs[i as usize];
             v.state = READY;
             let local = v.local;
-            set_bit(&mut self.bits, bb as usize, local as usize);
+            set_bit(&mut self.bits, base as usize, local as usize);
             self.mark_dirty(node);
-        } else {
-            let (class, r) = (sw.route_class, sw.router_delay);
-            self.vcs[i as usize].state = ROUTING;
-            self.t_aux[i as usize] = self.now + r;
-            self.q.push(class, self.now, ev(K_ROUTE, i, 0));
-        }
-    }
-
-    /// Routing of the head at `i` starts at `t`, now or later (when its tail arrives).
-    fn start_routing_at(&mut self, i: u32, t: Time) {
-        if t <= self.now {
-            // Not an event at the present instant: those are being applied now, and one
-            // added now would be applied or not depending on their order.
-            self.start_routing(i);
             return;
         }
-        let node = self.vcs[i as usize].node;
-        let r = self.sws[node as usize].router_delay;
+        let class = sw.route_class;
         self.vcs[i as usize].state = ROUTING;
         self.t_aux[i as usize] = t + r;
-        self.q.push_at(t + r, ev(K_ROUTE, i, 0));
+        let e = ev(K_ROUTE, i, if late && r == 0 { ROUTE_LATE } else { 0 });
+        if t == now {
+            self.q.push(class, now, e);
+        } else {
+            self.q.push_at(t + r, e);
+        }
     }
 
     /// The router delay of the head at input VC `i` has passed.
-    pub(crate) fn route_timer_done(&mut self, i: u32) {
+    pub(crate) fn route_timer_done(&mut self, i: u32, late: bool) {
         let v = &mut self.vcs[i as usize];
         v.state = READY;
         let (local, node) = (v.local, v.node);
-        let base = self.sws[node as usize].bits_base;
+        let sw = &self.sws[node as usize];
+        let base = if late { sw.late_base } else { sw.bits_base };
         set_bit(&mut self.bits, base as usize, local as usize);
         self.mark_dirty(node);
     }
 
-    /// The tail of a train from input VC `i` passes now (in flit-by-flit time): its output is
-    /// released at this instant's switch allocation, as the flit-by-flit path would.
-    pub(crate) fn tail_due(&mut self, i: u32) {
-        let v = &mut self.vcs[i as usize];
-        debug_assert!(v.state == DRAIN || v.state == DRAIN_EV);
-        v.state = DRAIN_DUE;
-        let (port, node) = (v.fwd_port, v.node);
+    /// The tail of a train passes output VC `o` now, and a head waits for it: the output is
+    /// released in this instant's send phase, as flit by flit.
+    pub(crate) fn held_due(&mut self, o: u32) {
+        if self.vcs[o as usize].owner != HELD_EV || self.held[o as usize] != self.now {
+            return;
+        }
+        let ch = &self.chans[self.vcs[o as usize].chan as usize];
+        let (node, port) = (ch.src, ch.src_port);
         let sw = &self.sws[node as usize];
         let base = (sw.bits_base + sw.words + sw.pwords) as usize;
         set_bit(&mut self.bits, base, port as usize);
@@ -359,7 +357,16 @@ impl Sim<'_> {
                     }
                 }
             }
-            self.sent_phase = true;
+            if !self.sent_phase {
+                self.sent_phase = true;
+                // Heads that came to the front as a tail left at this instant (no router
+                // delay) are routed now, after the first allocation, as flit by flit.
+                let lb = self.sws[s].late_base as usize;
+                for w in 0..words {
+                    let x = std::mem::take(&mut self.bits[lb + w]);
+                    self.bits[rb + w] |= x;
+                }
+            }
             // Sending a tail may free an output for a waiting head, or bring the next head to
             // the front with no router delay: go round again for those.
             if !any_bit(&self.bits, rb, words + pwords) {
@@ -438,15 +445,20 @@ impl Sim<'_> {
         (lo..=hi).find(|&vv| {
             let o = base + vv as u32;
             let owner = self.vcs[o as usize].owner;
-            if owner != NONE && self.vcs[owner as usize].state == DRAIN {
+            if owner == HELD || owner == HELD_EV {
                 // Held by a train whose tail passes at `end`: free if that is past (or now,
                 // after this instant's first send phase, where the tail went flit by flit);
                 // else the release must now happen on time, for this waiting head.
-                let end = self.t_aux[owner as usize];
+                let end = self.held[o as usize];
                 if end < self.now || (end == self.now && self.sent_phase) {
-                    self.settle(owner);
-                } else {
-                    self.tail_due_at(owner, end);
+                    self.vcs[o as usize].owner = NONE;
+                } else if owner == HELD {
+                    self.vcs[o as usize].owner = HELD_EV;
+                    if end == self.now {
+                        self.held_due(o);
+                    } else {
+                        self.q.push_at(end, ev(K_TAILGONE, o, 0));
+                    }
                 }
             }
             self.vcs[o as usize].owner == NONE && (need == 0 || !credit || self.has_credits(o, need))
@@ -710,10 +722,10 @@ impl Sim<'_> {
         let (nvc, vc_base, rr, credit, tx_busy) =
             (ch.nvc as u32, ch.vc_base, ch.rr as u32, ch.credit, ch.tx_busy);
         // A train's tail passing now releases its output VC before anything else.
-        for vv in 0..nvc {
-            let i = self.vcs[(vc_base + vv) as usize].owner;
-            if i != NONE && self.vcs[i as usize].state == DRAIN_DUE {
-                self.release(s, p, i, vc_base + vv);
+        for w in vc_base..vc_base + nvc {
+            let owner = self.vcs[w as usize].owner;
+            if (owner == HELD || owner == HELD_EV) && self.held[w as usize] <= now {
+                self.release_out(s, p, w);
             }
         }
         if tx_busy > now {
@@ -727,7 +739,7 @@ impl Sim<'_> {
             let vv = if nvc == 1 { 0 } else { (rr + k) % nvc };
             let o = vc_base + vv;
             let i = self.vcs[o as usize].owner;
-            if i == NONE {
+            if i >= HELD_EV {
                 continue;
             }
             let iv = &self.vcs[i as usize];
@@ -770,7 +782,7 @@ impl Sim<'_> {
         let ch = &self.chans[c as usize];
         (0..ch.nvc as u32).any(|vv| {
             let ov = &self.vcs[(ch.vc_base + vv) as usize];
-            ov.owner != NONE && {
+            ov.owner < HELD_EV && {
                 let iv = &self.vcs[ov.owner as usize];
                 iv.len > 0 && iv.state == ACTIVE
             }
@@ -834,21 +846,31 @@ impl Sim<'_> {
             if k == 1 {
                 self.release(s, p, i, o);
             } else {
+                // The tail passes at `last_start` (flit-by-flit time): the output is held
+                // until then, released lazily or, if a head waits for it, by an event then.
+                // The input moves on now; its next head reaches the front no earlier.
                 debug_assert_eq!(last_start, now + (k - 1) as Time * unit);
-                self.t_aux[i as usize] = last_start;
+                self.held[o as usize] = last_start;
                 let sw = &self.sws[s];
                 let waiting = any_bit(
                     &self.bits,
                     (sw.req_base + p * sw.words) as usize,
                     sw.words as usize,
                 );
-                if waiting || self.vcs[i as usize].len > 0 {
-                    // A head waits for this output, or the next packet is behind the tail.
-                    self.vcs[i as usize].state = DRAIN_EV;
+                if waiting {
+                    self.vcs[o as usize].owner = HELD_EV;
                     let cl = self.train_class_ids[(self.chans[c as usize].train_class + k - 2) as usize];
-                    self.q.push(cl, now, ev(K_TAILGONE, i, 0));
+                    self.q.push(cl, now, ev(K_TAILGONE, o, 0));
                 } else {
-                    self.vcs[i as usize].state = DRAIN;
+                    self.vcs[o as usize].owner = HELD;
+                }
+                let v = &mut self.vcs[i as usize];
+                v.fwd = NONE;
+                if v.len > 0 {
+                    self.start_front(i, Some(last_start), true);
+                } else {
+                    v.state = DRAIN;
+                    self.t_aux[i as usize] = last_start;
                 }
             }
         }
@@ -870,11 +892,8 @@ impl Sim<'_> {
         }
         let ch = &self.chans[c as usize];
         for w in ch.vc_base..ch.vc_base + ch.nvc as u32 {
-            let owner = self.vcs[w as usize].owner;
-            if w != o
-                && owner != NONE
-                && !matches!(self.vcs[owner as usize].state, DRAIN | DRAIN_EV | DRAIN_DUE)
-            {
+            // A worm on another VC (not a train's tail passing) competes for the channel.
+            if w != o && self.vcs[w as usize].owner < HELD_EV {
                 return 1;
             }
         }
@@ -890,9 +909,6 @@ impl Sim<'_> {
                 ROUTING => h = h.min(self.t_aux[x as usize]),
                 READY => return 1,
                 ACTIVE | WAITING if v.in_port == in_port => return 1,
-                DRAIN | DRAIN_EV | DRAIN_DUE if v.in_port == in_port && v.len > 0 => {
-                    h = h.min(self.t_aux[x as usize] + r)
-                }
                 _ => {}
             }
         }
@@ -905,18 +921,23 @@ impl Sim<'_> {
     /// The tail of input VC `i`'s packet has passed output VC `o` (port `p`): the output is
     /// free for a waiting head, and the next head in `i` (if any) starts.
     fn release(&mut self, s: usize, p: u32, i: u32, o: u32) {
-        self.vcs[o as usize].owner = NONE;
         let v = &mut self.vcs[i as usize];
         v.state = IDLE;
         v.fwd = NONE;
         let more = v.len > 0;
+        self.release_out(s, p, o);
+        if more {
+            self.start_front(i, Some(self.now), true);
+        }
+    }
+
+    /// Output VC `o` (port `p` of switch `s`) is free: a head waiting for it may have it.
+    fn release_out(&mut self, s: usize, p: u32, o: u32) {
+        self.vcs[o as usize].owner = NONE;
         let sw = &self.sws[s];
         let (req_base, words, bits_base) = (sw.req_base, sw.words, sw.bits_base);
         if any_bit(&self.bits, (req_base + p * words) as usize, words as usize) {
             set_bit(&mut self.bits, (bits_base + words) as usize, p as usize);
-        }
-        if more {
-            self.start_head(i);
         }
     }
 }
