@@ -31,6 +31,12 @@ fn configs() -> Vec<String> {
         format!(
             "{sim}[topology]\nkind = \"mesh\"\nk = [4, 4]\nhosts_per_switch = 2\n[channel]\nvcs = 3\n[host]\nsend_overhead = \"5 ns\"\nrecv_per_byte = \"1 ns\"\n[traffic]\npattern = \"bit-complement\"\nload = 0.2\npacket_size = 4\nflit_bytes = 2\n"
         ),
+        // IEEE 1355 DS links: token flow control (FCTs on the reverse channel), 10-bit
+        // characters and a 4-bit EOP, STC104-like input and output FIFOs, grouped adaptive
+        // routing. The clock is the character time.
+        format!(
+            "[sim]\nclock = \"10 MHz\"\nwarmup = \"200 cycles\"\nmeasure = \"1500 cycles\"\nseed = 7\n[topology]\nkind = \"clos\"\nleaves = 4\nhosts_per_leaf = 4\nspines = 2\nlinks_per_pair = 2\n[channel]\nrate = \"100 MBaud\"\nflit_bits = 10\ntail_bits = 4\nlatency = \"10 ns\"\nbuffer = 16\nflow_control = \"tokens\"\n[switch]\nrouter_delay = \"300 ns\"\noutput_buffer = 8\ncrossbar_time = \"20 ns\"\nselection = \"random\"\n[routing]\nadaptive = true\n[traffic]\ninjection = \"poisson\"\nload = 0.5\nsizes = [[6, 0.5], [40, 0.5]]\n"
+        ),
     ]
 }
 

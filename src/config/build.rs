@@ -159,10 +159,63 @@ fn link_params(u: &Units, sect: &str, c: &RawChannel, base: Option<&LinkParams>)
     }
     let fc = c.flow_control.unwrap_or(match base.map(|b| b.flow) {
         Some(FlowControl::None) => FcKind::None,
+        Some(FlowControl::Tokens { .. }) => FcKind::Tokens,
         _ => FcKind::Credit,
     });
+    if fc != FcKind::Tokens
+        && let Some(key) = [
+            ("token_grant", c.token_grant.is_some()),
+            ("token_max", c.token_max.is_some()),
+            ("token_time", c.token_time.is_some()),
+        ]
+        .iter()
+        .find(|x| x.1)
+    {
+        return Err(src.err(&k(key.0), "applies to flow_control = \"tokens\"", None));
+    }
+    if fc == FcKind::Tokens && c.credit_delay.is_some() {
+        return Err(src.err(
+            &k("credit_delay"),
+            "tokens return on the reverse channel; there is no credit delay",
+            Some("remove credit_delay, or set token_time"),
+        ));
+    }
     let flow = match fc {
         FcKind::None => FlowControl::None,
+        FcKind::Tokens => {
+            let (g0, m0, t0) = match base.map(|b| b.flow) {
+                Some(FlowControl::Tokens {
+                    grant,
+                    max_outstanding,
+                    token_time,
+                }) => (grant, max_outstanding, Some(token_time)),
+                _ => (8, 56, None),
+            };
+            let grant = c.token_grant.unwrap_or(g0);
+            let max_outstanding = c.token_max.unwrap_or(m0);
+            if grant == 0 || max_outstanding < grant || buffer < grant {
+                return Err(src.err(
+                    &k("token_grant"),
+                    format!(
+                        "need 1 ≤ token_grant ≤ token_max and token_grant ≤ buffer (grant {grant}, \
+                         max {max_outstanding}, buffer {buffer})"
+                    ),
+                    None,
+                ));
+            }
+            let token_time = match &c.token_time {
+                Some(s) => u.positive(&k("token_time"), u.ps(&k("token_time"), s)?)?,
+                None => t0.unwrap_or(tail_time),
+            };
+            if vcs != 1 {
+                return Err(src.err(&k("flow_control"), "tokens run on one VC (vcs = 1)", None));
+            }
+            FlowControl::Tokens {
+                grant,
+                max_outstanding,
+                token_time,
+            }
+        }
         FcKind::Credit => {
             let delay = match &c.credit_delay {
                 Some(s) => u.ps(&k("credit_delay"), s)?,

@@ -87,6 +87,7 @@ pub struct RawTopology {
 #[serde(rename_all = "kebab-case")]
 pub enum FcKind {
     Credit,
+    Tokens,
     None,
 }
 
@@ -103,6 +104,12 @@ pub struct RawChannel {
     pub buffer: Option<u32>,
     pub flow_control: Option<FcKind>,
     pub credit_delay: Option<String>,
+    /// Tokens: flits granted per token (default 8).
+    pub token_grant: Option<u32>,
+    /// Tokens: most flits granted and not yet received (default 56).
+    pub token_max: Option<u32>,
+    /// Tokens: time a token occupies the reverse channel (default: the tail time).
+    pub token_time: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]

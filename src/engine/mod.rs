@@ -164,6 +164,9 @@ pub enum SimError {
     /// The model is too large for the engine's id widths.
     #[error("{0}")]
     TooLarge(String),
+    /// The model cannot run as given (e.g. token flow control on a channel with no reverse).
+    #[error("{0}")]
+    Invalid(String),
 }
 
 /// One channel's hot state: its transmitter and timing.
@@ -199,6 +202,11 @@ pub(crate) struct Chan {
     pub latency: Time,
     /// The link deletes the first header symbol of each packet.
     pub delete_header: bool,
+    /// Token flow control ([`crate::link::ds`]): grants return by tokens on the reverse
+    /// channel.
+    pub tokens: bool,
+    /// Flits go one at a time: tokens may come between them on this channel.
+    pub no_trains: bool,
     pub nvc: u8,
     pub rr: u8,
     pub credit: bool,
@@ -438,6 +446,10 @@ pub struct Sim<'a> {
     pub(crate) free_tokens: Vec<u32>,
     /// The agent asked to end the run.
     pub(crate) stop: bool,
+    /// Token state per channel ([`crate::link::ds`]).
+    pub(crate) tok: Vec<crate::link::ds::TokChan>,
+    /// Token channels with a token due at this instant.
+    pub(crate) fct_due: Vec<u32>,
 }
 
 impl<'a> Sim<'a> {
@@ -459,6 +471,7 @@ impl<'a> Sim<'a> {
             )));
         }
         let routing = &spec.routing;
+        let tok = crate::link::ds::token_channels(fab)?;
         let mut chans = Vec::with_capacity(fab.channels.len());
         let mut vcs = Vec::with_capacity(total_vcs as usize);
         let mut caps = Vec::with_capacity(total_vcs as usize);
@@ -511,9 +524,11 @@ impl<'a> Sim<'a> {
                 train_class,
                 head_route,
                 head_route_tail,
-                shortcut,
+                shortcut: shortcut && !tok[ci].on,
                 latency: lp.latency,
                 delete_header: lp.delete_header,
+                tokens: tok[ci].on,
+                no_trains: tok[ci].on || ch.reverse.is_some_and(|r| tok[r.idx()].on),
                 nvc: lp.vcs,
                 rr: lp.vcs - 1,
                 credit: credit_delay.is_some(),
@@ -674,7 +689,7 @@ impl<'a> Sim<'a> {
         let nodes = fab.nodes.len();
         let wants = vec![Want::port(0, 1); vcs.len()];
         let batches = p.batches.max(1) as usize;
-        Ok(Sim {
+        let mut sim = Sim {
             spec,
             fab,
             routing,
@@ -728,7 +743,11 @@ impl<'a> Sim<'a> {
             tokens: Vec::new(),
             free_tokens: Vec::new(),
             stop: false,
-        })
+            tok,
+            fct_due: Vec::new(),
+        };
+        sim.tokens_start();
+        Ok(sim)
     }
 
     /// Current simulated time [ps].
@@ -883,6 +902,11 @@ impl<'a> Sim<'a> {
             v.cr_head = v.head;
             return;
         }
+        if ch.tokens {
+            let c = v.chan;
+            self.tokens_left(c, i, k);
+            return;
+        }
         let cd = ch.credit_delay;
         let first = v.head.wrapping_sub(k);
         for j in 0..k {
@@ -957,7 +981,10 @@ impl<'a> Sim<'a> {
         let missing = need - v.credits;
         if v.head.wrapping_sub(v.cr_head) >= missing {
             let t = self.ring[(v.buf + (v.cr_head.wrapping_add(missing - 1) & v.mask)) as usize].time;
-            if self.cwake[o as usize] != t {
+            if t == crate::link::ds::PENDING {
+                // Its token is not sent yet: the token wakes the sender when it is.
+                v.flags |= F_CWAIT;
+            } else if self.cwake[o as usize] != t {
                 self.cwake[o as usize] = t;
                 self.q.push_at(t, ev(K_CREDIT, o, 0));
             }
@@ -1089,6 +1116,9 @@ impl<'a> Sim<'a> {
                 k += 1;
             }
             self.dirty.clear();
+            if !self.fct_due.is_empty() {
+                self.flush_tokens();
+            }
             if let Some(e) = self.failed.take() {
                 return Err(e);
             }
@@ -1111,6 +1141,9 @@ impl<'a> Sim<'a> {
             k += 1;
         }
         self.dirty.clear();
+        if !self.fct_due.is_empty() {
+            self.flush_tokens();
+        }
         for h in 0..self.hosts.len() {
             if self.hosts[h].active {
                 let t = self.next_ready(h);
@@ -1185,6 +1218,9 @@ impl<'a> Sim<'a> {
                 k += 1;
             }
             self.dirty.clear();
+            if !self.fct_due.is_empty() {
+                self.flush_tokens();
+            }
             if let Some(e) = self.failed.take() {
                 return Err(e);
             }

@@ -44,7 +44,8 @@ impl Sim<'_> {
         let now = self.now;
         let busy = self.chans[c as usize].tx_busy;
         if busy > now {
-            if self.hosts[h].cur != NONE || self.hosts[h].active {
+            // (A token on the link may have taken it after the host's wake-up was set.)
+            if self.hosts[h].cur != NONE || self.may_create(h) {
                 self.ensure_txfree(c, busy);
             }
             return Ok(());
@@ -58,7 +59,7 @@ impl Sim<'_> {
             return Ok(());
         }
         let left = self.hosts[h].cur_len - sent;
-        let k = if self.spec.params.trains {
+        let k = if self.spec.params.trains && !self.chans[c as usize].no_trains {
             let cr = if credit { self.credits_now(o) } else { MAX_TRAIN };
             left.min(MAX_TRAIN).min(cr)
         } else {

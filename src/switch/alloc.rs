@@ -35,6 +35,9 @@ impl Sim<'_> {
             self.vcs[o as usize].last_move = now;
         }
         self.ring_put(o, first, k, ends_tail, now);
+        if self.chans[c as usize].tokens {
+            self.tokens_arrived(c);
+        }
         let v = &self.vcs[o as usize];
         let (state, fwd_port, node) = (v.state, v.fwd_port, v.node);
         match state {
@@ -736,7 +739,10 @@ impl Sim<'_> {
         let first = self.ring[(buf + (head & mask)) as usize].flit;
         let mut ends_tail = first & TAIL != 0;
         let unit = self.chans[c as usize].flit_time;
-        if self.spec.params.trains && !ends_tail && len > 1 {
+        // No trains on a channel that tokens interleave with, nor out of a token channel's
+        // buffer (its slots must free at their own times, token by token).
+        let no_trains = self.chans[c as usize].no_trains || self.chans[v.chan as usize].tokens;
+        if self.spec.params.trains && !ends_tail && len > 1 && !no_trains {
             // Without competition for the output or the crossbar input (one VC, one VC per
             // input), a train runs to the tail; otherwise only until something could compete.
             let horizon = if train {
