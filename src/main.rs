@@ -81,6 +81,13 @@ enum Cmd {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
     },
+    /// Print the routing tables of a config's network: each switch's STC104 interval table
+    /// (header ranges → link or group of links) or its destination ranges.
+    Routes {
+        config: PathBuf,
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
     /// Reproduce a modelled system's published measurements (see ../shared/systems/):
     /// a table per experiment with the simulated figure, the published one and the deviation.
     Reproduce {
@@ -279,6 +286,20 @@ fn real_main() -> Result<ExitCode> {
                 None => println!("deadlock-free: the channel dependency graph is acyclic"),
             }
             Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+        Cmd::Routes { config: path, set } => {
+            let spec = config::load(&path, &set)?;
+            match reef::routing::interval::print_routing(&spec.fabric, &spec.routing) {
+                Some(t) => {
+                    print!("{}: {}\n{t}", path.display(), spec.fabric);
+                    Ok(ExitCode::SUCCESS)
+                }
+                None => bail!(
+                    "{}: {} routing has no tables to print",
+                    path.display(),
+                    spec.routing.name()
+                ),
+            }
         }
         Cmd::Reproduce {
             system,

@@ -57,6 +57,8 @@ pub enum TopoKind {
     FatTree,
     Full,
     File,
+    /// A Macramé network of STC104 switches and DS links (`network`, `nodes`).
+    Macrame,
 }
 
 /// `k = 8` (every dimension) or `k = [8, 4]`.
@@ -81,6 +83,10 @@ pub struct RawTopology {
     pub links_per_pair: Option<u32>,
     pub switches: Option<u32>,
     pub file: Option<String>,
+    /// Macramé: clos | grid | torus.
+    pub network: Option<String>,
+    /// Macramé: number of traffic nodes.
+    pub nodes: Option<u32>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,6 +166,8 @@ pub enum AlgoKind {
     Updown,
     Minimal,
     Source,
+    /// STC104 interval tables (Macramé networks).
+    Interval,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]

@@ -1103,6 +1103,7 @@ impl<'a> Sim<'a> {
                 match (note, d) {
                     (agent::Note::Delivered { .. }, Some(d)) => agent.delivered(&mut ctl, &d),
                     (agent::Note::Timer { host, token }, _) => agent.timer(&mut ctl, host, token),
+                    (agent::Note::Idle { host }, _) => agent.idle(&mut ctl, host),
                     _ => {}
                 }
             }

@@ -135,6 +135,9 @@ impl Sim<'_> {
             let (t, m) = hs.outbox.pop_front().expect("checked non-empty");
             hs.cpu_free = ready;
             header.extend_from_slice(&m.header);
+            if hs.outbox.is_empty() {
+                self.notes.push((agent::Note::Idle { host: h as u32 }, None));
+            }
             (m.dst, t, m.tag)
         } else {
             let wl = &self.spec.workload;

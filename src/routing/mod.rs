@@ -10,6 +10,7 @@
 
 pub mod cdg;
 pub mod dor;
+pub mod interval;
 pub mod source;
 pub mod table;
 pub mod updown;
@@ -186,13 +187,22 @@ impl Routing {
     /// header deletion a link itself may do ([`crate::link::LinkParams::delete_header`]).
     #[inline]
     pub fn header_op(&self, fab: &Fabric, at: At, h: Header, port: u16) -> HeaderOp {
-        let _ = (h, port);
+        let _ = port;
         if at.switch >= fab.stage_base {
             return HeaderOp::default();
         }
         match self {
             Routing::Source(s) => s.header_op(),
+            Routing::Header(t) => t.header_op(at, h),
             _ => HeaderOp::default(),
+        }
+    }
+
+    /// Flits per header symbol (what a link's header deletion removes).
+    pub fn header_width(&self) -> u8 {
+        match self {
+            Routing::Header(t) => t.width(),
+            _ => 1,
         }
     }
 

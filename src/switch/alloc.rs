@@ -609,7 +609,7 @@ impl Sim<'_> {
             .header_op(self.fab, at, Header { dst: pkt.dst, sym }, p as u16);
         if self.chans[c as usize].delete_header {
             op.advance += 1;
-            op.strip += 1;
+            op.strip += self.routing.header_width();
         }
         let pkt = &mut self.pkts[pid as usize];
         pkt.route_pos = (pkt.route_pos + op.advance as u16).min(pkt.route_len);

@@ -6,6 +6,8 @@
 //! a table per experiment and written as `{"system": …, "records": […]}`; `--out DIR` adds a
 //! CSV per experiment and the system's plots as SVG.
 
+pub mod ieee1355;
+
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -264,11 +266,13 @@ pub struct Options {
 }
 
 /// The systems `reef reproduce` knows.
-pub const SYSTEMS: &[&str] = &[];
+pub const SYSTEMS: &[&str] = &["ieee1355"];
 
 /// Runs the reproduction of `system`.
 pub fn reproduce(system: &str, opts: &Options) -> Result<Report, String> {
-    let _ = opts;
+    if system == "ieee1355" {
+        return ieee1355::reproduce(opts);
+    }
     Err(format!(
         "no reproduction for `{system}` (available: {})",
         if SYSTEMS.is_empty() {
