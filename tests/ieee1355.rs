@@ -300,15 +300,25 @@ fn macrame_runs_do_not_depend_on_event_order_or_trains() {
     }
 }
 
+/// `reef reproduce ieee1355 --quick --json FILE --out DIR`, as CI runs it.
 #[test]
 fn quick_reproduction_covers_every_required_figure() {
-    let opts = reef::systems::Options {
-        quick: true,
-        seed: 1,
-        progress: false,
-    };
-    let rep = reef::systems::reproduce("ieee1355", &opts).unwrap();
-    let j: serde_json::Value = serde_json::from_str(&rep.json()).unwrap();
+    let dir = std::env::temp_dir().join(format!("reef-ieee1355-{}", std::process::id()));
+    let json_path = dir.join("ieee1355.json");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_reef"))
+        .args(["reproduce", "ieee1355", "--quick", "--quiet", "--json"])
+        .arg(&json_path)
+        .arg("--out")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        table.contains("== saturation-vs-size") && table.contains("notes:"),
+        "{table}"
+    );
+    let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
     assert_eq!(j["system"], "ieee1355");
     let recs = j["records"].as_array().unwrap();
     for r in recs {
@@ -439,16 +449,62 @@ fn quick_reproduction_covers_every_required_figure() {
         .unwrap();
     let v = clos256["simulated"].as_f64().unwrap();
     assert!((v - 1350.0).abs() < 135.0, "256-node Clos saturates at {v} MB/s");
-    // Plots and CSVs.
-    let files: Vec<String> = rep.plots.iter().map(|a| a.file.clone()).collect();
+    // A CSV per experiment and the plots.
     for f in [
         "saturation-vs-size.svg",
         "latency-vs-load.svg",
         "latency-distribution.svg",
         "routing.svg",
         "atlas-vs-rate.svg",
+        "saturation-vs-size.csv",
+        "latency-vs-load.csv",
+        "latency-distribution.csv",
+        "routing.csv",
+        "atlas.csv",
+        "atlas-vs-rate.csv",
+        "packet-length.csv",
+        "cross-section.csv",
     ] {
-        assert!(files.iter().any(|x| x == f), "no {f}");
+        let text = std::fs::read_to_string(dir.join(f)).unwrap_or_default();
+        assert!(text.len() > 100, "{f} missing or empty");
     }
-    assert_eq!(rep.csvs().len(), 8);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn reef_routes_prints_the_interval_tables() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_reef"))
+        .args(["routes", "examples/macrame-clos256.toml"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Terminal switch 0: its 16 nodes one by one, everything else to the up-link group.
+    assert!(
+        text.contains("interval tables (interval-adaptive), 1-byte headers, 24 switches"),
+        "{text}"
+    );
+    assert!(text.contains("s0: 17 intervals"), "{text}");
+    assert!(text.contains("16..=255   → ports 16..=31 (group)"), "{text}");
+    // A centre switch sends each terminal switch's 16 labels down its group of 2 links.
+    assert!(text.contains("s16: 16 intervals"), "{text}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_reef"))
+        .args([
+            "routes",
+            "examples/macrame-clos256.toml",
+            "--set",
+            "topology.network=\"torus\"",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("interval-torus-adaptive"), "{text}");
+    // Tables need a network that has them.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_reef"))
+        .args(["routes", "examples/mesh8x8.toml"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no tables"));
 }
