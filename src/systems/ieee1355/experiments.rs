@@ -489,12 +489,10 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
         let hi = last_ok.map_or(rates[0], |i| rates.get(i + 1).copied().unwrap_or(f64::INFINITY));
         atlas_max.push((lo, hi));
     }
-    let refine0 = jobs2.len();
     let steps = if quick { 1 } else { 3 };
     // Bisection between the last sustainable and the first unsustainable sweep rate.
     let mut refine: Vec<Vec<(f64, bool)>> = vec![Vec::new(); placements.len()];
     let res2 = run_all(&jobs2, &len, opts)?;
-    let _ = refine0;
     for _ in 0..steps {
         let mut js = Vec::new();
         let mut which = Vec::new();

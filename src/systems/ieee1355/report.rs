@@ -2,7 +2,7 @@
 //! and the plots `--out` writes.
 
 use super::atlas;
-use super::experiments::{Outcome, PEAK_BIN};
+use super::experiments::Outcome;
 use super::params::*;
 use crate::report::plot::{Plot, Series, svg};
 use crate::systems::{Artifact, Record, Report};
@@ -278,7 +278,6 @@ pub fn plots(rep: &mut Report, dist: &[Outcome], dist_cases: &[(u32, f64)]) -> R
             log_y: true,
         },
     ));
-    let _ = PEAK_BIN;
 
     let mut at: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
     for r in recs("atlas-vs-rate", "accepted_total_MBps") {
