@@ -173,6 +173,9 @@ pub enum SimError {
     /// The model is too large for the engine's id widths.
     #[error("{0}")]
     TooLarge(String),
+    /// The model cannot run as given (e.g. token flow control on a channel with no reverse).
+    #[error("{0}")]
+    Invalid(String),
 }
 
 /// One channel's hot state: its transmitter and timing.
@@ -211,6 +214,11 @@ pub(crate) struct Chan {
     pub latency: Time,
     /// The link deletes the first header symbol of each packet.
     pub delete_header: bool,
+    /// Token flow control ([`crate::link::ds`]): grants return by tokens on the reverse
+    /// channel.
+    pub tokens: bool,
+    /// Flits go one at a time: tokens may come between them on this channel.
+    pub no_trains: bool,
     pub nvc: u8,
     pub rr: u8,
     pub credit: bool,
@@ -485,6 +493,10 @@ pub struct Sim<'a> {
     pub(crate) sent_phase: bool,
     /// Per-host costs (the spec's `host` unless set per host).
     pub(crate) host_params: Vec<HostParams>,
+    /// Token state per channel ([`crate::link::ds`]).
+    pub(crate) tok: Vec<crate::link::ds::TokChan>,
+    /// Token channels with a token due at this instant.
+    pub(crate) fct_due: Vec<u32>,
 }
 
 impl<'a> Sim<'a> {
@@ -506,6 +518,7 @@ impl<'a> Sim<'a> {
             )));
         }
         let routing = &spec.routing;
+        let tok = crate::link::ds::token_channels(fab)?;
         let mut chans = Vec::with_capacity(fab.channels.len());
         let mut vcs = Vec::with_capacity(total_vcs as usize);
         let mut caps = Vec::with_capacity(total_vcs as usize);
@@ -558,10 +571,12 @@ impl<'a> Sim<'a> {
                 train_class,
                 head_route,
                 head_route_tail,
-                shortcut,
+                shortcut: shortcut && !tok[ci].on,
                 landing: 0,
                 latency: lp.latency,
                 delete_header: lp.delete_header,
+                tokens: tok[ci].on,
+                no_trains: tok[ci].on || ch.reverse.is_some_and(|r| tok[r.idx()].on),
                 nvc: lp.vcs,
                 rr: lp.vcs - 1,
                 credit: credit_delay.is_some(),
@@ -729,7 +744,7 @@ impl<'a> Sim<'a> {
         let nodes = fab.nodes.len();
         let wants = vec![Want::port(0, 1); vcs.len()];
         let batches = p.batches.max(1) as usize;
-        Ok(Sim {
+        let mut sim = Sim {
             spec,
             fab,
             routing,
@@ -786,7 +801,11 @@ impl<'a> Sim<'a> {
             stop: false,
             sent_phase: false,
             host_params: vec![spec.host; n as usize],
-        })
+            tok,
+            fct_due: Vec::new(),
+        };
+        sim.tokens_start();
+        Ok(sim)
     }
 
     /// Gives host `h` its own send and receive costs (before the run).
@@ -1059,6 +1078,11 @@ impl<'a> Sim<'a> {
             v.cr_head = v.head;
             return;
         }
+        if ch.tokens {
+            let c = v.chan;
+            self.tokens_left(c, i, k);
+            return;
+        }
         let cd = ch.credit_delay;
         let first = v.head.wrapping_sub(k);
         for j in 0..k {
@@ -1170,7 +1194,10 @@ impl<'a> Sim<'a> {
         let missing = need - v.credits;
         if v.head.wrapping_sub(v.cr_head) >= missing {
             let t = self.ring[(v.buf + (v.cr_head.wrapping_add(missing - 1) & v.mask)) as usize].time;
-            if self.cwake[o as usize] != t {
+            if t == crate::link::ds::PENDING {
+                // Its token is not sent yet: the token wakes the sender when it is.
+                v.flags |= F_CWAIT;
+            } else if self.cwake[o as usize] != t {
                 self.cwake[o as usize] = t;
                 self.q.push_at(t, ev(K_CREDIT, o, 0));
             }
@@ -1288,6 +1315,9 @@ impl<'a> Sim<'a> {
             k += 1;
         }
         self.dirty.clear();
+        if !self.fct_due.is_empty() {
+            self.flush_tokens();
+        }
         match self.failed.take() {
             Some(e) => Err(e),
             None => Ok(()),
@@ -1305,6 +1335,7 @@ impl<'a> Sim<'a> {
                 match (note, d) {
                     (agent::Note::Delivered { .. }, Some(d)) => agent.delivered(&mut ctl, &d),
                     (agent::Note::Timer { host, token }, _) => agent.timer(&mut ctl, host, token),
+                    (agent::Note::Idle { host }, _) => agent.idle(&mut ctl, host),
                     _ => {}
                 }
             }

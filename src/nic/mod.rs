@@ -54,7 +54,8 @@ impl Sim<'_> {
         }
         let busy = self.chans[c as usize].tx_busy;
         if busy > now {
-            if self.hosts[h].cur != NONE || self.hosts[h].active {
+            // (A token on the link may have taken it after the host's wake-up was set.)
+            if self.hosts[h].cur != NONE || self.may_create(h) {
                 self.ensure_txfree(c, busy);
             }
             return Ok(());
@@ -68,7 +69,7 @@ impl Sim<'_> {
             return Ok(());
         }
         let left = self.hosts[h].cur_len - sent;
-        let k = if self.spec.params.trains {
+        let k = if self.spec.params.trains && !self.chans[c as usize].no_trains {
             let k = left.min(MAX_TRAIN).min(self.fail_limit(c));
             if credit {
                 let unit = self.chans[c as usize].flit_time;
@@ -158,6 +159,9 @@ impl Sim<'_> {
             let (t, m) = hs.outbox.pop_front().expect("checked non-empty");
             hs.cpu_free = ready;
             header.extend_from_slice(&m.header);
+            if hs.outbox.is_empty() {
+                self.notes.push((agent::Note::Idle { host: h as u32 }, None));
+            }
             (m.dst, t, m.tag)
         } else {
             let wl = &self.spec.workload;

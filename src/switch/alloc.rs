@@ -73,6 +73,9 @@ impl Sim<'_> {
             self.vcs[o as usize].last_move = a0;
         }
         self.ring_put(o, first, k, ends_tail, a0);
+        if self.chans[c as usize].tokens {
+            self.tokens_arrived(c);
+        }
         let v = &self.vcs[o as usize];
         let (state, fwd_port, node) = (v.state, v.fwd_port, v.node);
         match state {
@@ -664,7 +667,7 @@ impl Sim<'_> {
             .header_op(self.fab, at, Header { dst: pkt.dst, sym }, p as u16);
         if self.chans[c as usize].delete_header {
             op.advance += 1;
-            op.strip += 1;
+            op.strip += self.routing.header_width();
         }
         let pkt = &mut self.pkts[pid as usize];
         pkt.route_pos = (pkt.route_pos + op.advance as u16).min(pkt.route_len);
@@ -801,7 +804,10 @@ impl Sim<'_> {
         let first = self.ring[(buf + (head & mask)) as usize].flit;
         let mut ends_tail = first & TAIL != 0;
         let unit = self.chans[c as usize].flit_time;
-        if self.spec.params.trains && !ends_tail && len > 1 {
+        // No trains on a channel that tokens interleave with, nor out of a token channel's
+        // buffer (its slots must free at their own times, token by token).
+        let no_trains = self.chans[c as usize].no_trains || self.chans[v.chan as usize].tokens;
+        if self.spec.params.trains && !ends_tail && len > 1 && !no_trains {
             // Without competition for the output or the crossbar input (one VC, one VC per
             // input), a train runs to the tail; otherwise only until something could compete.
             let horizon = if train {
