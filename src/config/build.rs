@@ -877,14 +877,14 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             .channels
             .iter()
             .enumerate()
-            .find(|(_, c)| fab.is_switch(c.dst) && c.params.buffer < max_pkt)
+            .find(|(_, c)| fab.is_switch(c.dst) && grantable(&c.params) < max_pkt)
     {
         return Err(src.err(
             "switch.mode",
             format!(
-                "cut-through and store-and-forward need buffers of at least one packet ({max_pkt} flits); {} has {}",
+                "cut-through and store-and-forward need credit for a whole packet ({max_pkt} flits); {} is sure of {}",
                 fab.channel_name(crate::fabric::ChannelId(ci as u32)),
-                c.params.buffer
+                grantable(&c.params)
             ),
             Some("raise channel.buffer or use smaller packets"),
         ));
@@ -955,4 +955,20 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
         },
         host: hp,
     })
+}
+
+/// Credits a sender is sure to be able to hold at once, which a cut-through head needs for
+/// its whole packet: the buffer; with tokens, grants come in whole tokens only when that
+/// many slots are free and not yet granted, so a sender left with r < grant credits may get
+/// no more than the grants that fit in the rest: sure is min(buffer, outstanding limit) −
+/// grant + 1.
+fn grantable(p: &crate::link::LinkParams) -> u32 {
+    match p.flow {
+        FlowControl::Tokens {
+            grant,
+            max_outstanding,
+            ..
+        } => (p.buffer.min(max_outstanding) + 1).saturating_sub(grant.max(1)),
+        _ => p.buffer,
+    }
 }
