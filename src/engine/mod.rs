@@ -13,6 +13,7 @@
 //! stream, so results are the same bit for bit whatever order the components are visited in.
 
 pub mod agent;
+mod arr;
 pub mod queue;
 pub mod result;
 pub mod watchdog;
@@ -24,6 +25,7 @@ use crate::switch::{Arbitration, Selection, SwitchMode};
 use crate::time::{Ratio, Time};
 use crate::workload::rng::{Purpose, Stream};
 use crate::workload::{Arrivals, Process, Workload};
+use arr::Arr;
 use queue::{Class, EventQueue};
 
 /// "No such id".
@@ -427,12 +429,12 @@ pub struct Sim<'a> {
     pub(crate) routing: &'a Routing,
     pub(crate) now: Time,
     pub(crate) q: EventQueue,
-    pub(crate) chans: Vec<Chan>,
-    pub(crate) vcs: Vec<Vc>,
+    pub(crate) chans: Arr<Chan>,
+    pub(crate) vcs: Arr<Vc>,
     /// The VC rings: a buffered slot holds a flit and its arrival time (a train's flits are
     /// in the buffer from the train's first arrival, each usable only from its own); a slot
     /// whose flit has left holds the time its credit reaches the sender.
-    pub(crate) ring: Vec<Slot>,
+    pub(crate) ring: Arr<Slot>,
     /// Buffer size of each VC [flits].
     pub(crate) caps: Vec<u32>,
     /// Flits in flight toward each VC (only under `check`).
@@ -442,24 +444,24 @@ pub struct Sim<'a> {
     /// Per input VC: in `DRAIN`, when the tail of its train passes (in flit-by-flit time);
     /// in `ROUTING`, when the head's router delay ends; in `AWAIT_TAIL`, when the head is at
     /// the front [ps].
-    pub(crate) t_aux: Vec<Time>,
+    pub(crate) t_aux: Arr<Time>,
     /// Per output VC held by a train (`HELD`, `HELD_EV`): when its tail passes [ps].
-    pub(crate) held: Vec<Time>,
+    pub(crate) held: Arr<Time>,
     /// Time of the pending credit wake-up of each VC's sender.
     pub(crate) cwake: Vec<Time>,
     /// Admissible output sets of routed heads that may take more than one port.
     pub(crate) wants: Vec<Want>,
     /// Delay classes of `j · flit_time` (see `Chan::train_class`).
     pub(crate) train_class_ids: Vec<Class>,
-    pub(crate) sws: Vec<Sw>,
-    pub(crate) sw_in: Vec<u32>,
+    pub(crate) sws: Arr<Sw>,
+    pub(crate) sw_in: Arr<u32>,
     /// Per port of every node (index `port_base + port`).
-    pub(crate) ports: Vec<Port>,
-    pub(crate) bits: Vec<u64>,
+    pub(crate) ports: Arr<Port>,
+    pub(crate) bits: Arr<u64>,
     pub(crate) sw_rng: Vec<Stream>,
     pub(crate) hosts: Vec<HostState>,
     pub(crate) node_host: Vec<u32>,
-    pub(crate) pkts: Vec<Pkt>,
+    pub(crate) pkts: Arr<Pkt>,
     pub(crate) free_pkts: Vec<u32>,
     pub(crate) route_store: Vec<u16>,
     pub(crate) route_stride: usize,
@@ -750,32 +752,32 @@ impl<'a> Sim<'a> {
             routing,
             now: 0,
             q,
-            chans,
-            vcs,
-            ring: vec![Slot::default(); flit_store as usize],
+            chans: Arr(chans),
+            vcs: Arr(vcs),
+            ring: Arr(vec![Slot::default(); flit_store as usize]),
             inflight: vec![0; if p.check { caps.len() } else { 0 }],
             sel_rr: vec![0; caps.len()],
-            t_aux: vec![0; caps.len()],
-            held: vec![0; caps.len()],
+            t_aux: Arr(vec![0; caps.len()]),
+            held: Arr(vec![0; caps.len()]),
             cwake: vec![Time::MAX; caps.len()],
             caps,
             wants,
             train_class_ids,
-            sws,
-            sw_in,
-            ports: port_out
+            sws: Arr(sws),
+            sw_in: Arr(sw_in),
+            ports: Arr(port_out
                 .iter()
                 .map(|&out| Port {
                     out,
                     va_rr: NONE,
                     xbar_free: 0,
                 })
-                .collect(),
-            bits: vec![0; bits_len as usize],
+                .collect()),
+            bits: Arr(vec![0; bits_len as usize]),
             sw_rng,
             hosts,
             node_host,
-            pkts: Vec::new(),
+            pkts: Arr(Vec::new()),
             free_pkts: Vec::new(),
             route_store: Vec::new(),
             route_stride,
@@ -1084,12 +1086,14 @@ impl<'a> Sim<'a> {
             return;
         }
         let cd = ch.credit_delay;
-        let first = v.head.wrapping_sub(k);
-        for j in 0..k {
-            let slot = v.buf + (first.wrapping_add(j) & v.mask);
-            let t = if j + 1 == k { last } else { t0 + j as Time * unit };
-            self.ring[slot as usize].time = t + cd;
+        let (first, mask) = (v.head.wrapping_sub(k), v.mask);
+        let (ring, buf) = (&mut self.ring, v.buf);
+        let mut t = t0 + cd;
+        for j in 0..k - 1 {
+            ring[(buf + (first.wrapping_add(j) & mask)) as usize].time = t;
+            t += unit;
         }
+        ring[(buf + (first.wrapping_add(k - 1) & mask)) as usize].time = last + cd;
         if v.flags & F_CWAIT != 0 {
             v.flags &= !F_CWAIT;
             let cl = ch.credit_class;

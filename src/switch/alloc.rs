@@ -130,22 +130,32 @@ impl Sim<'_> {
         } else {
             first
         };
-        let mut t = a0;
-        for j in 0..k {
-            let mut word = if j == 0 { first } else { first & PID };
-            if ends_tail && j + 1 == k {
-                word |= TAIL;
-                if j > 0 {
-                    // The tail lands its own unit time after the flit before it.
-                    t = t - ft + tt;
-                }
-            }
-            let slot = (buf + (at & mask)) as usize;
-            self.ring[slot].flit = word;
-            self.ring[slot].time = t;
+        let ring = &mut self.ring;
+        let tail = if ends_tail { TAIL } else { 0 };
+        if k == 1 {
+            ring[(buf + (at & mask)) as usize] = Slot {
+                time: a0,
+                flit: first | tail,
+            };
+            return;
+        }
+        ring[(buf + (at & mask)) as usize] = Slot {
+            time: a0,
+            flit: first,
+        };
+        let body = first & PID;
+        let mut t = a0 + ft;
+        for _ in 1..k - 1 {
             at = at.wrapping_add(1);
+            ring[(buf + (at & mask)) as usize] = Slot { time: t, flit: body };
             t += ft;
         }
+        // The tail lands its own unit time after the flit before it.
+        at = at.wrapping_add(1);
+        ring[(buf + (at & mask)) as usize] = Slot {
+            time: if ends_tail { t - ft + tt } else { t },
+            flit: body | tail,
+        };
     }
 
     /// Flits arrive at a full buffer: an error under credit flow control, a bigger buffer
