@@ -77,12 +77,11 @@ impl<'a, T> IntoIterator for &'a Arr<T> {
 mod tests {
     use super::*;
 
+    // Tests must build with every access checked.
+    const _: () = assert!(cfg!(feature = "checked"), "tests need the `checked` feature");
+
     #[test]
     fn tests_run_with_every_access_checked() {
-        assert!(
-            cfg!(feature = "checked"),
-            "the tests must build with the `checked` feature"
-        );
         let a = Arr(vec![1, 2, 3]);
         assert!(std::panic::catch_unwind(|| a[3]).is_err());
     }
