@@ -1613,16 +1613,26 @@ pub struct RunOutcome {
 }
 
 #[inline]
-pub(crate) fn set_bit(bits: &mut [u64], base: usize, i: usize) {
+pub(crate) fn set_bit(bits: &mut Arr<u64>, base: usize, i: usize) {
     bits[base + (i >> 6)] |= 1 << (i & 63);
 }
 
 #[inline]
-pub(crate) fn clear_bit(bits: &mut [u64], base: usize, i: usize) {
+pub(crate) fn clear_bit(bits: &mut Arr<u64>, base: usize, i: usize) {
     bits[base + (i >> 6)] &= !(1 << (i & 63));
 }
 
 #[inline]
-pub(crate) fn any_bit(bits: &[u64], base: usize, words: usize) -> bool {
-    bits[base..base + words].iter().any(|&w| w != 0)
+pub(crate) fn any_bit(bits: &Arr<u64>, base: usize, words: usize) -> bool {
+    if bits[base] != 0 {
+        return true;
+    }
+    let mut w = 1;
+    while w < words {
+        if bits[base + w] != 0 {
+            return true;
+        }
+        w += 1;
+    }
+    false
 }

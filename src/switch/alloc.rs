@@ -455,27 +455,37 @@ impl Sim<'_> {
         let ch = &self.chans[c as usize];
         let (base, credit) = (ch.vc_base, ch.credit);
         let hi = hi.min(ch.nvc - 1);
-        (lo..=hi).find(|&vv| {
+        let mut vv = lo;
+        while vv <= hi {
             let o = base + vv as u32;
             let owner = self.vcs[o as usize].owner;
             if owner == HELD || owner == HELD_EV {
-                // Held by a train whose tail passes at `end`: free if that is past (or now,
-                // after this instant's first send phase, where the tail went flit by flit);
-                // else the release must now happen on time, for this waiting head.
-                let end = self.held[o as usize];
-                if end < self.now || (end == self.now && self.sent_phase) {
-                    self.vcs[o as usize].owner = NONE;
-                } else if owner == HELD {
-                    self.vcs[o as usize].owner = HELD_EV;
-                    if end == self.now {
-                        self.held_due(o);
-                    } else {
-                        self.q.push_at(end, ev(K_TAILGONE, o, 0));
-                    }
-                }
+                self.look_at_held(o, owner);
             }
-            self.vcs[o as usize].owner == NONE && (need == 0 || !credit || self.has_credits(o, need))
-        })
+            if self.vcs[o as usize].owner == NONE && (need == 0 || !credit || self.has_credits(o, need)) {
+                return Some(vv);
+            }
+            vv += 1;
+        }
+        None
+    }
+
+    /// Output VC `o` is held by a train whose tail passes at `end`, and a head looks at it:
+    /// it is free if that is past (or now, after this instant's first send phase, where the
+    /// tail went flit by flit); else the release must now happen on time, for this head.
+    #[inline(never)]
+    fn look_at_held(&mut self, o: u32, owner: u32) {
+        let end = self.held[o as usize];
+        if end < self.now || (end == self.now && self.sent_phase) {
+            self.vcs[o as usize].owner = NONE;
+        } else if owner == HELD {
+            self.vcs[o as usize].owner = HELD_EV;
+            if end == self.now {
+                self.held_due(o);
+            } else {
+                self.q.push_at(end, ev(K_TAILGONE, o, 0));
+            }
+        }
     }
 
     /// Credits a head needs on an output VC before it may be granted.
@@ -598,9 +608,18 @@ impl Sim<'_> {
                     let i = self.sw_in[(in_base + l) as usize];
                     let v = &self.vcs[i as usize];
                     let (vc_lo, vc_hi) = (v.want_lo, v.want_hi);
-                    let pid = self.ring[(v.buf + (v.head & v.mask)) as usize].flit & PID;
-                    let (len, created) = (self.pkts[pid as usize].len, self.pkts[pid as usize].created);
-                    let Some(vv) = self.free_vc(c, vc_lo, vc_hi, Self::need(mode, len)) else {
+                    // The packet itself matters only to cut-through and oldest-first.
+                    let pid = if mode != SwitchMode::Wormhole || arb == Arbitration::OldestFirst {
+                        self.ring[(v.buf + (v.head & v.mask)) as usize].flit & PID
+                    } else {
+                        0
+                    };
+                    let need = if mode == SwitchMode::Wormhole {
+                        0
+                    } else {
+                        self.pkts[pid as usize].len
+                    };
+                    let Some(vv) = self.free_vc(c, vc_lo, vc_hi, need) else {
                         continue;
                     };
                     match arb {
@@ -609,6 +628,7 @@ impl Sim<'_> {
                             break 'scan;
                         }
                         Arbitration::OldestFirst => {
+                            let created = self.pkts[pid as usize].created;
                             if created < best_created {
                                 best_created = created;
                                 grant = Some((l, i, vv));
@@ -735,11 +755,13 @@ impl Sim<'_> {
         let (nvc, vc_base, rr, credit, tx_busy) =
             (ch.nvc as u32, ch.vc_base, ch.rr as u32, ch.credit, ch.tx_busy);
         // A train's tail passing now releases its output VC before anything else.
-        for w in vc_base..vc_base + nvc {
+        let mut w = vc_base;
+        while w < vc_base + nvc {
             let owner = self.vcs[w as usize].owner;
             if (owner == HELD || owner == HELD_EV) && self.held[w as usize] <= now {
                 self.release_out(s, p, w);
             }
+            w += 1;
         }
         if tx_busy > now {
             if self.output_has_work(c) {
