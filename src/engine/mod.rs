@@ -290,6 +290,9 @@ pub(crate) struct Slot {
     /// Arrival time of the buffered flit, or when the credit of the flit that left lands.
     pub time: Time,
     pub flit: u32,
+    /// The packet's destination host (routing reads it from the head's slot, so the packet
+    /// record is not touched on most hops).
+    pub dst: u32,
 }
 
 /// One port of a node: its output channel and allocation state.
@@ -301,6 +304,13 @@ pub(crate) struct Port {
     pub va_rr: u32,
     /// When the crossbar input of this port is free again [ps].
     pub xbar_free: Time,
+    /// The output channel's first VC, its VCs, whether it has credit flow control and
+    /// deletes headers (copied from the channel: allocation reads them from here, next to
+    /// the port's other state, without touching the channel).
+    pub vc_base: u32,
+    pub nvc: u8,
+    pub credit: bool,
+    pub delete_header: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -465,6 +475,8 @@ pub struct Sim<'a> {
     pub(crate) free_pkts: Vec<u32>,
     pub(crate) route_store: Vec<u16>,
     pub(crate) route_stride: usize,
+    /// Some channel has a routing label (up*/down*): routing steps need the input's.
+    pub(crate) uses_class: bool,
     pub(crate) scratch_route: Vec<u16>,
     pub(crate) dirty: Vec<u32>,
     pub(crate) dirty_stamp: Vec<u64>,
@@ -746,6 +758,22 @@ impl<'a> Sim<'a> {
         let nodes = fab.nodes.len();
         let wants = vec![Want::port(0, 1); vcs.len()];
         let batches = p.batches.max(1) as usize;
+        let ports: Vec<Port> = port_out
+            .iter()
+            .map(|&out| {
+                let ch = (out != NONE).then(|| &chans[out as usize]);
+                Port {
+                    out,
+                    va_rr: NONE,
+                    xbar_free: 0,
+                    vc_base: ch.map_or(0, |c| c.vc_base),
+                    nvc: ch.map_or(0, |c| c.nvc),
+                    credit: ch.is_some_and(|c| c.credit),
+                    delete_header: ch.is_some_and(|c| c.delete_header),
+                }
+            })
+            .collect();
+        let uses_class = (0..fab.channels.len()).any(|c| routing.channel_class(c) != 0);
         let mut sim = Sim {
             spec,
             fab,
@@ -765,14 +793,7 @@ impl<'a> Sim<'a> {
             train_class_ids,
             sws: Arr(sws),
             sw_in: Arr(sw_in),
-            ports: Arr(port_out
-                .iter()
-                .map(|&out| Port {
-                    out,
-                    va_rr: NONE,
-                    xbar_free: 0,
-                })
-                .collect()),
+            ports: Arr(ports),
             bits: Arr(vec![0; bits_len as usize]),
             sw_rng,
             hosts,
@@ -781,6 +802,7 @@ impl<'a> Sim<'a> {
             free_pkts: Vec::new(),
             route_store: Vec::new(),
             route_stride,
+            uses_class,
             scratch_route: Vec::new(),
             dirty: Vec::with_capacity(nodes),
             dirty_stamp: vec![0; nodes],
@@ -892,7 +914,8 @@ impl<'a> Sim<'a> {
         let mut sent = 0;
         if self.chans[c as usize].mid {
             self.chans[c as usize].fail_at = Time::MAX;
-            let last = self.send_train(c, o, first | TAIL, 1, true);
+            let dst = self.pkts[pid as usize].dst;
+            let last = self.send_train(c, o, first | TAIL, dst, 1, true);
             self.chans[c as usize].fail_at = now;
             let p = &mut self.pkts[pid as usize];
             if !p.truncated {
@@ -984,7 +1007,15 @@ impl<'a> Sim<'a> {
     /// receiver sees each landing as its own event. The caller has checked `k` credits.
     /// Returns the start time of the last flit.
     #[inline]
-    pub(crate) fn send_train(&mut self, c: u32, o: u32, first: u32, k: u32, ends_tail: bool) -> Time {
+    pub(crate) fn send_train(
+        &mut self,
+        c: u32,
+        o: u32,
+        first: u32,
+        dst: u32,
+        k: u32,
+        ends_tail: bool,
+    ) -> Time {
         debug_assert!((1..=MAX_TRAIN).contains(&k));
         let now = self.now;
         if now >= self.chans[c as usize].fail_at {
@@ -1041,7 +1072,7 @@ impl<'a> Sim<'a> {
             // starts when it lands or, behind a packet still there, when that one has left.
             let v = &self.vcs[o as usize];
             let (was_empty, state) = (v.len == 0, v.state);
-            self.ring_put(o, flit, k, ends_tail, a0);
+            self.ring_put(o, flit, dst, k, ends_tail, a0);
             if was_empty {
                 self.vcs[o as usize].last_move = a0;
                 let freed = self.t_aux[o as usize];

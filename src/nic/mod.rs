@@ -86,7 +86,8 @@ impl Sim<'_> {
             self.pkts[pid as usize].head_inj = now;
         }
         let ends_tail = k == left;
-        self.send_train(c, o, flit, k, ends_tail);
+        let dst = self.pkts[pid as usize].dst;
+        self.send_train(c, o, flit, dst, k, ends_tail);
         self.c.flits_sent += k as u64;
         if ends_tail && self.hosts[h].mem_cap != u64::MAX {
             // The packet's bytes leave memory once its tail is out.
@@ -257,7 +258,8 @@ impl Sim<'_> {
     fn host_receive_gated(&mut self, h: usize, o: u32, first: u32, k: u32, ends_tail: bool) -> Res<()> {
         let now = self.now;
         if self.vcs[o as usize].len > 0 || (first & HEAD != 0 && !self.admit(h, first & PID)) {
-            self.ring_put(o, first, k, ends_tail, now);
+            let dst = self.pkts[(first & PID) as usize].dst;
+            self.ring_put(o, first, dst, k, ends_tail, now);
             self.hosts[h].gated = true;
             return Ok(());
         }

@@ -72,7 +72,8 @@ impl Sim<'_> {
         if self.vcs[o as usize].len == 0 {
             self.vcs[o as usize].last_move = a0;
         }
-        self.ring_put(o, first, k, ends_tail, a0);
+        let dst = self.pkts[(first & PID) as usize].dst;
+        self.ring_put(o, first, dst, k, ends_tail, a0);
         if self.chans[c as usize].tokens {
             self.tokens_arrived(c);
         }
@@ -118,7 +119,7 @@ impl Sim<'_> {
     /// Puts `k` flits of one packet at the back of input VC `o`'s buffer, the first landing at
     /// `a0` and each next one a unit later (the tail its own unit).
     #[inline]
-    pub(crate) fn ring_put(&mut self, o: u32, first: u32, k: u32, ends_tail: bool, a0: Time) {
+    pub(crate) fn ring_put(&mut self, o: u32, first: u32, dst: u32, k: u32, ends_tail: bool, a0: Time) {
         let c = self.vcs[o as usize].chan;
         let (ft, tt) = (self.chans[c as usize].flit_time, self.chans[c as usize].tail_time);
         let v = &mut self.vcs[o as usize];
@@ -136,18 +137,24 @@ impl Sim<'_> {
             ring[(buf + (at & mask)) as usize] = Slot {
                 time: a0,
                 flit: first | tail,
+                dst,
             };
             return;
         }
         ring[(buf + (at & mask)) as usize] = Slot {
             time: a0,
             flit: first,
+            dst,
         };
         let body = first & PID;
         let mut t = a0 + ft;
         for _ in 1..k - 1 {
             at = at.wrapping_add(1);
-            ring[(buf + (at & mask)) as usize] = Slot { time: t, flit: body };
+            ring[(buf + (at & mask)) as usize] = Slot {
+                time: t,
+                flit: body,
+                dst,
+            };
             t += ft;
         }
         // The tail lands its own unit time after the flit before it.
@@ -155,6 +162,7 @@ impl Sim<'_> {
         ring[(buf + (at & mask)) as usize] = Slot {
             time: if ends_tail { t - ft + tt } else { t },
             flit: body | tail,
+            dst,
         };
     }
 
@@ -394,19 +402,26 @@ impl Sim<'_> {
         let (in_base, words, req_base, bits_base) = (sw.in_base, sw.words, sw.req_base, sw.bits_base);
         let i = self.sw_in[(in_base + l) as usize];
         let v = &self.vcs[i as usize];
-        let flit = self.ring[(v.buf + (v.head & v.mask)) as usize].flit;
-        let (in_vc, chan) = (v.vc, v.chan);
-        let pid = flit & PID;
-        let pkt = &self.pkts[pid as usize];
-        let (dst, src, len) = (pkt.dst, pkt.src, pkt.len);
-        let base = pid as usize * self.route_stride;
-        let sym = &self.route_store[base + pkt.route_pos as usize..base + pkt.route_len as usize];
-        let ch = &self.chans[chan as usize];
+        let front = self.ring[(v.buf + (v.head & v.mask)) as usize];
+        let (in_vc, in_port, chan) = (v.vc, v.in_port, v.chan);
+        let (pid, dst) = (front.flit & PID, front.dst);
+        // The packet record only for routes carried in the packet.
+        let sym: &[u16] = if self.route_stride == 0 {
+            &[]
+        } else {
+            let pkt = &self.pkts[pid as usize];
+            let base = pid as usize * self.route_stride;
+            &self.route_store[base + pkt.route_pos as usize..base + pkt.route_len as usize]
+        };
         let at = At {
             switch: s as u32,
-            in_port: ch.dst_port,
+            in_port,
             in_vc,
-            in_class: ch.class,
+            in_class: if self.uses_class {
+                self.chans[chan as usize].class
+            } else {
+                0
+            },
         };
         let want = self
             .routing
@@ -414,7 +429,7 @@ impl Sim<'_> {
             .map_err(|err| {
                 Box::new(SimError::Route {
                     time: self.now,
-                    src,
+                    src: self.pkts[pid as usize].src,
                     dst,
                     err,
                 })
@@ -432,7 +447,12 @@ impl Sim<'_> {
         if !single {
             self.wants[i as usize] = want;
         }
-        let chosen = if single { None } else { self.select(s, i, len) };
+        let chosen = if single {
+            None
+        } else {
+            let len = self.pkts[pid as usize].len;
+            self.select(s, i, len)
+        };
         let vb = (bits_base + words) as usize;
         match chosen {
             Some(p) => {
@@ -451,10 +471,10 @@ impl Sim<'_> {
 
     /// A free output VC of channel `c` among `lo..=hi` with at least `need` credits (0: any).
     #[inline]
-    fn free_vc(&mut self, c: u32, lo: u8, hi: u8, need: u32) -> Option<u8> {
-        let ch = &self.chans[c as usize];
-        let (base, credit) = (ch.vc_base, ch.credit);
-        let hi = hi.min(ch.nvc - 1);
+    fn free_vc(&mut self, pi: usize, lo: u8, hi: u8, need: u32) -> Option<u8> {
+        let port = &self.ports[pi];
+        let (base, credit) = (port.vc_base, port.credit);
+        let hi = hi.min(port.nvc - 1);
         let mut vv = lo;
         while vv <= hi {
             let o = base + vv as u32;
@@ -502,12 +522,12 @@ impl Sim<'_> {
         let want = self.wants[i as usize];
         let need = Self::need(mode, len);
         let free = |this: &mut Self, p: u16| -> Option<u32> {
-            let c = this.ports[(port_base + p as u32) as usize].out;
-            if c == NONE {
+            let pi = (port_base + p as u32) as usize;
+            if this.ports[pi].out == NONE {
                 return None;
             }
-            this.free_vc(c, want.vc_lo, want.vc_hi, need).map(|vv| {
-                let o = this.chans[c as usize].vc_base + vv as u32;
+            this.free_vc(pi, want.vc_lo, want.vc_hi, need).map(|vv| {
+                let o = this.ports[pi].vc_base + vv as u32;
                 this.credits_now(o)
             })
         };
@@ -566,11 +586,11 @@ impl Sim<'_> {
             sw.mode,
             sw.arbitration,
         );
-        let c = self.ports[(port_base + p) as usize].out;
+        let pi = (port_base + p) as usize;
+        let (c, single_vc) = (self.ports[pi].out, self.ports[pi].nvc == 1);
         if c == NONE {
             return;
         }
-        let single_vc = self.chans[c as usize].nvc == 1;
         let rq = (req_base + p * words) as usize;
         let nw = words as usize;
         loop {
@@ -619,7 +639,7 @@ impl Sim<'_> {
                     } else {
                         self.pkts[pid as usize].len
                     };
-                    let Some(vv) = self.free_vc(c, vc_lo, vc_hi, need) else {
+                    let Some(vv) = self.free_vc(pi, vc_lo, vc_hi, need) else {
                         continue;
                     };
                     match arb {
@@ -650,7 +670,8 @@ impl Sim<'_> {
         let sw = &self.sws[s];
         let (req_base, words, port_base, bits_base, pwords) =
             (sw.req_base, sw.words, sw.port_base, sw.bits_base, sw.pwords);
-        let o = self.chans[c as usize].vc_base + vv as u32;
+        let pi = (port_base + p) as usize;
+        let o = self.ports[pi].vc_base + vv as u32;
         self.vcs[o as usize].owner = i;
         let v = &mut self.vcs[i as usize];
         v.fwd = o;
@@ -670,7 +691,7 @@ impl Sim<'_> {
         self.ports[(port_base + p) as usize].va_rr = l;
         let pid = flit & PID;
         self.pkts[pid as usize].hops += 1;
-        if self.routing.uses_header() || self.chans[c as usize].delete_header {
+        if self.routing.uses_header() || self.ports[pi].delete_header {
             self.header_op(s, p, i, c, pid);
         }
         set_bit(&mut self.bits, (bits_base + words + pwords) as usize, p as usize);
@@ -833,7 +854,8 @@ impl Sim<'_> {
         let mut k = 1;
         let v = &self.vcs[i as usize];
         let (buf, head, mask, len) = (v.buf, v.head, v.mask, v.len);
-        let first = self.ring[(buf + (head & mask)) as usize].flit;
+        let front = self.ring[(buf + (head & mask)) as usize];
+        let (first, dst) = (front.flit, front.dst);
         let mut ends_tail = first & TAIL != 0;
         let unit = self.chans[c as usize].flit_time;
         // No trains on a channel that tokens interleave with, nor out of a token channel's
@@ -869,7 +891,7 @@ impl Sim<'_> {
         v.head = v.head.wrapping_add(k);
         v.len -= k;
         v.last_move = now;
-        let last_start = self.send_train(c, o, first & !TAIL, k, ends_tail);
+        let last_start = self.send_train(c, o, first & !TAIL, dst, k, ends_tail);
         self.return_credits(i, k, now, unit, last_start);
         let sw = &self.sws[s];
         if sw.xbar {
