@@ -182,59 +182,70 @@ pub enum SimError {
 
 /// One channel's hot state: its transmitter and timing.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
 pub(crate) struct Chan {
     /// End of the transmission in progress [ps].
     pub tx_busy: Time,
     /// Time of the pending wake-up of the sender for this channel [ps].
     pub txfree_at: Time,
-    pub flit_time: Time,
-    pub tail_time: Time,
-    /// Credit return delay [ps] (0 without credit flow control).
-    pub credit_delay: Time,
     /// Time-in-use during the measurement window [ps].
     pub busy: Time,
     /// Start of the last train sent [ps] and its length (to count, at the end of a run,
     /// flits whose start lies beyond it).
     pub tr_start: Time,
-    pub tr_k: u32,
+    /// When the first flit of the last train sent with an arrival event lands [ps]: until
+    /// then flits are on the wire, and a later train must not overtake them.
+    pub landing: Time,
+    pub vc_base: u32,
+    /// The channel's timing profile: index into `Sim::timing`.
+    pub prof: u32,
+    /// The sending node and its port.
+    pub src: u32,
+    pub src_port: u16,
+    pub tr_k: u8,
+    pub nvc: u8,
+    pub rr: u8,
+    pub class: u8,
+    /// A packet is part way across: its head has been sent, its tail not yet.
+    pub mid: bool,
+    pub credit: bool,
+    /// Token flow control ([`crate::link::ds`]): grants return by tokens on the reverse
+    /// channel.
+    pub tokens: bool,
+    /// A head train to an idle, empty VC may skip its arrival event (see `send_train`).
+    pub shortcut: bool,
+}
+
+const _: () = assert!(
+    std::mem::size_of::<Chan>() == 64,
+    "a channel's state is one cache line"
+);
+
+/// What channels with the same unit times, propagation delay, credit delay and receiver
+/// share: durations and the event classes for them. A channel's dynamic state fits one
+/// cache line ([`Chan`]); this table is small and stays in cache.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Timing {
+    pub flit_time: Time,
+    pub tail_time: Time,
+    /// Credit return delay [ps] (0 without credit flow control).
+    pub credit_delay: Time,
+    pub latency: Time,
     pub arr_data: Class,
     pub arr_tail: Class,
     pub tx_data: Class,
     pub tx_tail: Class,
     pub credit_class: Class,
-    /// First of `MAX_TRAIN - 1` classes for `j · flit_time`, j = 1, 2, …
-    pub train_class: u32,
     /// Classes for "the head lands and its router delay passes": flit (tail) time +
     /// propagation + the receiving switch's router delay.
     pub head_route: Class,
     pub head_route_tail: Class,
-    /// A head train to an idle, empty VC may skip its arrival event (see `send_train`).
-    pub shortcut: bool,
-    /// When the first flit of the last train sent with an arrival event lands [ps]: until
-    /// then flits are on the wire, and a later train must not overtake them.
-    pub landing: Time,
-    pub latency: Time,
+    /// First of `MAX_TRAIN - 1` classes for `j · flit_time`, j = 1, 2, …
+    pub train_class: u32,
     /// The link deletes the first header symbol of each packet.
     pub delete_header: bool,
-    /// Token flow control ([`crate::link::ds`]): grants return by tokens on the reverse
-    /// channel.
-    pub tokens: bool,
     /// Flits go one at a time: tokens may come between them on this channel.
     pub no_trains: bool,
-    pub nvc: u8,
-    pub rr: u8,
-    pub credit: bool,
-    pub class: u8,
-    pub vc_base: u32,
-    pub src: u32,
-    pub dst: u32,
-    pub src_port: u16,
-    pub dst_port: u16,
-    /// From this time on the channel is cut: what is sent into it is lost (see
-    /// [`Sim::fail_channel_at`]) [ps]; `Time::MAX` for never.
-    pub fail_at: Time,
-    /// A packet is part way across: its head has been sent, its tail not yet.
-    pub mid: bool,
 }
 
 /// One virtual channel of one channel: the receiver's input buffer and routing state, and
@@ -440,6 +451,10 @@ pub struct Sim<'a> {
     pub(crate) now: Time,
     pub(crate) q: EventQueue,
     pub(crate) chans: Arr<Chan>,
+    pub(crate) timing: Arr<Timing>,
+    /// Per channel, when it is cut ([`Sim::fail_channel_at`]) [ps], `Time::MAX` for never;
+    /// empty until a failure is scheduled.
+    pub(crate) fail_at: Vec<Time>,
     pub(crate) vcs: Arr<Vc>,
     /// The VC rings: a buffered slot holds a flit and its arrival time (a train's flits are
     /// in the buffer from the train's first arrival, each usable only from its own); a slot
@@ -538,70 +553,82 @@ impl<'a> Sim<'a> {
         let mut caps = Vec::with_capacity(total_vcs as usize);
         let mut train_classes: Vec<(Time, u32)> = Vec::new();
         let mut train_class_ids: Vec<Class> = Vec::new();
+        let mut timing: Vec<Timing> = Vec::new();
+        let mut prof_of = std::collections::HashMap::new();
         let mut flit_store = 0u32;
         for (ci, ch) in fab.channels.iter().enumerate() {
             let lp = &ch.params;
             let credit_delay = lp.flow.credit_delay();
-            let arr_data = q.class(lp.flit_time + lp.latency);
-            let arr_tail = q.class(lp.tail_time + lp.latency);
-            let tx_data = q.class(lp.flit_time);
-            let tx_tail = q.class(lp.tail_time);
-            let credit_class = q.class(credit_delay.unwrap_or(1).max(1));
-            let train_class = match train_classes.iter().position(|&(ft, _)| ft == lp.flit_time) {
-                Some(x) => train_classes[x].1,
-                None => {
-                    let base = train_class_ids.len() as u32;
-                    for j in 1..MAX_TRAIN as Time {
-                        train_class_ids.push(q.class(j * lp.flit_time));
+            let to_switch = fab.is_switch(ch.dst);
+            let router_delay = to_switch.then(|| fab.switch_params[ch.dst.idx()].router_delay);
+            let no_trains = tok[ci].on || ch.reverse.is_some_and(|r| tok[r.idx()].on);
+            let key = (
+                lp.flit_time,
+                lp.tail_time,
+                lp.latency,
+                credit_delay,
+                router_delay,
+                lp.delete_header,
+                no_trains,
+            );
+            let prof = *prof_of.entry(key).or_insert_with(|| {
+                let arr_data = q.class(lp.flit_time + lp.latency);
+                let arr_tail = q.class(lp.tail_time + lp.latency);
+                let train_class = match train_classes.iter().position(|&(ft, _)| ft == lp.flit_time) {
+                    Some(x) => train_classes[x].1,
+                    None => {
+                        let base = train_class_ids.len() as u32;
+                        for j in 1..MAX_TRAIN as Time {
+                            train_class_ids.push(q.class(j * lp.flit_time));
+                        }
+                        train_classes.push((lp.flit_time, base));
+                        base
                     }
-                    train_classes.push((lp.flit_time, base));
-                    base
-                }
-            };
-            let (head_route, head_route_tail, shortcut) = if fab.is_switch(ch.dst) {
-                let sp = fab.switch_params[ch.dst.idx()];
-                (
-                    q.class(lp.flit_time + lp.latency + sp.router_delay),
-                    q.class(lp.tail_time + lp.latency + sp.router_delay),
-                    sp.mode != SwitchMode::StoreAndForward,
-                )
-            } else {
-                (arr_data, arr_tail, true)
-            };
+                };
+                let (head_route, head_route_tail) = match router_delay {
+                    Some(r) => (
+                        q.class(lp.flit_time + lp.latency + r),
+                        q.class(lp.tail_time + lp.latency + r),
+                    ),
+                    None => (arr_data, arr_tail),
+                };
+                timing.push(Timing {
+                    flit_time: lp.flit_time,
+                    tail_time: lp.tail_time,
+                    credit_delay: credit_delay.unwrap_or(0),
+                    latency: lp.latency,
+                    arr_data,
+                    arr_tail,
+                    tx_data: q.class(lp.flit_time),
+                    tx_tail: q.class(lp.tail_time),
+                    credit_class: q.class(credit_delay.unwrap_or(1).max(1)),
+                    head_route,
+                    head_route_tail,
+                    train_class,
+                    delete_header: lp.delete_header,
+                    no_trains,
+                });
+                timing.len() as u32 - 1
+            });
+            let shortcut = !to_switch || fab.switch_params[ch.dst.idx()].mode != SwitchMode::StoreAndForward;
             chans.push(Chan {
                 tx_busy: 0,
                 txfree_at: Time::MAX,
-                flit_time: lp.flit_time,
-                tail_time: lp.tail_time,
-                credit_delay: credit_delay.unwrap_or(0),
                 busy: 0,
                 tr_start: 0,
-                tr_k: 0,
-                arr_data,
-                arr_tail,
-                tx_data,
-                tx_tail,
-                credit_class,
-                train_class,
-                head_route,
-                head_route_tail,
-                shortcut: shortcut && !tok[ci].on,
                 landing: 0,
-                latency: lp.latency,
-                delete_header: lp.delete_header,
-                tokens: tok[ci].on,
-                no_trains: tok[ci].on || ch.reverse.is_some_and(|r| tok[r.idx()].on),
+                vc_base: vcs.len() as u32,
+                prof,
+                src: ch.src.0,
+                src_port: ch.src_port,
+                tr_k: 0,
                 nvc: lp.vcs,
                 rr: lp.vcs - 1,
-                credit: credit_delay.is_some(),
                 class: routing.channel_class(ci),
-                vc_base: vcs.len() as u32,
-                src: ch.src.0,
-                dst: ch.dst.0,
-                src_port: ch.src_port,
-                dst_port: ch.dst_port,
-                fail_at: Time::MAX,
                 mid: false,
+                credit: credit_delay.is_some(),
+                tokens: tok[ci].on,
+                shortcut: shortcut && !tok[ci].on,
             });
             let to_host = !fab.is_switch(ch.dst);
             for v in 0..lp.vcs {
@@ -769,7 +796,7 @@ impl<'a> Sim<'a> {
                     vc_base: ch.map_or(0, |c| c.vc_base),
                     nvc: ch.map_or(0, |c| c.nvc),
                     credit: ch.is_some_and(|c| c.credit),
-                    delete_header: ch.is_some_and(|c| c.delete_header),
+                    delete_header: ch.is_some_and(|c| timing[c.prof as usize].delete_header),
                 }
             })
             .collect();
@@ -781,6 +808,8 @@ impl<'a> Sim<'a> {
             now: 0,
             q,
             chans: Arr(chans),
+            timing: Arr(timing),
+            fail_at: Vec::new(),
             vcs: Arr(vcs),
             ring: Arr(vec![Slot::default(); flit_store as usize]),
             inflight: vec![0; if p.check { caps.len() } else { 0 }],
@@ -856,15 +885,21 @@ impl<'a> Sim<'a> {
     /// destination as truncated; the rest of the packet drains into the cut and is lost
     /// there, freeing every channel it held. Both parts count as one lost packet.
     pub fn fail_channel_at(&mut self, c: u32, at: Time) {
-        let ch = &mut self.chans[c as usize];
-        ch.fail_at = ch.fail_at.min(at);
+        if self.fail_at.is_empty() {
+            self.fail_at = vec![Time::MAX; self.chans.len()];
+        }
+        let f = &mut self.fail_at[c as usize];
+        *f = (*f).min(at);
     }
 
     /// Fails node `n` at `at`: every channel into or out of it (a node's processor, if it
     /// is a host attached to the node, must be stopped by its agent).
     pub fn fail_node_at(&mut self, n: u32, at: Time) {
         let chans: Vec<u32> = (0..self.chans.len() as u32)
-            .filter(|&c| self.chans[c as usize].src == n || self.chans[c as usize].dst == n)
+            .filter(|&c| {
+                let ch = &self.fab.channels[c as usize];
+                ch.src.0 == n || ch.dst.0 == n
+            })
             .collect();
         for c in chans {
             self.fail_channel_at(c, at);
@@ -885,12 +920,14 @@ impl<'a> Sim<'a> {
     /// (which the flit-by-flit path would meet between them).
     #[inline]
     pub(crate) fn fail_limit(&self, c: u32) -> u32 {
-        let ch = &self.chans[c as usize];
-        if ch.fail_at == Time::MAX || ch.fail_at <= self.now {
+        let Some(&fail_at) = self.fail_at.get(c as usize) else {
+            return MAX_TRAIN;
+        };
+        if fail_at == Time::MAX || fail_at <= self.now {
             return MAX_TRAIN;
         }
-        (ch.fail_at - self.now)
-            .div_ceil(ch.flit_time)
+        (fail_at - self.now)
+            .div_ceil(self.tm(c).flit_time)
             .min(MAX_TRAIN as Time) as u32
     }
 
@@ -913,10 +950,10 @@ impl<'a> Sim<'a> {
         let pid = first & PID;
         let mut sent = 0;
         if self.chans[c as usize].mid {
-            self.chans[c as usize].fail_at = Time::MAX;
+            self.fail_at[c as usize] = Time::MAX;
             let dst = self.pkts[pid as usize].dst;
             let last = self.send_train(c, o, first | TAIL, dst, 1, true);
-            self.chans[c as usize].fail_at = now;
+            self.fail_at[c as usize] = now;
             let p = &mut self.pkts[pid as usize];
             if !p.truncated {
                 self.c.packets_lost += 1;
@@ -936,12 +973,13 @@ impl<'a> Sim<'a> {
             self.c.packets_lost += 1;
             self.pkts[pid as usize].truncated = true;
         }
+        let tm = self.timing[self.chans[c as usize].prof as usize];
+        let (ft, tt) = (tm.flit_time, tm.tail_time);
         let ch = &mut self.chans[c as usize];
-        let (ft, tt) = (ch.flit_time, ch.tail_time);
         let last_start = now + (k - 1) as Time * ft;
         ch.tx_busy = last_start + if ends_tail { tt } else { ft };
         ch.tr_start = now;
-        ch.tr_k = k;
+        ch.tr_k = k as u8;
         ch.mid = false;
         self.c.flits_dropped += (k - sent) as u64;
         if self.vcs[o as usize].flags & F_FROM_HOST != 0 {
@@ -951,6 +989,12 @@ impl<'a> Sim<'a> {
             self.part_done(pid);
         }
         last_start
+    }
+
+    /// The timing profile of channel `c`.
+    #[inline(always)]
+    pub(crate) fn tm(&self, c: u32) -> &Timing {
+        &self.timing[self.chans[c as usize].prof as usize]
     }
 
     /// Current simulated time [ps].
@@ -975,13 +1019,14 @@ impl<'a> Sim<'a> {
             return;
         }
         ch.txfree_at = t;
+        let tm = &self.timing[ch.prof as usize];
         let e = ev(K_TXFREE, c, 0);
         let now = self.now;
-        if t == now + ch.flit_time {
-            let k = ch.tx_data;
+        if t == now + tm.flit_time {
+            let k = tm.tx_data;
             self.q.push(k, now, e);
-        } else if t == now + ch.tail_time {
-            let k = ch.tx_tail;
+        } else if t == now + tm.tail_time {
+            let k = tm.tx_tail;
             self.q.push(k, now, e);
         } else {
             self.q.push_at(t, e);
@@ -992,7 +1037,7 @@ impl<'a> Sim<'a> {
     /// at `a0`: one flit time apart, the tail's own unit time for the tail.
     #[inline(always)]
     pub(crate) fn train_arrival(&self, c: u32, a0: Time, j: u32, k: u32, ends_tail: bool) -> Time {
-        let ch = &self.chans[c as usize];
+        let ch = self.tm(c);
         if ends_tail && j + 1 == k && k >= 2 {
             a0 + (k - 2) as Time * ch.flit_time + ch.tail_time
         } else {
@@ -1018,13 +1063,14 @@ impl<'a> Sim<'a> {
     ) -> Time {
         debug_assert!((1..=MAX_TRAIN).contains(&k));
         let now = self.now;
-        if now >= self.chans[c as usize].fail_at {
+        if !self.fail_at.is_empty() && now >= self.fail_at[c as usize] {
             return self.send_dead(c, o, first, k, ends_tail);
         }
         let (ms, me) = (self.ms, self.me);
         let ch = &mut self.chans[c as usize];
+        let tm = &self.timing[ch.prof as usize];
         ch.mid = !ends_tail;
-        let (ft, tt) = (ch.flit_time, ch.tail_time);
+        let (ft, tt) = (tm.flit_time, tm.tail_time);
         let last_start = now + (k - 1) as Time * ft;
         let end = last_start + if ends_tail { tt } else { ft };
         ch.tx_busy = end;
@@ -1039,15 +1085,15 @@ impl<'a> Sim<'a> {
             }
         }
         ch.tr_start = now;
-        ch.tr_k = k;
+        ch.tr_k = k as u8;
         let credit = ch.credit;
         let single_tail = k == 1 && ends_tail;
         let (class, route_class) = if single_tail {
-            (ch.arr_tail, ch.head_route_tail)
+            (tm.arr_tail, tm.head_route_tail)
         } else {
-            (ch.arr_data, ch.head_route)
+            (tm.arr_data, tm.head_route)
         };
-        let a0 = now + if single_tail { tt } else { ft } + ch.latency;
+        let a0 = now + if single_tail { tt } else { ft } + tm.latency;
         // Skipping the arrival event is exact only if no flits are still on the wire ahead.
         let shortcut =
             ch.shortcut && credit && first & HEAD != 0 && self.spec.params.trains && ch.landing <= now;
@@ -1116,7 +1162,8 @@ impl<'a> Sim<'a> {
             self.tokens_left(c, i, k);
             return;
         }
-        let cd = ch.credit_delay;
+        let tm = &self.timing[ch.prof as usize];
+        let cd = tm.credit_delay;
         let (first, mask) = (v.head.wrapping_sub(k), v.mask);
         let (ring, buf) = (&mut self.ring, v.buf);
         let mut t = t0 + cd;
@@ -1127,7 +1174,7 @@ impl<'a> Sim<'a> {
         ring[(buf + (first.wrapping_add(k - 1) & mask)) as usize].time = last + cd;
         if v.flags & F_CWAIT != 0 {
             v.flags &= !F_CWAIT;
-            let cl = ch.credit_class;
+            let cl = tm.credit_class;
             // The first credit lands `cd` after the first flit left, which is now or later.
             if t0 == self.now {
                 self.q.push(cl, self.now, ev(K_CREDIT, i, 0));

@@ -131,7 +131,7 @@ impl Sim<'_> {
         let (mut hop_over, mut inj_over, mut dlv_over) = (0u64, 0u64, 0u64);
         for ch in &self.chans {
             for j in 0..ch.tr_k {
-                if ch.tr_start + j as Time * ch.flit_time > end {
+                if ch.tr_start + j as Time * self.timing[ch.prof as usize].flit_time > end {
                     hop_over += 1;
                     if !fab.is_switch(crate::fabric::NodeId(ch.src)) {
                         inj_over += 1;
@@ -154,7 +154,7 @@ impl Sim<'_> {
         for (ci, ch) in self.chans.iter().enumerate() {
             let u = ch.busy as f64 / window;
             let name = fab.channel_name(crate::fabric::ChannelId(ci as u32));
-            if fab.is_switch(crate::fabric::NodeId(ch.src)) && fab.is_switch(crate::fabric::NodeId(ch.dst)) {
+            if fab.is_switch(crate::fabric::NodeId(ch.src)) && fab.is_switch(fab.channels[ci].dst) {
                 net_sum += u;
                 net_n += 1;
                 if u > net_max || busiest.is_none() {

@@ -43,8 +43,7 @@ impl Sim<'_> {
             }
             WAITING => {
                 let want = self.want_of(i);
-                let ch = &self.chans[v.chan as usize];
-                let sw = &self.sws[ch.dst as usize];
+                let sw = &self.sws[v.node as usize];
                 let need = if sw.mode == crate::switch::SwitchMode::Wormhole {
                     0
                 } else {

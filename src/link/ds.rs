@@ -168,13 +168,14 @@ impl Sim<'_> {
             }
             let now = self.now;
             let (ms, me) = (self.ms, self.me);
+            let latency = self.tm(t.rev).latency;
             let r = &mut self.chans[t.rev as usize];
             let start = r.tx_busy.max(now);
             r.tx_busy = start + t.token_time;
             if start >= ms && start < me {
                 r.busy += t.token_time;
             }
-            let lands = start + t.token_time + r.latency;
+            let lands = start + t.token_time + latency;
             let v = &mut self.vcs[o as usize];
             let first = v.head.wrapping_sub(t.pend);
             for j in 0..t.grant {

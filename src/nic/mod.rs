@@ -69,10 +69,10 @@ impl Sim<'_> {
             return Ok(());
         }
         let left = self.hosts[h].cur_len - sent;
-        let k = if self.spec.params.trains && !self.chans[c as usize].no_trains {
+        let k = if self.spec.params.trains && !self.tm(c).no_trains {
             let k = left.min(MAX_TRAIN).min(self.fail_limit(c));
             if credit {
-                let unit = self.chans[c as usize].flit_time;
+                let unit = self.tm(c).flit_time;
                 self.train_credits(o, k, unit)
             } else {
                 k
@@ -293,7 +293,7 @@ impl Sim<'_> {
         let (c, node) = (self.vcs[o as usize].chan, self.vcs[o as usize].node);
         let h = self.node_host[node as usize];
         let last = self.train_arrival(c, now, k - 1, k, ends_tail);
-        let unit = self.chans[c as usize].flit_time;
+        let unit = self.tm(c).flit_time;
         // The host takes each flit as it arrives: the k slots pass straight to "left".
         let v = &mut self.vcs[o as usize];
         v.head = v.head.wrapping_add(k);

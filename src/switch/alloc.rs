@@ -39,7 +39,7 @@ impl Sim<'_> {
         let now = self.now;
         let v = &self.vcs[o as usize];
         let c = v.chan;
-        let ft = self.chans[c as usize].flit_time;
+        let ft = self.tm(c).flit_time;
         let droppable = if ends_tail { k - 1 } else { k };
         let j = (v.strip_pending as u32).min(droppable);
         if j > 0 {
@@ -121,7 +121,7 @@ impl Sim<'_> {
     #[inline]
     pub(crate) fn ring_put(&mut self, o: u32, first: u32, dst: u32, k: u32, ends_tail: bool, a0: Time) {
         let c = self.vcs[o as usize].chan;
-        let (ft, tt) = (self.chans[c as usize].flit_time, self.chans[c as usize].tail_time);
+        let (ft, tt) = (self.tm(c).flit_time, self.tm(c).tail_time);
         let v = &mut self.vcs[o as usize];
         let (buf, mask, mut at) = (v.buf, v.mask, v.head.wrapping_add(v.len));
         v.len += k;
@@ -706,7 +706,7 @@ impl Sim<'_> {
         let ch_in = &self.chans[v.chan as usize];
         let at = At {
             switch: s as u32,
-            in_port: ch_in.dst_port,
+            in_port: self.fab.channels[v.chan as usize].dst_port,
             in_vc: v.vc,
             in_class: ch_in.class,
         };
@@ -716,7 +716,7 @@ impl Sim<'_> {
         let mut op = self
             .routing
             .header_op(self.fab, at, Header { dst: pkt.dst, sym }, p as u16);
-        if self.chans[c as usize].delete_header {
+        if self.tm(c).delete_header {
             op.advance += 1;
             op.strip += self.routing.header_width();
         }
@@ -748,7 +748,8 @@ impl Sim<'_> {
                 let t = self.ring[slot].time.max(self.now);
                 v.head = v.head.wrapping_add(1);
                 v.len -= 1;
-                let unit = self.chans[v.chan as usize].flit_time;
+                let c_in = v.chan;
+                let unit = self.tm(c_in).flit_time;
                 self.return_credits(i, 1, t, unit, t);
                 let v = &mut self.vcs[i as usize];
                 if v.len > 0 {
@@ -857,10 +858,10 @@ impl Sim<'_> {
         let front = self.ring[(buf + (head & mask)) as usize];
         let (first, dst) = (front.flit, front.dst);
         let mut ends_tail = first & TAIL != 0;
-        let unit = self.chans[c as usize].flit_time;
+        let unit = self.tm(c).flit_time;
         // No trains on a channel that tokens interleave with, nor out of a token channel's
         // buffer (its slots must free at their own times, token by token).
-        let no_trains = self.chans[c as usize].no_trains || self.chans[v.chan as usize].tokens;
+        let no_trains = self.tm(c).no_trains || self.chans[v.chan as usize].tokens;
         if self.spec.params.trains && !ends_tail && len > 1 && !no_trains {
             // Without competition for the output or the crossbar input (one VC, one VC per
             // input), a train runs to the tail; otherwise only until something could compete.
@@ -895,11 +896,7 @@ impl Sim<'_> {
         self.return_credits(i, k, now, unit, last_start);
         let sw = &self.sws[s];
         if sw.xbar {
-            let u = if ends_tail {
-                self.chans[c as usize].tail_time
-            } else {
-                unit
-            };
+            let u = if ends_tail { self.tm(c).tail_time } else { unit };
             self.ports[in_port as usize].xbar_free = last_start + u / sw.speedup as Time;
         }
         if ends_tail {
@@ -919,7 +916,7 @@ impl Sim<'_> {
                 );
                 if waiting {
                     self.vcs[o as usize].owner = HELD_EV;
-                    let cl = self.train_class_ids[(self.chans[c as usize].train_class + k - 2) as usize];
+                    let cl = self.train_class_ids[(self.tm(c).train_class + k - 2) as usize];
                     self.q.push(cl, now, ev(K_TAILGONE, o, 0));
                 } else {
                     self.vcs[o as usize].owner = HELD;
