@@ -207,3 +207,35 @@ packet_size = 1
     // Two hops round the ring: 3 switches, 4 channels, every flit a tail.
     check_lone_packets(&text, formula(&[0; 4], 3, 3000, 1000, 0, 1));
 }
+
+#[test]
+fn a_path_of_more_than_256_switches_counts_every_hop() {
+    // A 700-switch ring with dimension-order routing; host 0 → host 300 goes 300 links the
+    // positive way: 301 switches, 302 channels. Hop counts pass 256 (they are kept in the
+    // head's buffer slot and carried over into the packet record).
+    let text = r#"
+[sim]
+clock = "1 GHz"
+warmup = "0 cycles"
+measure = "20000 cycles"
+[topology]
+kind = "ring"
+k = 700
+[channel]
+flit_time = "1 cycle"
+latency = "0 cycles"
+[switch]
+router_delay = "1 cycle"
+[traffic]
+pattern = "pairs"
+pairs = [[0, 300]]
+injection = "periodic"
+load = 0.0005
+packet_size = 3
+"#;
+    check_lone_packets(text, formula(&[0; 302], 301, 1000, 1000, 1000, 3));
+    for trains in ["true", "false"] {
+        let r = run(&spec_with(text, &[&format!("sim.trains={trains}")]));
+        assert_eq!(r.mean_hops, 301.0, "trains = {trains}");
+    }
+}

@@ -94,6 +94,13 @@ pub(crate) const F_HEAD_NEXT: u8 = 4;
 /// VC flags: in `AWAIT_TAIL`, the head reaches the front at `t_aux` because a tail leaves
 /// then (see `ROUTE_LATE`).
 pub(crate) const F_FRONT_LATE: u8 = 8;
+/// The VC's channel has token flow control (a copy of `Chan::tokens`).
+pub(crate) const F_TOKENS: u8 = 16;
+/// A slot's `dst` holds the destination host in its low bits and, in the head's slot, hops
+/// not yet added to the packet record in its high bits.
+pub(crate) const DST_BITS: u32 = 24;
+pub(crate) const DST_MASK: u32 = (1 << DST_BITS) - 1;
+const _: () = assert!(MAX_ID <= DST_MASK);
 
 /// Errors on the hot path are boxed to keep results one word wide.
 pub(crate) type Res<T> = Result<T, Box<SimError>>;
@@ -391,6 +398,7 @@ pub(crate) struct Pkt {
     pub created: Time,
     pub head_inj: Time,
     pub head_dlv: Time,
+    /// Hops taken, but for those still counted in the head's slot ([`DST_BITS`]).
     pub hops: u16,
     pub route_pos: u16,
     pub route_len: u16,
@@ -661,7 +669,8 @@ impl<'a> Sim<'a> {
                     last_move: 0,
                     state: IDLE,
                     vc: v,
-                    flags: if fab.is_switch(ch.src) { 0 } else { F_FROM_HOST },
+                    flags: if fab.is_switch(ch.src) { 0 } else { F_FROM_HOST }
+                        | if tok[ci].on { F_TOKENS } else { 0 },
                     strip_pending: 0,
                     fwd_port: 0,
                     in_port: ch.dst_port,
@@ -1105,6 +1114,12 @@ impl<'a> Sim<'a> {
             self.take_credits(o, k);
         }
         let node = self.vcs[o as usize].node;
+        let to_switch_now =
+            shortcut && (node as usize) < self.sws.len() && self.vcs[o as usize].strip_pending == 0;
+        if dst > DST_MASK && !to_switch_now {
+            // The head's hop count leaves the slots here: into the packet record.
+            self.pkts[(first & PID) as usize].hops += (dst >> DST_BITS) as u16;
+        }
         if shortcut && (node as usize) >= self.sws.len() {
             // A host takes flits as they arrive, each at a known time: record it all now.
             // The result is the same as arrival by arrival (a host keeps no state that

@@ -147,6 +147,8 @@ impl Sim<'_> {
             dst,
         };
         let body = first & PID;
+        // Only the head's slot carries the hop count.
+        let dst = dst & DST_MASK;
         let mut t = a0 + ft;
         for _ in 1..k - 1 {
             at = at.wrapping_add(1);
@@ -404,7 +406,7 @@ impl Sim<'_> {
         let v = &self.vcs[i as usize];
         let front = self.ring[(v.buf + (v.head & v.mask)) as usize];
         let (in_vc, in_port, chan) = (v.vc, v.in_port, v.chan);
-        let (pid, dst) = (front.flit & PID, front.dst);
+        let (pid, dst) = (front.flit & PID, front.dst & DST_MASK);
         // The packet record only for routes carried in the packet.
         let sym: &[u16] = if self.route_stride == 0 {
             &[]
@@ -677,7 +679,16 @@ impl Sim<'_> {
         v.fwd = o;
         v.fwd_port = p as u16;
         v.state = ACTIVE;
-        let flit = self.ring[(v.buf + (v.head & v.mask)) as usize].flit;
+        let front = &mut self.ring[(v.buf + (v.head & v.mask)) as usize];
+        let flit = front.flit;
+        // Count the hop in the head's slot; the packet record takes the count when the head
+        // leaves the fabric, when it goes by an arrival event, or every 256 hops.
+        let flush = front.dst >= 255 << DST_BITS;
+        if flush {
+            front.dst &= DST_MASK;
+        } else {
+            front.dst += 1 << DST_BITS;
+        }
         let mut ports = if v.want_port == u16::MAX {
             self.wants[i as usize].ports.0
         } else {
@@ -690,7 +701,9 @@ impl Sim<'_> {
         }
         self.ports[(port_base + p) as usize].va_rr = l;
         let pid = flit & PID;
-        self.pkts[pid as usize].hops += 1;
+        if flush {
+            self.pkts[pid as usize].hops += 256;
+        }
         if self.routing.uses_header() || self.ports[pi].delete_header {
             self.header_op(s, p, i, c, pid);
         }
@@ -703,6 +716,10 @@ impl Sim<'_> {
     #[cold]
     fn header_op(&mut self, s: usize, p: u32, i: u32, c: u32, pid: u32) {
         let v = &self.vcs[i as usize];
+        // Header flits may be stripped: the hop count leaves the head's slot first.
+        let front = &mut self.ring[(v.buf + (v.head & v.mask)) as usize];
+        self.pkts[pid as usize].hops += (front.dst >> DST_BITS) as u16;
+        front.dst &= DST_MASK;
         let ch_in = &self.chans[v.chan as usize];
         let at = At {
             switch: s as u32,
@@ -861,7 +878,7 @@ impl Sim<'_> {
         let unit = self.tm(c).flit_time;
         // No trains on a channel that tokens interleave with, nor out of a token channel's
         // buffer (its slots must free at their own times, token by token).
-        let no_trains = self.tm(c).no_trains || self.chans[v.chan as usize].tokens;
+        let no_trains = self.tm(c).no_trains || v.flags & F_TOKENS != 0;
         if self.spec.params.trains && !ends_tail && len > 1 && !no_trains {
             // Without competition for the output or the crossbar input (one VC, one VC per
             // input), a train runs to the tail; otherwise only until something could compete.
