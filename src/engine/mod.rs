@@ -96,6 +96,8 @@ pub(crate) const F_HEAD_NEXT: u8 = 4;
 pub(crate) const F_FRONT_LATE: u8 = 8;
 /// The VC's channel has token flow control (a copy of `Chan::tokens`).
 pub(crate) const F_TOKENS: u8 = 16;
+/// The last VC of its channel (the VCs of a channel have consecutive ids).
+pub(crate) const F_LAST_VC: u8 = 32;
 /// A slot's `dst` holds the destination host in its low bits and, in the head's slot, hops
 /// not yet added to the packet record in its high bits.
 pub(crate) const DST_BITS: u32 = 24;
@@ -333,6 +335,8 @@ pub(crate) struct Port {
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Sw {
+    /// Inputs whose head is being routed (state `ROUTING` or `READY`).
+    pub pending: u32,
     pub in_base: u32,
     pub n_in: u32,
     pub words: u32,
@@ -670,7 +674,8 @@ impl<'a> Sim<'a> {
                     state: IDLE,
                     vc: v,
                     flags: if fab.is_switch(ch.src) { 0 } else { F_FROM_HOST }
-                        | if tok[ci].on { F_TOKENS } else { 0 },
+                        | if tok[ci].on { F_TOKENS } else { 0 }
+                        | if v + 1 == lp.vcs { F_LAST_VC } else { 0 },
                     strip_pending: 0,
                     fwd_port: 0,
                     in_port: ch.dst_port,
@@ -726,6 +731,7 @@ impl<'a> Sim<'a> {
                 .max()
                 .unwrap_or(1);
             sws.push(Sw {
+                pending: 0,
                 in_base,
                 n_in,
                 words,
@@ -1141,7 +1147,7 @@ impl<'a> Sim<'a> {
                     self.start_at(o, freed, true, false);
                 } else {
                     debug_assert!(state == IDLE || state == DRAIN);
-                    self.vcs[o as usize].state = ROUTING;
+                    self.set_state(o, ROUTING);
                     let r = self.sws[node as usize].router_delay;
                     self.t_aux[o as usize] = a0 + r;
                     self.q.push(route_class, now, ev(K_ROUTE, o, 0));
@@ -1635,6 +1641,24 @@ impl<'a> Sim<'a> {
                         v.vc,
                         v.len,
                         self.caps[o]
+                    ),
+                }));
+            }
+        }
+        // Each switch's count of inputs being routed matches their states.
+        let mut pending = vec![0u32; self.sws.len()];
+        for v in self.vcs.iter() {
+            if (v.node as usize) < self.sws.len() && matches!(v.state, ROUTING | READY) {
+                pending[v.node as usize] += 1;
+            }
+        }
+        for (s, sw) in self.sws.iter().enumerate() {
+            if sw.pending != pending[s] {
+                return Err(Box::new(SimError::Invariant {
+                    time: self.now,
+                    what: format!(
+                        "switch {} counts {} inputs being routed, but {} are",
+                        self.fab.nodes[s].name, sw.pending, pending[s]
                     ),
                 }));
             }

@@ -234,8 +234,8 @@ impl Sim<'_> {
             match self.tail_arrival(i) {
                 None => {
                     self.t_aux[i as usize] = t;
+                    self.set_state(i, AWAIT_TAIL);
                     let v = &mut self.vcs[i as usize];
-                    v.state = AWAIT_TAIL;
                     v.flags = if late {
                         v.flags | F_FRONT_LATE
                     } else {
@@ -276,15 +276,14 @@ impl Sim<'_> {
             } else {
                 sw.bits_base
             };
-            let v = &mut self.vcs[i as usize];
-            v.state = READY;
-            let local = v.local;
+            self.set_state(i, READY);
+            let local = self.vcs[i as usize].local;
             set_bit(&mut self.bits, base as usize, local as usize);
             self.mark_dirty(node);
             return;
         }
         let class = sw.route_class;
-        self.vcs[i as usize].state = ROUTING;
+        self.set_state(i, ROUTING);
         self.t_aux[i as usize] = t + r;
         let e = ev(K_ROUTE, i, if late && r == 0 { ROUTE_LATE } else { 0 });
         if t == now {
@@ -296,8 +295,8 @@ impl Sim<'_> {
 
     /// The router delay of the head at input VC `i` has passed.
     pub(crate) fn route_timer_done(&mut self, i: u32, late: bool) {
-        let v = &mut self.vcs[i as usize];
-        v.state = READY;
+        self.set_state(i, READY);
+        let v = &self.vcs[i as usize];
         let (local, node) = (v.local, v.node);
         let sw = &self.sws[node as usize];
         let base = if late { sw.late_base } else { sw.bits_base };
@@ -398,6 +397,23 @@ impl Sim<'_> {
         }
     }
 
+    /// Sets the state of switch input VC `i`, counting the switch's inputs being routed.
+    #[inline]
+    pub(crate) fn set_state(&mut self, i: u32, st: u8) {
+        let v = &mut self.vcs[i as usize];
+        let was = matches!(v.state, ROUTING | READY);
+        let is = matches!(st, ROUTING | READY);
+        v.state = st;
+        if was != is {
+            let sw = &mut self.sws[v.node as usize];
+            if is {
+                sw.pending += 1;
+            } else {
+                sw.pending -= 1;
+            }
+        }
+    }
+
     /// Routes the head at local input `l` of switch `s` and files its requests.
     fn route_head(&mut self, s: usize, l: u32) -> Res<()> {
         let sw = &self.sws[s];
@@ -437,8 +453,8 @@ impl Sim<'_> {
                 })
             })?;
         let single = want.ports.len() == 1;
+        self.set_state(i, WAITING);
         let v = &mut self.vcs[i as usize];
-        v.state = WAITING;
         v.want_lo = want.vc_lo;
         v.want_hi = want.vc_hi;
         v.want_port = if single {
@@ -678,6 +694,7 @@ impl Sim<'_> {
         let v = &mut self.vcs[i as usize];
         v.fwd = o;
         v.fwd_port = p as u16;
+        debug_assert_eq!(v.state, WAITING);
         v.state = ACTIVE;
         let front = &mut self.ring[(v.buf + (v.head & v.mask)) as usize];
         let flit = front.flit;
@@ -943,6 +960,7 @@ impl Sim<'_> {
                 if v.len > 0 {
                     self.start_front(i, Some(last_start), true);
                 } else {
+                    debug_assert_eq!(v.state, ACTIVE);
                     v.state = DRAIN;
                     self.t_aux[i as usize] = last_start;
                 }
@@ -959,8 +977,14 @@ impl Sim<'_> {
     fn train_horizon(&mut self, s: usize, p: u32, c: u32, o: u32, i: u32, unit: Time) -> u32 {
         let now = self.now;
         let sw = &self.sws[s];
-        let (r, in_base, n_in, req_base, words) =
-            (sw.router_delay, sw.in_base, sw.n_in, sw.req_base, sw.words);
+        let (r, in_base, n_in, req_base, words, pending) = (
+            sw.router_delay,
+            sw.in_base,
+            sw.n_in,
+            sw.req_base,
+            sw.words,
+            sw.pending,
+        );
         if any_bit(&self.bits, (req_base + p * words) as usize, words as usize) {
             return 1;
         }
@@ -972,18 +996,32 @@ impl Sim<'_> {
             }
         }
         let mut h = now + r.max(1);
-        let in_port = self.vcs[i as usize].in_port;
-        for l in 0..n_in {
-            let x = self.sw_in[(in_base + l) as usize];
-            if x == i {
-                continue;
+        let v = &self.vcs[i as usize];
+        if v.vc != 0 || v.flags & F_LAST_VC == 0 {
+            // Another live VC on the same input (the channel's VCs have consecutive ids).
+            let mut x = i - v.vc as u32;
+            loop {
+                let w = &self.vcs[x as usize];
+                if x != i && matches!(w.state, ACTIVE | WAITING) {
+                    return 1;
+                }
+                if w.flags & F_LAST_VC != 0 {
+                    break;
+                }
+                x += 1;
             }
-            let v = &self.vcs[x as usize];
-            match v.state {
-                ROUTING => h = h.min(self.t_aux[x as usize]),
-                READY => return 1,
-                ACTIVE | WAITING if v.in_port == in_port => return 1,
-                _ => {}
+        }
+        if pending > 0 {
+            for l in 0..n_in {
+                let x = self.sw_in[(in_base + l) as usize];
+                if x == i {
+                    continue;
+                }
+                match self.vcs[x as usize].state {
+                    ROUTING => h = h.min(self.t_aux[x as usize]),
+                    READY => return 1,
+                    _ => {}
+                }
             }
         }
         // Flit j starts at now + j·unit and must start before h.
@@ -996,6 +1034,7 @@ impl Sim<'_> {
     /// free for a waiting head, and the next head in `i` (if any) starts.
     fn release(&mut self, s: usize, p: u32, i: u32, o: u32) {
         let v = &mut self.vcs[i as usize];
+        debug_assert_eq!(v.state, ACTIVE);
         v.state = IDLE;
         v.fwd = NONE;
         let more = v.len > 0;
