@@ -4,7 +4,7 @@
 
 use reef::control::ac::{Atomic, Config, Mode};
 use reef::control::graph::MGraph;
-use reef::control::routes::{Router, Stop, dependency_cycle};
+use reef::control::routes::{RouteSet, Router, Stop, dependency_cycle};
 use reef::fabric::mosaic::Lan;
 use reef::routing::mosaic::{EAST, Mosaic, NORTH, SOUTH, WEST};
 use reef::routing::{Routing, cdg};
@@ -130,35 +130,72 @@ fn single_leg_routes_are_deadlock_free_by_the_dependency_check() {
     }
     let lf = net::build(&Lan::board("b8", 8, &hosts, 2000));
     let g = MGraph::from_lan(&lf, &|_| false);
-    let mut r = Router::new(&g);
-    let mut headers = Vec::new();
-    let mut routes = Vec::new();
-    for a in 0..lf.his.len() as u32 {
-        for b in 0..lf.his.len() as u32 {
-            if a != b
-                && let Some(rt) = r.route(Stop::Hi(a), Stop::Hi(b))
-            {
-                if rt.legs.len() == 1 {
-                    headers.push(((lf.his[a as usize], lf.his[b as usize]), rt.bytes()));
-                }
-                routes.push(rt);
-            }
-        }
-    }
+    let set = RouteSet::all_pairs(&g);
+    let headers: Vec<((u32, u32), Vec<i8>)> = (0..lf.his.len() as u32)
+        .flat_map(|a| (0..lf.his.len() as u32).map(move |b| (a, b)))
+        .filter_map(|(a, b)| set.get(a, b).map(|r| ((a, b), r)))
+        .filter(|(_, r)| r.legs.len() == 1)
+        .map(|((a, b), r)| ((lf.his[a as usize], lf.his[b as usize]), r.bytes()))
+        .collect();
     assert!(headers.len() > 200, "{}", headers.len());
+    // The engine's own check on the plain Mosaic worms: X before Y.
     let routing = Routing::Mosaic(Mosaic::with_headers(headers));
     let rep = cdg::check(&lf.fab, &routing);
     assert!(rep.deadlock_free(), "{:?}", rep.describe_cycle(&lf.fab));
     assert_eq!(rep.failure_count, 0, "{:?}", rep.failures);
-    // The composite routes, store-and-forward points blocking, on one board: X before Y
-    // within legs, legs ending in processors.
-    let _ = dependency_cycle(&g, &routes);
+    // The composite routes, node memories blocking: no cycle. 32 HIs on one board leave a
+    // few pairs (from the corner nodes' North and South HIs) without a deadlock-free route.
+    let routes: Vec<_> = set.routes().cloned().collect();
+    assert_eq!(dependency_cycle(&g, &routes), None);
+    assert!(
+        set.missing.len() * 20 < routes.len(),
+        "{} missing",
+        set.missing.len()
+    );
+}
+
+#[test]
+fn the_dependency_check_finds_the_cycles_of_the_best_routes_and_none_in_the_set() {
+    // Each pair's best route alone, on the four-board LAN: their memories close a cycle.
+    let lf = net::build(&net::lan4());
+    let g = MGraph::from_lan(&lf, &|_| false);
+    let mut r = Router::new(&g);
+    let n = g.hi.len() as u32;
+    let best: Vec<_> = (0..n)
+        .flat_map(|a| (0..n).map(move |b| (a, b)))
+        .filter(|(a, b)| a != b)
+        .filter_map(|(a, b)| r.route(Stop::Hi(a), Stop::Hi(b)))
+        .collect();
+    let cyc = dependency_cycle(&g, &best).expect("a cycle");
+    assert!(
+        cyc.iter().any(|&(_, p)| p == reef::routing::mosaic::PROC),
+        "{cyc:?}"
+    );
+    let set = RouteSet::all_pairs(&g);
+    assert_eq!(set.missing, vec![]);
+    assert_eq!(set.routes().count(), best.len());
+    assert_eq!(
+        dependency_cycle(&g, &set.routes().cloned().collect::<Vec<_>>()),
+        None
+    );
+}
+
+#[test]
+fn route_sets_are_deadlock_free_on_every_network_the_reproduction_uses() {
+    for c in ex::route_sets(false) {
+        assert_eq!(c.cycle, None, "{}", c.network);
+        // One-way cables may leave pairs without a deadlock-free route; nowhere else.
+        if !c.network.starts_with("random-irregular") {
+            assert_eq!(c.missing, 0, "{}", c.network);
+        }
+    }
 }
 
 #[test]
 fn high_bandwidth_routes_share_no_link_and_faults_are_recovered() {
-    let (routes, _free, shared) = ex::route_service_run();
+    let (routes, free, shared) = ex::route_service_run();
     assert!(routes.len() >= 6);
+    assert!(free, "the routes handed out close a dependency cycle");
     assert_eq!(shared, 0);
     for node in [false, true] {
         let (rec, lost, remaps) = ex::fault_run(node);
