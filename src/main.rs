@@ -101,9 +101,11 @@ enum Cmd {
         #[arg(long, short)]
         quiet: bool,
     },
-    /// Print a network's routes: every host pair's header (Mosaic ΔX/ΔY pairs for
-    /// `routing.algorithm = "mosaic"`), or, with --lan, the ATOMIC routes (store-and-forward
-    /// between Mosaic routes) of a built-in ATOMIC LAN: proto-3x3, board-8x8, lan-4x3x3, nonsym-3x3x3.
+    /// Print a network's routes: each switch's routing table (STC104 interval tables,
+    /// destination ranges) where the routing has tables, else every host pair's header
+    /// (Mosaic ΔX/ΔY pairs for `routing.algorithm = "mosaic"`); or, with --lan, the ATOMIC
+    /// routes (store-and-forward between Mosaic routes) of a built-in ATOMIC LAN: proto-3x3,
+    /// board-8x8, lan-4x3x3, nonsym-3x3x3.
     Routes {
         /// The network config (TOML); or a built-in ATOMIC LAN name with --lan.
         config: String,
@@ -338,10 +340,13 @@ fn real_main() -> Result<ExitCode> {
                 print!("{}", reef::systems::atomic::routes::lan_routes(&l));
             } else {
                 let spec = config::load(Path::new(&path), &set)?;
-                print!(
-                    "{}",
-                    reef::systems::atomic::routes::print_routes(&spec, max_pairs)
-                );
+                match reef::routing::interval::print_routing(&spec.fabric, &spec.routing) {
+                    Some(t) => print!("{path}: {}\n{t}", spec.fabric),
+                    None => print!(
+                        "{}",
+                        reef::systems::atomic::routes::print_routes(&spec, max_pairs)
+                    ),
+                }
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -69,6 +69,20 @@ fn bad_units_and_values() {
 }
 
 #[test]
+fn cut_through_needs_grants_for_a_whole_packet() {
+    // A 5-flit buffer granted 2 flits a token: a sender holding no credit gets two tokens
+    // (the fifth slot never makes one), 4 flits: a 5-flit cut-through packet never goes.
+    let ok = "[switch]\nmode = \"cut-through\"\n[traffic]\nload = 0.1\npacket_size = 5\n";
+    let e = err(&format!(
+        "{MESH}[channel]\nbuffer = 5\nflow_control = \"tokens\"\ntoken_grant = 2\n{ok}"
+    ));
+    assert_eq!(e.key, "switch.mode");
+    assert!(e.msg.contains("is sure of 4"), "{e}");
+    let ok_text = format!("{MESH}[channel]\nbuffer = 6\nflow_control = \"tokens\"\ntoken_grant = 2\n{ok}");
+    assert!(config::load_str("ok.toml", &ok_text, Path::new("tests/data"), &[]).is_ok());
+}
+
+#[test]
 fn impossible_topologies() {
     let e = err("[topology]\nkind = \"mesh\"\nk = [8, 1]\n[traffic]\nload = 0.1\n");
     assert!(

@@ -43,6 +43,12 @@ fn configs() -> Vec<String> {
         format!(
             "{sim}[topology]\nkind = \"torus\"\nk = [5, 5]\n[channel]\nvcs = 2\nlatency = \"12 cycles\"\nbuffer = 16\n[switch]\nrouter_delay = \"0 cycles\"\n[traffic]\nload = 0.3\nsizes = [[3, 0.5], [7, 0.5]]\n"
         ),
+        // IEEE 1355 DS links: token flow control (FCTs on the reverse channel), 10-bit
+        // characters and a 4-bit EOP, STC104-like input and output FIFOs, grouped adaptive
+        // routing. The clock is the character time.
+        format!(
+            "[sim]\nclock = \"10 MHz\"\nwarmup = \"200 cycles\"\nmeasure = \"1500 cycles\"\nseed = 7\n[topology]\nkind = \"clos\"\nleaves = 4\nhosts_per_leaf = 4\nspines = 2\nlinks_per_pair = 2\n[channel]\nrate = \"100 MBaud\"\nflit_bits = 10\ntail_bits = 4\nlatency = \"10 ns\"\nbuffer = 16\nflow_control = \"tokens\"\n[switch]\nrouter_delay = \"300 ns\"\noutput_buffer = 8\ncrossbar_time = \"20 ns\"\nselection = \"random\"\n[routing]\nadaptive = true\n[traffic]\ninjection = \"poisson\"\nload = 0.5\nsizes = [[6, 0.5], [40, 0.5]]\n"
+        ),
     ]
 }
 

@@ -3,7 +3,7 @@
 //! the order equal-time events are applied in. Property-tested over random small networks
 //! that mix every timing the engine has (wire latency, credit delay, router delay 0..4,
 //! tail times, several VCs, crossbar contention, output buffers, adaptive selection, the
-//! three switching modes).
+//! three switching modes, credit and IEEE 1355 token flow control).
 
 mod common;
 use common::*;
@@ -32,6 +32,8 @@ struct Net {
     arbitration: &'static str,
     speedup: u32,
     output_buffer: u32,
+    /// IEEE 1355 token flow control instead of credits (one VC networks only).
+    tokens: bool,
     load: f64,
     size: u32,
     seed: u64,
@@ -57,6 +59,17 @@ impl Net {
         } else {
             self.vcs
         };
+        let fc = if self.tokens && vcs == 1 {
+            // Cut-through needs grants for a whole packet at once.
+            let grant = if self.mode == "wormhole" {
+                (buffer / 2).max(1)
+            } else {
+                buffer + 1 - self.size
+            };
+            format!("flow_control = \"tokens\"\ntoken_grant = {grant}\n")
+        } else {
+            format!("credit_delay = \"{} cycles\"\n", self.credit_delay)
+        };
         let tail = if self.tail_half {
             "tail_time = \"0.5 cycles\"\n"
         } else {
@@ -75,8 +88,7 @@ seed = {seed}
 vcs = {vcs}
 buffer = {buffer}
 latency = "{lat} cycles"
-credit_delay = "{cd} cycles"
-{tail}[switch]
+{fc}{tail}[switch]
 mode = "{mode}"
 router_delay = "{rd} cycles"
 selection = "{sel}"
@@ -92,7 +104,6 @@ packet_size = {size}
             seed = self.seed,
             topo = TOPOS[self.topo],
             lat = self.latency,
-            cd = self.credit_delay,
             mode = self.mode,
             rd = self.router_delay,
             sel = self.selection,
@@ -122,6 +133,7 @@ fn net() -> impl Strategy<Value = Net> {
             prop::sample::select(vec!["round-robin", "oldest-first"]),
             1u32..3,
             prop::sample::select(vec![0u32, 0, 3]),
+            any::<bool>(),
             0.05f64..0.7,
             1u32..7,
             0u64..1000,
@@ -130,7 +142,7 @@ fn net() -> impl Strategy<Value = Net> {
         .prop_map(
             |(
                 (topo, vcs, buffer, latency, credit_delay, router_delay, tail_half),
-                (mode, selection, arbitration, speedup, output_buffer, load, size, seed),
+                (mode, selection, arbitration, speedup, output_buffer, tokens, load, size, seed),
             )| Net {
                 topo,
                 vcs,
@@ -144,6 +156,7 @@ fn net() -> impl Strategy<Value = Net> {
                 arbitration,
                 speedup,
                 output_buffer,
+                tokens,
                 load,
                 size,
                 seed,

@@ -159,10 +159,63 @@ fn link_params(u: &Units, sect: &str, c: &RawChannel, base: Option<&LinkParams>)
     }
     let fc = c.flow_control.unwrap_or(match base.map(|b| b.flow) {
         Some(FlowControl::None) => FcKind::None,
+        Some(FlowControl::Tokens { .. }) => FcKind::Tokens,
         _ => FcKind::Credit,
     });
+    if fc != FcKind::Tokens
+        && let Some(key) = [
+            ("token_grant", c.token_grant.is_some()),
+            ("token_max", c.token_max.is_some()),
+            ("token_time", c.token_time.is_some()),
+        ]
+        .iter()
+        .find(|x| x.1)
+    {
+        return Err(src.err(&k(key.0), "applies to flow_control = \"tokens\"", None));
+    }
+    if fc == FcKind::Tokens && c.credit_delay.is_some() {
+        return Err(src.err(
+            &k("credit_delay"),
+            "tokens return on the reverse channel; there is no credit delay",
+            Some("remove credit_delay, or set token_time"),
+        ));
+    }
     let flow = match fc {
         FcKind::None => FlowControl::None,
+        FcKind::Tokens => {
+            let (g0, m0, t0) = match base.map(|b| b.flow) {
+                Some(FlowControl::Tokens {
+                    grant,
+                    max_outstanding,
+                    token_time,
+                }) => (grant, max_outstanding, Some(token_time)),
+                _ => (8, 56, None),
+            };
+            let grant = c.token_grant.unwrap_or(g0);
+            let max_outstanding = c.token_max.unwrap_or(m0);
+            if grant == 0 || max_outstanding < grant || buffer < grant {
+                return Err(src.err(
+                    &k("token_grant"),
+                    format!(
+                        "need 1 ≤ token_grant ≤ token_max and token_grant ≤ buffer (grant {grant}, \
+                         max {max_outstanding}, buffer {buffer})"
+                    ),
+                    None,
+                ));
+            }
+            let token_time = match &c.token_time {
+                Some(s) => u.positive(&k("token_time"), u.ps(&k("token_time"), s)?)?,
+                None => t0.unwrap_or(tail_time),
+            };
+            if vcs != 1 {
+                return Err(src.err(&k("flow_control"), "tokens run on one VC (vcs = 1)", None));
+            }
+            FlowControl::Tokens {
+                grant,
+                max_outstanding,
+                token_time,
+            }
+        }
         FcKind::Credit => {
             let delay = match &c.credit_delay {
                 Some(s) => u.ps(&k("credit_delay"), s)?,
@@ -213,14 +266,8 @@ fn switch_params(u: &Units, s: &RawSwitch) -> R<SwitchParams> {
     })
 }
 
-fn topology(
-    src: &Source,
-    cycle: Ratio,
-    t: &RawTopology,
-    net: LinkParams,
-    host: LinkParams,
-    sw: SwitchParams,
-) -> R<Fabric> {
+/// The topology keys `t` may have for its kind, and a message when one is missing.
+fn topology_keys<'a>(src: &Source, t: &RawTopology) -> R<(&'static str, &'a [&'a str])> {
     let kind = t.kind;
     let kname = match kind {
         TopoKind::Mesh => "mesh",
@@ -230,6 +277,7 @@ fn topology(
         TopoKind::FatTree => "fat-tree",
         TopoKind::Full => "full",
         TopoKind::File => "file",
+        TopoKind::Macrame => "macrame",
     };
     // Keys that do not belong to this kind are mistakes, not silent no-ops.
     let allowed: &[&str] = match kind {
@@ -239,6 +287,7 @@ fn topology(
         TopoKind::FatTree => &["k", "n"],
         TopoKind::Full => &["switches", "hosts_per_switch"],
         TopoKind::File => &["file"],
+        TopoKind::Macrame => &["network", "nodes"],
     };
     let present = [
         ("k", t.k.is_some()),
@@ -250,6 +299,8 @@ fn topology(
         ("links_per_pair", t.links_per_pair.is_some()),
         ("switches", t.switches.is_some()),
         ("file", t.file.is_some()),
+        ("network", t.network.is_some()),
+        ("nodes", t.nodes.is_some()),
     ];
     for (name, is) in present {
         if is && !allowed.contains(&name) {
@@ -260,6 +311,19 @@ fn topology(
             ));
         }
     }
+    Ok((kname, allowed))
+}
+
+fn topology(
+    src: &Source,
+    cycle: Ratio,
+    t: &RawTopology,
+    net: LinkParams,
+    host: LinkParams,
+    sw: SwitchParams,
+) -> R<Fabric> {
+    let kind = t.kind;
+    let (kname, allowed) = topology_keys(src, t)?;
     let need = |name: &str, v: Option<u32>| {
         v.ok_or_else(|| {
             src.err(
@@ -334,6 +398,11 @@ fn topology(
             sw,
         )
         .map_err(imp),
+        TopoKind::Macrame => Err(src.err(
+            "topology.kind",
+            "a Macramé network is built with its own routing",
+            None,
+        )),
         TopoKind::File => {
             let f = t.file.as_ref().ok_or_else(|| {
                 src.err(
@@ -370,6 +439,7 @@ fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind) -> R<Rout
         TopoKind::FatTree => AlgoKind::FatTree,
         TopoKind::Full => AlgoKind::Direct,
         TopoKind::File => AlgoKind::Updown,
+        TopoKind::Macrame => AlgoKind::Interval,
     });
     let adaptive = r.adaptive.unwrap_or(false);
     let mismatch = |what: &str| {
@@ -442,6 +512,7 @@ fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind) -> R<Rout
                 Some("for ATOMIC LANs of several boards see `reef reproduce atomic` and `reef routes`"),
             )
         })?),
+        AlgoKind::Interval => return Err(mismatch("interval (STC104)")),
         AlgoKind::Source => {
             if adaptive {
                 return Err(src.err("routing.adaptive", "source routes are fixed per packet", None));
@@ -644,6 +715,113 @@ fn workload(u: &Units, t: &RawTraffic, fab: &Fabric, seed: u64, flit_bytes: u32)
     })
 }
 
+/// The first key given in a channel section, if any.
+fn channel_key(c: &RawChannel) -> Option<&'static str> {
+    [
+        ("flit_time", c.flit_time.is_some()),
+        ("rate", c.rate.is_some()),
+        ("flit_bits", c.flit_bits.is_some()),
+        ("tail_time", c.tail_time.is_some()),
+        ("tail_bits", c.tail_bits.is_some()),
+        ("latency", c.latency.is_some()),
+        ("vcs", c.vcs.is_some()),
+        ("buffer", c.buffer.is_some()),
+        ("flow_control", c.flow_control.is_some()),
+        ("credit_delay", c.credit_delay.is_some()),
+        ("token_grant", c.token_grant.is_some()),
+        ("token_max", c.token_max.is_some()),
+        ("token_time", c.token_time.is_some()),
+    ]
+    .iter()
+    .find(|x| x.1)
+    .map(|x| x.0)
+}
+
+/// A Macramé network (`../shared/systems/ieee1355.md`): its STC104s, DS links and interval
+/// tables are the hardware's, so channel and switch keys do not apply.
+fn macrame(src: &Source, raw: &RawConfig) -> R<(Fabric, Routing)> {
+    use crate::systems::ieee1355::net::{Net, RouteMode, Topo, fabric_and_routing, with_output_fifos};
+    let t = &raw.topology;
+    let hint = "a macrame topology takes: network (clos, grid, torus), nodes";
+    topology_keys(src, t)?;
+    let topo = match t.network.as_deref() {
+        Some(n) => Topo::parse(n).ok_or_else(|| {
+            src.err(
+                "topology.network",
+                format!("unknown Macramé network `{n}`"),
+                Some("clos, grid or torus"),
+            )
+        })?,
+        None => return Err(src.err("topology", "a macrame topology needs `network`", Some(hint))),
+    };
+    let nodes = t
+        .nodes
+        .ok_or_else(|| src.err("topology", "a macrame topology needs `nodes`", Some(hint)))?;
+    if let Some(k) = channel_key(&raw.channel) {
+        return Err(src.err(
+            &format!("channel.{k}"),
+            "a Macramé network has DS links (100 MBaud, tokens, 32-character FIFOs)",
+            Some("remove the [channel] section"),
+        ));
+    }
+    if let Some(k) = raw.host_channel.as_ref().and_then(channel_key) {
+        return Err(src.err(
+            &format!("host_channel.{k}"),
+            "a Macramé network has DS links",
+            Some("remove the [host_channel] section"),
+        ));
+    }
+    let sw = &raw.switch;
+    if let Some(k) = [
+        ("mode", sw.mode.is_some()),
+        ("router_delay", sw.router_delay.is_some()),
+        ("selection", sw.selection.is_some()),
+        ("arbitration", sw.arbitration.is_some()),
+        ("speedup", sw.speedup.is_some()),
+        ("output_buffer", sw.output_buffer.is_some()),
+        ("crossbar_time", sw.crossbar_time.is_some()),
+    ]
+    .iter()
+    .find(|x| x.1)
+    {
+        return Err(src.err(
+            &format!("switch.{}", k.0),
+            "a Macramé network has STC104 switches",
+            Some("remove the [switch] section"),
+        ));
+    }
+    let r = &raw.routing;
+    if r.algorithm.is_some_and(|a| a != AlgoKind::Interval) {
+        return Err(src.err(
+            "routing.algorithm",
+            "a Macramé network routes by STC104 interval tables",
+            Some("algorithm = \"interval\", or leave it out"),
+        ));
+    }
+    for (k, given) in [
+        ("dateline", r.dateline.is_some()),
+        ("root", r.root.is_some()),
+        ("paths", r.paths.is_some()),
+        ("route", !r.route.is_empty()),
+    ] {
+        if given {
+            return Err(src.err(
+                &format!("routing.{k}"),
+                "does not apply to interval routing",
+                Some("interval routing takes: adaptive"),
+            ));
+        }
+    }
+    let route = if r.adaptive.unwrap_or(true) {
+        RouteMode::Adaptive
+    } else {
+        RouteMode::Deterministic
+    };
+    let net = Net::new(topo, nodes, route);
+    let (fab, routing) = fabric_and_routing(&net).map_err(|m| src.err("topology.nodes", m, None))?;
+    Ok((with_output_fifos(fab, net.buffering), routing))
+}
+
 /// Builds the spec.
 pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
     let cycle = clock_period(src, &raw.sim.clock)?;
@@ -654,8 +832,13 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
         None => net,
     };
     let sw = switch_params(&u, &raw.switch)?;
-    let fab = topology(src, cycle, &raw.topology, net, host_link, sw)?;
-    let routing = routing(src, &raw.routing, &fab, raw.topology.kind)?;
+    let (fab, routing) = if raw.topology.kind == TopoKind::Macrame {
+        macrame(src, raw)?
+    } else {
+        let fab = topology(src, cycle, &raw.topology, net, host_link, sw)?;
+        let routing = routing(src, &raw.routing, &fab, raw.topology.kind)?;
+        (fab, routing)
+    };
     // Output buffers go in after routing is built: stages pass packets through.
     let fab = match raw.switch.output_buffer.unwrap_or(0) {
         0 => {
@@ -694,14 +877,14 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             .channels
             .iter()
             .enumerate()
-            .find(|(_, c)| fab.is_switch(c.dst) && c.params.buffer < max_pkt)
+            .find(|(_, c)| fab.is_switch(c.dst) && grantable(&c.params) < max_pkt)
     {
         return Err(src.err(
             "switch.mode",
             format!(
-                "cut-through and store-and-forward need buffers of at least one packet ({max_pkt} flits); {} has {}",
+                "cut-through and store-and-forward need credit for a whole packet ({max_pkt} flits); {} is sure of {}",
                 fab.channel_name(crate::fabric::ChannelId(ci as u32)),
-                c.params.buffer
+                grantable(&c.params)
             ),
             Some("raise channel.buffer or use smaller packets"),
         ));
@@ -772,4 +955,20 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
         },
         host: hp,
     })
+}
+
+/// Credits a sender is sure to be able to hold at once, which a cut-through head needs for
+/// its whole packet: the buffer; with tokens, grants come in whole tokens only when that
+/// many slots are free and not yet granted, so a sender left with r < grant credits may get
+/// no more than the grants that fit in the rest: sure is min(buffer, outstanding limit) −
+/// grant + 1.
+fn grantable(p: &crate::link::LinkParams) -> u32 {
+    match p.flow {
+        FlowControl::Tokens {
+            grant,
+            max_outstanding,
+            ..
+        } => (p.buffer.min(max_outstanding) + 1).saturating_sub(grant.max(1)),
+        _ => p.buffer,
+    }
 }

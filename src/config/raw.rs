@@ -57,6 +57,8 @@ pub enum TopoKind {
     FatTree,
     Full,
     File,
+    /// A Macramé network of STC104 switches and DS links (`network`, `nodes`).
+    Macrame,
 }
 
 /// `k = 8` (every dimension) or `k = [8, 4]`.
@@ -81,12 +83,17 @@ pub struct RawTopology {
     pub links_per_pair: Option<u32>,
     pub switches: Option<u32>,
     pub file: Option<String>,
+    /// Macramé: clos | grid | torus.
+    pub network: Option<String>,
+    /// Macramé: number of traffic nodes.
+    pub nodes: Option<u32>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum FcKind {
     Credit,
+    Tokens,
     None,
 }
 
@@ -103,6 +110,12 @@ pub struct RawChannel {
     pub buffer: Option<u32>,
     pub flow_control: Option<FcKind>,
     pub credit_delay: Option<String>,
+    /// Tokens: flits granted per token (default 8).
+    pub token_grant: Option<u32>,
+    /// Tokens: most flits granted and not yet received (default 56).
+    pub token_max: Option<u32>,
+    /// Tokens: time a token occupies the reverse channel (default: the tail time).
+    pub token_time: Option<String>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,6 +167,8 @@ pub enum AlgoKind {
     Minimal,
     Source,
     Mosaic,
+    /// STC104 interval tables (Macramé networks).
+    Interval,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,8 @@
 //!
 //! Determinism: within an instant, the engine first moves every flit, then hands the agent
 //! what happened in a fixed order (deliveries by host, source and tag; then timers by host and
-//! token), then lets the hosts act on what the agent sent. Dynamic dispatch happens once per
+//! token; then hosts that took the last message queued for them), then lets the hosts act on
+//! what the agent sent. Dynamic dispatch happens once per
 //! delivered packet or timer, never per flit.
 
 use super::{K_TIMER, NONE, Sim, ev};
@@ -65,6 +66,10 @@ pub(crate) enum Note {
         host: u32,
         token: u64,
     },
+    /// The host started the last message queued for it.
+    Idle {
+        host: u32,
+    },
 }
 
 /// The system code behind the hosts.
@@ -80,6 +85,12 @@ pub trait Agent {
     /// A timer this agent set went off.
     fn timer(&mut self, ctl: &mut Ctl, host: u32, token: u64) {
         let _ = (ctl, host, token);
+    }
+
+    /// `host` started sending the last message queued for it: a message sent now is the next
+    /// it sends (a backlogged source keeps its queue this way).
+    fn idle(&mut self, ctl: &mut Ctl, host: u32) {
+        let _ = (ctl, host);
     }
 }
 

@@ -13,6 +13,7 @@
 //! stream, so results are the same bit for bit whatever order the components are visited in.
 
 pub mod agent;
+mod arr;
 pub mod queue;
 pub mod result;
 pub mod watchdog;
@@ -24,6 +25,7 @@ use crate::switch::{Arbitration, Selection, SwitchMode};
 use crate::time::{Ratio, Time};
 use crate::workload::rng::{Purpose, Stream};
 use crate::workload::{Arrivals, Process, Workload};
+use arr::Arr;
 use queue::{Class, EventQueue};
 
 /// "No such id".
@@ -69,13 +71,19 @@ pub(crate) const READY: u8 = 2;
 pub(crate) const WAITING: u8 = 3;
 pub(crate) const ACTIVE: u8 = 4;
 pub(crate) const AWAIT_TAIL: u8 = 5;
-/// The whole packet left in a train; its tail is not yet out in flit-by-flit time
-/// (`t_aux`). Nobody waits for the output: it is released lazily, when next looked at.
+/// Empty: the last packet left in a train whose tail passes at `t_aux` (flit-by-flit
+/// time); a head landing before then reaches the front only then.
 pub(crate) const DRAIN: u8 = 6;
-/// The tail of a train is out now: the output is released at this instant's allocation.
-pub(crate) const DRAIN_DUE: u8 = 7;
-/// As `DRAIN`, with a `TAILGONE` event due at `t_aux` (someone waits for the release).
-pub(crate) const DRAIN_EV: u8 = 8;
+
+/// Output-VC owners besides an input VC: held by a train whose tail passes at
+/// `Sim::held` (released lazily, when next looked at)...
+pub(crate) const HELD: u32 = u32::MAX - 1;
+/// ... or with a `TAILGONE` event due then, because a head waits for it.
+pub(crate) const HELD_EV: u32 = u32::MAX - 2;
+
+/// `K_ROUTE` payload: the head came to the front because a tail left at this instant;
+/// without router delay it is routed after the instant's first switch allocation.
+pub(crate) const ROUTE_LATE: u32 = 1;
 
 /// VC flags: the sender waits for a credit (wake it when one returns).
 pub(crate) const F_CWAIT: u8 = 1;
@@ -83,6 +91,9 @@ pub(crate) const F_CWAIT: u8 = 1;
 pub(crate) const F_FROM_HOST: u8 = 2;
 /// VC flags: the header flit was stripped before the next one arrived; that one is the head.
 pub(crate) const F_HEAD_NEXT: u8 = 4;
+/// VC flags: in `AWAIT_TAIL`, the head reaches the front at `t_aux` because a tail leaves
+/// then (see `ROUTE_LATE`).
+pub(crate) const F_FRONT_LATE: u8 = 8;
 
 /// Errors on the hot path are boxed to keep results one word wide.
 pub(crate) type Res<T> = Result<T, Box<SimError>>;
@@ -164,6 +175,9 @@ pub enum SimError {
     /// The model is too large for the engine's id widths.
     #[error("{0}")]
     TooLarge(String),
+    /// The model cannot run as given (e.g. token flow control on a channel with no reverse).
+    #[error("{0}")]
+    Invalid(String),
 }
 
 /// One channel's hot state: its transmitter and timing.
@@ -202,6 +216,11 @@ pub(crate) struct Chan {
     pub latency: Time,
     /// The link deletes the first header symbol of each packet.
     pub delete_header: bool,
+    /// Token flow control ([`crate::link::ds`]): grants return by tokens on the reverse
+    /// channel.
+    pub tokens: bool,
+    /// Flits go one at a time: tokens may come between them on this channel.
+    pub no_trains: bool,
     pub nvc: u8,
     pub rr: u8,
     pub credit: bool,
@@ -239,7 +258,8 @@ pub(crate) struct Vc {
     // As the sender's output VC.
     /// Credits the sender holds, not counting returned credits not yet collected.
     pub credits: u32,
-    /// The input VC (at the sender) whose packet holds this VC.
+    /// The input VC (at the sender) whose packet holds this VC, `NONE`, or `HELD`/`HELD_EV`
+    /// while the tail of a train passes.
     pub owner: u32,
     /// Slots `cr_head..head` hold flits that have left, each with the time its credit
     /// reaches the sender; the sender collects them from `cr_head` as they land.
@@ -270,6 +290,9 @@ pub(crate) struct Slot {
     /// Arrival time of the buffered flit, or when the credit of the flit that left lands.
     pub time: Time,
     pub flit: u32,
+    /// The packet's destination host (routing reads it from the head's slot, so the packet
+    /// record is not touched on most hops).
+    pub dst: u32,
 }
 
 /// One port of a node: its output channel and allocation state.
@@ -281,6 +304,13 @@ pub(crate) struct Port {
     pub va_rr: u32,
     /// When the crossbar input of this port is free again [ps].
     pub xbar_free: Time,
+    /// The output channel's first VC, its VCs, whether it has credit flow control and
+    /// deletes headers (copied from the channel: allocation reads them from here, next to
+    /// the port's other state, without touching the channel).
+    pub vc_base: u32,
+    pub nvc: u8,
+    pub credit: bool,
+    pub delete_header: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -293,6 +323,8 @@ pub(crate) struct Sw {
     pub pwords: u32,
     pub req_base: u32,
     pub bits_base: u32,
+    /// Heads to route after the first switch allocation of this instant (see `ROUTE_LATE`).
+    pub late_base: u32,
     pub router_delay: Time,
     pub route_class: Class,
     pub mode: SwitchMode,
@@ -407,39 +439,44 @@ pub struct Sim<'a> {
     pub(crate) routing: &'a Routing,
     pub(crate) now: Time,
     pub(crate) q: EventQueue,
-    pub(crate) chans: Vec<Chan>,
-    pub(crate) vcs: Vec<Vc>,
+    pub(crate) chans: Arr<Chan>,
+    pub(crate) vcs: Arr<Vc>,
     /// The VC rings: a buffered slot holds a flit and its arrival time (a train's flits are
     /// in the buffer from the train's first arrival, each usable only from its own); a slot
     /// whose flit has left holds the time its credit reaches the sender.
-    pub(crate) ring: Vec<Slot>,
+    pub(crate) ring: Arr<Slot>,
     /// Buffer size of each VC [flits].
     pub(crate) caps: Vec<u32>,
     /// Flits in flight toward each VC (only under `check`).
     pub(crate) inflight: Vec<u32>,
     /// Round-robin selection state per input VC.
     pub(crate) sel_rr: Vec<u16>,
-    /// Per input VC: in `DRAIN*`, when the tail of its train passes (in flit-by-flit time);
-    /// in `ROUTING`, when the head's router delay ends [ps].
-    pub(crate) t_aux: Vec<Time>,
+    /// Per input VC: in `DRAIN`, when the tail of its train passes (in flit-by-flit time);
+    /// in `ROUTING`, when the head's router delay ends; in `AWAIT_TAIL`, when the head is at
+    /// the front [ps].
+    pub(crate) t_aux: Arr<Time>,
+    /// Per output VC held by a train (`HELD`, `HELD_EV`): when its tail passes [ps].
+    pub(crate) held: Arr<Time>,
     /// Time of the pending credit wake-up of each VC's sender.
     pub(crate) cwake: Vec<Time>,
     /// Admissible output sets of routed heads that may take more than one port.
     pub(crate) wants: Vec<Want>,
     /// Delay classes of `j · flit_time` (see `Chan::train_class`).
     pub(crate) train_class_ids: Vec<Class>,
-    pub(crate) sws: Vec<Sw>,
-    pub(crate) sw_in: Vec<u32>,
+    pub(crate) sws: Arr<Sw>,
+    pub(crate) sw_in: Arr<u32>,
     /// Per port of every node (index `port_base + port`).
-    pub(crate) ports: Vec<Port>,
-    pub(crate) bits: Vec<u64>,
+    pub(crate) ports: Arr<Port>,
+    pub(crate) bits: Arr<u64>,
     pub(crate) sw_rng: Vec<Stream>,
     pub(crate) hosts: Vec<HostState>,
     pub(crate) node_host: Vec<u32>,
-    pub(crate) pkts: Vec<Pkt>,
+    pub(crate) pkts: Arr<Pkt>,
     pub(crate) free_pkts: Vec<u32>,
     pub(crate) route_store: Vec<u16>,
     pub(crate) route_stride: usize,
+    /// Some channel has a routing label (up*/down*): routing steps need the input's.
+    pub(crate) uses_class: bool,
     pub(crate) scratch_route: Vec<u16>,
     pub(crate) dirty: Vec<u32>,
     pub(crate) dirty_stamp: Vec<u64>,
@@ -470,6 +507,10 @@ pub struct Sim<'a> {
     pub(crate) sent_phase: bool,
     /// Per-host costs (the spec's `host` unless set per host).
     pub(crate) host_params: Vec<HostParams>,
+    /// Token state per channel ([`crate::link::ds`]).
+    pub(crate) tok: Vec<crate::link::ds::TokChan>,
+    /// Token channels with a token due at this instant.
+    pub(crate) fct_due: Vec<u32>,
 }
 
 impl<'a> Sim<'a> {
@@ -491,6 +532,7 @@ impl<'a> Sim<'a> {
             )));
         }
         let routing = &spec.routing;
+        let tok = crate::link::ds::token_channels(fab)?;
         let mut chans = Vec::with_capacity(fab.channels.len());
         let mut vcs = Vec::with_capacity(total_vcs as usize);
         let mut caps = Vec::with_capacity(total_vcs as usize);
@@ -543,10 +585,12 @@ impl<'a> Sim<'a> {
                 train_class,
                 head_route,
                 head_route_tail,
-                shortcut,
+                shortcut: shortcut && !tok[ci].on,
                 landing: 0,
                 latency: lp.latency,
                 delete_header: lp.delete_header,
+                tokens: tok[ci].on,
+                no_trains: tok[ci].on || ch.reverse.is_some_and(|r| tok[r.idx()].on),
                 nvc: lp.vcs,
                 rr: lp.vcs - 1,
                 credit: credit_delay.is_some(),
@@ -655,6 +699,7 @@ impl<'a> Sim<'a> {
                 // Request words follow the switch's bit sets in one block.
                 req_base: bits_len + words + 2 * pwords,
                 bits_base: bits_len,
+                late_base: bits_len + words + 2 * pwords + n_ports * words,
                 router_delay: sp.router_delay,
                 route_class,
                 mode: sp.mode,
@@ -670,7 +715,7 @@ impl<'a> Sim<'a> {
                     .max(1),
                 xbar: max_in_vcs > sp.speedup.max(1),
             });
-            bits_len += words + 2 * pwords + n_ports * words;
+            bits_len += 2 * words + 2 * pwords + n_ports * words;
             sw_rng.push(Stream::new(p.seed, Purpose::Switch, s as u64));
         }
         let wl: &Workload = &spec.workload;
@@ -713,40 +758,51 @@ impl<'a> Sim<'a> {
         let nodes = fab.nodes.len();
         let wants = vec![Want::port(0, 1); vcs.len()];
         let batches = p.batches.max(1) as usize;
-        Ok(Sim {
+        let ports: Vec<Port> = port_out
+            .iter()
+            .map(|&out| {
+                let ch = (out != NONE).then(|| &chans[out as usize]);
+                Port {
+                    out,
+                    va_rr: NONE,
+                    xbar_free: 0,
+                    vc_base: ch.map_or(0, |c| c.vc_base),
+                    nvc: ch.map_or(0, |c| c.nvc),
+                    credit: ch.is_some_and(|c| c.credit),
+                    delete_header: ch.is_some_and(|c| c.delete_header),
+                }
+            })
+            .collect();
+        let uses_class = (0..fab.channels.len()).any(|c| routing.channel_class(c) != 0);
+        let mut sim = Sim {
             spec,
             fab,
             routing,
             now: 0,
             q,
-            chans,
-            vcs,
-            ring: vec![Slot::default(); flit_store as usize],
+            chans: Arr(chans),
+            vcs: Arr(vcs),
+            ring: Arr(vec![Slot::default(); flit_store as usize]),
             inflight: vec![0; if p.check { caps.len() } else { 0 }],
             sel_rr: vec![0; caps.len()],
-            t_aux: vec![0; caps.len()],
+            t_aux: Arr(vec![0; caps.len()]),
+            held: Arr(vec![0; caps.len()]),
             cwake: vec![Time::MAX; caps.len()],
             caps,
             wants,
             train_class_ids,
-            sws,
-            sw_in,
-            ports: port_out
-                .iter()
-                .map(|&out| Port {
-                    out,
-                    va_rr: NONE,
-                    xbar_free: 0,
-                })
-                .collect(),
-            bits: vec![0; bits_len as usize],
+            sws: Arr(sws),
+            sw_in: Arr(sw_in),
+            ports: Arr(ports),
+            bits: Arr(vec![0; bits_len as usize]),
             sw_rng,
             hosts,
             node_host,
-            pkts: Vec::new(),
+            pkts: Arr(Vec::new()),
             free_pkts: Vec::new(),
             route_store: Vec::new(),
             route_stride,
+            uses_class,
             scratch_route: Vec::new(),
             dirty: Vec::with_capacity(nodes),
             dirty_stamp: vec![0; nodes],
@@ -769,7 +825,11 @@ impl<'a> Sim<'a> {
             stop: false,
             sent_phase: false,
             host_params: vec![spec.host; n as usize],
-        })
+            tok,
+            fct_due: Vec::new(),
+        };
+        sim.tokens_start();
+        Ok(sim)
     }
 
     /// Gives host `h` its own send and receive costs (before the run).
@@ -854,7 +914,8 @@ impl<'a> Sim<'a> {
         let mut sent = 0;
         if self.chans[c as usize].mid {
             self.chans[c as usize].fail_at = Time::MAX;
-            let last = self.send_train(c, o, first | TAIL, 1, true);
+            let dst = self.pkts[pid as usize].dst;
+            let last = self.send_train(c, o, first | TAIL, dst, 1, true);
             self.chans[c as usize].fail_at = now;
             let p = &mut self.pkts[pid as usize];
             if !p.truncated {
@@ -946,7 +1007,15 @@ impl<'a> Sim<'a> {
     /// receiver sees each landing as its own event. The caller has checked `k` credits.
     /// Returns the start time of the last flit.
     #[inline]
-    pub(crate) fn send_train(&mut self, c: u32, o: u32, first: u32, k: u32, ends_tail: bool) -> Time {
+    pub(crate) fn send_train(
+        &mut self,
+        c: u32,
+        o: u32,
+        first: u32,
+        dst: u32,
+        k: u32,
+        ends_tail: bool,
+    ) -> Time {
         debug_assert!((1..=MAX_TRAIN).contains(&k));
         let now = self.now;
         if now >= self.chans[c as usize].fail_at {
@@ -997,17 +1066,26 @@ impl<'a> Sim<'a> {
             if let Err(e) = self.host_accept(o, flit, k, ends_tail, a0) {
                 self.failed.get_or_insert(e);
             }
-        } else if shortcut && self.receiver_idle(o) {
-            // Only this sender feeds `o`, so nothing can happen to it before the head lands:
-            // the flits go into its buffer now, marked with their arrival times, and the
-            // only event is the end of the head's router delay.
-            self.ring_put(o, flit, k, ends_tail, a0);
-            let v = &mut self.vcs[o as usize];
-            v.last_move = a0;
-            v.state = ROUTING;
-            let r = self.sws[node as usize].router_delay;
-            self.t_aux[o as usize] = a0 + r;
-            self.q.push(route_class, now, ev(K_ROUTE, o, 0));
+        } else if shortcut && self.vcs[o as usize].strip_pending == 0 {
+            // Only this sender feeds `o` and nothing it sent before is still on the wire:
+            // the flits go into the buffer now, marked with their arrival times. The head
+            // starts when it lands or, behind a packet still there, when that one has left.
+            let v = &self.vcs[o as usize];
+            let (was_empty, state) = (v.len == 0, v.state);
+            self.ring_put(o, flit, dst, k, ends_tail, a0);
+            if was_empty {
+                self.vcs[o as usize].last_move = a0;
+                let freed = self.t_aux[o as usize];
+                if state == DRAIN && freed >= a0 {
+                    self.start_at(o, freed, true, false);
+                } else {
+                    debug_assert!(state == IDLE || state == DRAIN);
+                    self.vcs[o as usize].state = ROUTING;
+                    let r = self.sws[node as usize].router_delay;
+                    self.t_aux[o as usize] = a0 + r;
+                    self.q.push(route_class, now, ev(K_ROUTE, o, 0));
+                }
+            }
         } else {
             self.chans[c as usize].landing = a0;
             self.q.push(class, now, ev_train(o, flit, k - 1, ends_tail));
@@ -1022,24 +1100,6 @@ impl<'a> Sim<'a> {
         last_start
     }
 
-    /// Whether input VC `o` is idle and empty, settling a train's lazy release that is
-    /// already past (as anyone looking at it now would).
-    #[inline]
-    fn receiver_idle(&mut self, o: u32) -> bool {
-        let v = &self.vcs[o as usize];
-        if v.len != 0 {
-            return false;
-        }
-        match v.state {
-            IDLE => true,
-            DRAIN if self.t_aux[o as usize] < self.now => {
-                self.settle(o);
-                true
-            }
-            _ => false,
-        }
-    }
-
     /// The `k` flits just taken out of input VC `i` (its ring head has moved past them) left
     /// the j-th at `t0 + j·unit` (the last at `last` instead): their credits start back to
     /// the sender, which is woken when the first lands only if it is waiting for it.
@@ -1051,13 +1111,20 @@ impl<'a> Sim<'a> {
             v.cr_head = v.head;
             return;
         }
-        let cd = ch.credit_delay;
-        let first = v.head.wrapping_sub(k);
-        for j in 0..k {
-            let slot = v.buf + (first.wrapping_add(j) & v.mask);
-            let t = if j + 1 == k { last } else { t0 + j as Time * unit };
-            self.ring[slot as usize].time = t + cd;
+        if ch.tokens {
+            let c = v.chan;
+            self.tokens_left(c, i, k);
+            return;
         }
+        let cd = ch.credit_delay;
+        let (first, mask) = (v.head.wrapping_sub(k), v.mask);
+        let (ring, buf) = (&mut self.ring, v.buf);
+        let mut t = t0 + cd;
+        for j in 0..k - 1 {
+            ring[(buf + (first.wrapping_add(j) & mask)) as usize].time = t;
+            t += unit;
+        }
+        ring[(buf + (first.wrapping_add(k - 1) & mask)) as usize].time = last + cd;
         if v.flags & F_CWAIT != 0 {
             v.flags &= !F_CWAIT;
             let cl = ch.credit_class;
@@ -1162,7 +1229,10 @@ impl<'a> Sim<'a> {
         let missing = need - v.credits;
         if v.head.wrapping_sub(v.cr_head) >= missing {
             let t = self.ring[(v.buf + (v.cr_head.wrapping_add(missing - 1) & v.mask)) as usize].time;
-            if self.cwake[o as usize] != t {
+            if t == crate::link::ds::PENDING {
+                // Its token is not sent yet: the token wakes the sender when it is.
+                v.flags |= F_CWAIT;
+            } else if self.cwake[o as usize] != t {
                 self.cwake[o as usize] = t;
                 self.q.push_at(t, ev(K_CREDIT, o, 0));
             }
@@ -1217,11 +1287,11 @@ impl<'a> Sim<'a> {
                 Ok(())
             }
             K_ROUTE => {
-                self.route_timer_done(id);
+                self.route_timer_done(id, e as u32 & ROUTE_LATE != 0);
                 Ok(())
             }
             K_TAILGONE => {
-                self.tail_due(id);
+                self.held_due(id);
                 Ok(())
             }
             K_DELIVER => self.deliver(e as u32),
@@ -1280,6 +1350,9 @@ impl<'a> Sim<'a> {
             k += 1;
         }
         self.dirty.clear();
+        if !self.fct_due.is_empty() {
+            self.flush_tokens();
+        }
         match self.failed.take() {
             Some(e) => Err(e),
             None => Ok(()),
@@ -1297,6 +1370,7 @@ impl<'a> Sim<'a> {
                 match (note, d) {
                     (agent::Note::Delivered { .. }, Some(d)) => agent.delivered(&mut ctl, &d),
                     (agent::Note::Timer { host, token }, _) => agent.timer(&mut ctl, host, token),
+                    (agent::Note::Idle { host }, _) => agent.idle(&mut ctl, host),
                     _ => {}
                 }
             }
@@ -1570,16 +1644,26 @@ pub struct RunOutcome {
 }
 
 #[inline]
-pub(crate) fn set_bit(bits: &mut [u64], base: usize, i: usize) {
+pub(crate) fn set_bit(bits: &mut Arr<u64>, base: usize, i: usize) {
     bits[base + (i >> 6)] |= 1 << (i & 63);
 }
 
 #[inline]
-pub(crate) fn clear_bit(bits: &mut [u64], base: usize, i: usize) {
+pub(crate) fn clear_bit(bits: &mut Arr<u64>, base: usize, i: usize) {
     bits[base + (i >> 6)] &= !(1 << (i & 63));
 }
 
 #[inline]
-pub(crate) fn any_bit(bits: &[u64], base: usize, words: usize) -> bool {
-    bits[base..base + words].iter().any(|&w| w != 0)
+pub(crate) fn any_bit(bits: &Arr<u64>, base: usize, words: usize) -> bool {
+    if bits[base] != 0 {
+        return true;
+    }
+    let mut w = 1;
+    while w < words {
+        if bits[base + w] != 0 {
+            return true;
+        }
+        w += 1;
+    }
+    false
 }

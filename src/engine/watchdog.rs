@@ -60,7 +60,10 @@ impl Sim<'_> {
                     for vv in want.vc_lo..=want.vc_hi.min(oc.nvc - 1) {
                         let o = oc.vc_base + vv as u32;
                         let ov = &self.vcs[o as usize];
-                        if ov.owner != NONE {
+                        if ov.owner == super::HELD || ov.owner == super::HELD_EV {
+                            // A train's tail is passing it: it is free or soon will be.
+                            return false;
+                        } else if ov.owner != NONE {
                             out.push((ov.owner, o));
                         } else if self.credits_at(o) >= need {
                             // A free output it can take: not blocked.

@@ -8,6 +8,7 @@
 
 pub mod clos;
 pub mod full;
+pub mod grid;
 pub mod irregular;
 pub mod mesh;
 pub mod mosaic;
@@ -87,8 +88,31 @@ pub enum Shape {
     FatTree { k: u32, n: u32 },
     /// Every switch linked to every other; `conc` hosts per switch.
     Full { switches: u32, conc: u32 },
+    /// A K×K grid (or torus) of switches with `conc` hosts each and `group` parallel links
+    /// to each neighbour ([`grid`], the Macramé grid).
+    Grid {
+        k: u32,
+        wrap: bool,
+        conc: u32,
+        group: u32,
+    },
     /// Anything read from a file.
     Irregular,
+}
+
+impl Shape {
+    /// A folded Clos's (leaves, hosts per leaf, spines, links per leaf-spine pair).
+    pub fn clos_dims(&self) -> Option<(u32, u32, u32, u32)> {
+        match *self {
+            Shape::Clos {
+                leaves,
+                hosts_per_leaf,
+                spines,
+                links_per_pair,
+            } => Some((leaves, hosts_per_leaf, spines, links_per_pair)),
+            _ => None,
+        }
+    }
 }
 
 /// A complete static network.

@@ -7,6 +7,11 @@
 //! unit has its own time. Flow control is a model chosen per channel ([`FlowControl`]); the
 //! switch only asks "may I send on this VC now?" and reports "I sent" / "a flit left my
 //! buffer", so new models are new variants here, not changes to the switch.
+//!
+//! [`FlowControl::Tokens`] is the IEEE 1355 DS link's: the receiver grants characters in
+//! blocks by flow-control tokens sent on the reverse channel ([`ds`]).
+
+pub mod ds;
 
 use crate::time::Time;
 
@@ -19,6 +24,20 @@ pub enum FlowControl {
         /// Credit return delay [ps]; must be positive.
         delay: Time,
     },
+    /// Flow-control tokens (IEEE 1355 DS links, `../shared/systems/ieee1355.md`): the
+    /// receiver grants `grant` more flits with each token (an FCT), which it sends on the
+    /// reverse channel with priority over that channel's next flit, occupying it for
+    /// `token_time`; the grant lands at the sender when the token arrives. At most
+    /// `max_outstanding` flits may be granted and not yet received. The channel needs one VC
+    /// and a reverse channel; no trains run on it or on its reverse (tokens interleave).
+    Tokens {
+        /// Flits granted per token (8 on a DS link).
+        grant: u32,
+        /// Most flits granted but not yet received (56 on a DS link: 7 tokens).
+        max_outstanding: u32,
+        /// Time a token occupies the reverse channel [ps] (a 4-bit control character).
+        token_time: Time,
+    },
     /// No flow control: the receiver's buffer is unbounded (idealised studies).
     None,
 }
@@ -28,13 +47,26 @@ impl FlowControl {
     pub fn credit_delay(&self) -> Option<Time> {
         match *self {
             FlowControl::Credit { delay } => Some(delay),
+            // Grants return with the tokens; their time depends on the reverse channel.
+            FlowControl::Tokens { token_time, .. } => Some(token_time),
             FlowControl::None => None,
+        }
+    }
+
+    /// The IEEE 1355 DS link's tokens: 8 characters per FCT, at most 56 outstanding, an FCT
+    /// taking `token_time` (4 bits) on the reverse channel.
+    pub fn ds_link(token_time: Time) -> FlowControl {
+        FlowControl::Tokens {
+            grant: 8,
+            max_outstanding: 56,
+            token_time,
         }
     }
 
     pub fn name(&self) -> &'static str {
         match self {
             FlowControl::Credit { .. } => "credit",
+            FlowControl::Tokens { .. } => "tokens",
             FlowControl::None => "none",
         }
     }

@@ -54,7 +54,8 @@ impl Sim<'_> {
         }
         let busy = self.chans[c as usize].tx_busy;
         if busy > now {
-            if self.hosts[h].cur != NONE || self.hosts[h].active {
+            // (A token on the link may have taken it after the host's wake-up was set.)
+            if self.hosts[h].cur != NONE || self.may_create(h) {
                 self.ensure_txfree(c, busy);
             }
             return Ok(());
@@ -68,7 +69,7 @@ impl Sim<'_> {
             return Ok(());
         }
         let left = self.hosts[h].cur_len - sent;
-        let k = if self.spec.params.trains {
+        let k = if self.spec.params.trains && !self.chans[c as usize].no_trains {
             let k = left.min(MAX_TRAIN).min(self.fail_limit(c));
             if credit {
                 let unit = self.chans[c as usize].flit_time;
@@ -85,7 +86,8 @@ impl Sim<'_> {
             self.pkts[pid as usize].head_inj = now;
         }
         let ends_tail = k == left;
-        self.send_train(c, o, flit, k, ends_tail);
+        let dst = self.pkts[pid as usize].dst;
+        self.send_train(c, o, flit, dst, k, ends_tail);
         self.c.flits_sent += k as u64;
         if ends_tail && self.hosts[h].mem_cap != u64::MAX {
             // The packet's bytes leave memory once its tail is out.
@@ -158,6 +160,9 @@ impl Sim<'_> {
             let (t, m) = hs.outbox.pop_front().expect("checked non-empty");
             hs.cpu_free = ready;
             header.extend_from_slice(&m.header);
+            if hs.outbox.is_empty() {
+                self.notes.push((agent::Note::Idle { host: h as u32 }, None));
+            }
             (m.dst, t, m.tag)
         } else {
             let wl = &self.spec.workload;
@@ -253,7 +258,8 @@ impl Sim<'_> {
     fn host_receive_gated(&mut self, h: usize, o: u32, first: u32, k: u32, ends_tail: bool) -> Res<()> {
         let now = self.now;
         if self.vcs[o as usize].len > 0 || (first & HEAD != 0 && !self.admit(h, first & PID)) {
-            self.ring_put(o, first, k, ends_tail, now);
+            let dst = self.pkts[(first & PID) as usize].dst;
+            self.ring_put(o, first, dst, k, ends_tail, now);
             self.hosts[h].gated = true;
             return Ok(());
         }

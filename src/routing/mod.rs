@@ -10,12 +10,13 @@
 
 pub mod cdg;
 pub mod dor;
+pub mod interval;
 pub mod mosaic;
 pub mod source;
 pub mod table;
 pub mod updown;
 
-use crate::fabric::Fabric;
+use crate::fabric::{ChannelId, Fabric};
 
 /// Most ports a switch may have for routing (the width of [`PortSet`]).
 pub const MAX_PORTS: usize = 128;
@@ -197,7 +198,16 @@ impl Routing {
         match self {
             Routing::Source(s) => s.header_op(),
             Routing::Mosaic(m) => m.header_op(at, h),
+            Routing::Header(t) => t.header_op(at, h),
             _ => HeaderOp::default(),
+        }
+    }
+
+    /// Flits per header symbol (what a link's header deletion removes).
+    pub fn header_width(&self) -> u8 {
+        match self {
+            Routing::Header(t) => t.width(),
+            _ => 1,
         }
     }
 
@@ -243,6 +253,59 @@ impl Routing {
             Routing::Table(t) => t.channel_class(c),
             _ => 0,
         }
+    }
+
+    /// The path a packet from host `src` to host `dst` takes when every switch gives it the
+    /// first admissible output and VC (the only one, for deterministic routings): the
+    /// channels and VCs it crosses, injection and ejection included, and whether some
+    /// switch on the way had a choice of outputs.
+    pub fn path(&self, fab: &Fabric, src: u32, dst: u32) -> Result<(Vec<(ChannelId, u8)>, bool), RouteError> {
+        let mut hdr = Vec::new();
+        self.header_for(fab, src, dst, &mut hdr)?;
+        let mut pos = 0usize;
+        let mut c = fab.injection_channel(src);
+        let mut vc = 0u8;
+        let mut out = vec![(c, vc)];
+        let mut choice = false;
+        // A route longer than every channel-VC pair has looped.
+        let limit = fab.channels.len() * 64 + 2;
+        while fab.is_switch(fab.channels[c.idx()].dst) {
+            let ch = &fab.channels[c.idx()];
+            let at = At {
+                switch: ch.dst.0,
+                in_port: ch.dst_port,
+                in_vc: vc,
+                in_class: self.channel_class(c.idx()),
+            };
+            let h = Header {
+                dst,
+                sym: &hdr[pos.min(hdr.len())..],
+            };
+            let want = self.route(fab, at, h)?;
+            let port = want.ports.first().ok_or(RouteError::NoRoute {
+                switch: at.switch,
+                dst,
+            })?;
+            choice |= want.ports.len() > 1;
+            let op = self.header_op(fab, at, h, port);
+            pos += op.advance as usize;
+            if let (Some(x), true) = (op.set, pos < hdr.len()) {
+                hdr[pos] = x;
+            }
+            c = fab.out_chan[at.switch as usize][port as usize].ok_or(RouteError::BadPort {
+                switch: at.switch,
+                port,
+            })?;
+            vc = want.vc_lo;
+            out.push((c, vc));
+            if out.len() > limit {
+                return Err(RouteError::NoRoute {
+                    switch: at.switch,
+                    dst,
+                });
+            }
+        }
+        Ok((out, choice))
     }
 
     /// Whether packets carry a source route.

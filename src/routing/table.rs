@@ -86,6 +86,10 @@ impl Table {
 /// (`../shared/systems/ieee1355.md`). A packet's header is given per destination
 /// (`dst_header`), e.g. its address byte, or an address byte per level of a hierarchy when
 /// links delete headers.
+///
+/// A switch may also own a range of header values (its own label): a header in it is
+/// deleted there and the packet is routed on the next one (two-phase universal routing, or
+/// the top of a hierarchy). A header symbol is `width` flits long (1- or 2-byte headers).
 #[derive(Clone, Debug)]
 pub struct HeaderTable {
     name: &'static str,
@@ -93,6 +97,9 @@ pub struct HeaderTable {
     /// Headers by destination, or by (source · hosts + destination) when `per_pair`.
     headers: Vec<Vec<u16>>,
     per_pair: Option<u32>,
+    /// Per switch, the header values it owns (empty: none).
+    own: Vec<(u16, u16)>,
+    width: u8,
 }
 
 impl HeaderTable {
@@ -104,6 +111,50 @@ impl HeaderTable {
             table,
             headers: dst_header,
             per_pair: None,
+            own: Vec::new(),
+            width: 1,
+        }
+    }
+
+    /// Gives switch `s` the header values `own[s].0..=own[s].1` (none where `lo > hi`).
+    pub fn with_own(mut self, own: Vec<(u16, u16)>) -> HeaderTable {
+        self.own = own;
+        self
+    }
+
+    /// Header symbols of `width` flits each (2 for the STC104's 2-byte headers).
+    pub fn with_width(mut self, width: u8) -> HeaderTable {
+        self.width = width.max(1);
+        self
+    }
+
+    /// Flits per header symbol.
+    pub fn width(&self) -> u8 {
+        self.width
+    }
+
+    /// The header values switch `s` owns, if any.
+    pub fn own(&self, s: u32) -> Option<(u16, u16)> {
+        self.own.get(s as usize).copied().filter(|r| r.0 <= r.1)
+    }
+
+    #[inline]
+    fn owns(&self, s: u32, key: u16) -> bool {
+        self.own
+            .get(s as usize)
+            .is_some_and(|&(lo, hi)| lo <= key && key <= hi)
+    }
+
+    /// A header the switch owns is deleted as the packet leaves it.
+    #[inline]
+    pub fn header_op(&self, at: At, h: Header) -> super::HeaderOp {
+        match h.sym.first() {
+            Some(&key) if self.owns(at.switch, key) => super::HeaderOp {
+                advance: 1,
+                strip: self.width,
+                set: None,
+            },
+            _ => super::HeaderOp::default(),
         }
     }
 
@@ -115,16 +166,27 @@ impl HeaderTable {
             table,
             headers,
             per_pair: Some(hosts),
+            own: Vec::new(),
+            width: 1,
         }
     }
 
     #[inline]
     pub fn route(&self, at: At, h: Header) -> Result<Want, RouteError> {
-        let Some(&key) = h.sym.first() else {
+        let Some(&first) = h.sym.first() else {
             return Err(RouteError::NoRoute {
                 switch: at.switch,
                 dst: h.dst,
             });
+        };
+        // A header this switch owns is deleted here; the next one decides.
+        let key = if self.owns(at.switch, first) {
+            *h.sym.get(1).ok_or(RouteError::NoHeaderRoute {
+                switch: at.switch,
+                key: first,
+            })?
+        } else {
+            first
         };
         self.table
             .route(at, Header::dst(key as u32))
@@ -249,15 +311,7 @@ fn want_ports(fab: &Fabric, s: u32, ports: PortSet) -> Want {
 /// leaves on up-link `j mod up-links` (a fixed spine), and the hosts of leaf `j` are split
 /// into contiguous ranges over the parallel down-links.
 pub fn clos(fab: &Fabric, adaptive: bool) -> Option<Table> {
-    let Shape::Clos {
-        leaves,
-        hosts_per_leaf: h,
-        spines,
-        links_per_pair: g,
-    } = fab.shape
-    else {
-        return None;
-    };
+    let (leaves, h, spines, g) = fab.shape.clos_dims()?;
     let up = spines * g;
     let mut b = TableBuilder::new(fab.switches, fab.num_hosts() as u32, 1);
     for leaf in 0..leaves {

@@ -92,6 +92,28 @@ impl LatencyAcc {
         }
     }
 
+    /// Counts in consecutive bins of `width` [ps] from 0 up to the largest value: (bin start
+    /// [ps], count), to HDR precision.
+    pub fn bins(&self, width: u64) -> Vec<(u64, u64)> {
+        if self.count == 0 || width == 0 {
+            return Vec::new();
+        }
+        let n = (self.max / width + 1) as usize;
+        let mut out: Vec<(u64, u64)> = (0..n as u64).map(|i| (i * width, 0)).collect();
+        for v in self.hist.iter_recorded() {
+            let b = ((v.value_iterated_to() / width) as usize).min(n - 1);
+            out[b].1 += v.count_at_value();
+        }
+        out
+    }
+
+    /// The centre of the most populated bin of `width` [ps] (the distribution's peak).
+    pub fn mode(&self, width: u64) -> Option<u64> {
+        let bins = self.bins(width);
+        let best = bins.iter().map(|b| b.1).max()?;
+        bins.iter().find(|b| b.1 == best).map(|b| b.0 + width / 2)
+    }
+
     /// Points of the cumulative distribution: (value [ps], fraction ≤ value).
     pub fn cdf(&self, points: usize) -> Vec<(u64, f64)> {
         if self.count == 0 {

@@ -11,9 +11,10 @@
 //! Trains: when an output channel has one VC, its owner is the only thing that can use it
 //! until the tail passes, so the buffered flits it has credit for can be sent in one step at
 //! their flit-by-flit times ([`Sim::send_train`]). The one thing that happens later, the tail
-//! passing, is replayed at its own time: the input VC stays in `DRAIN` and a `TAILGONE`
-//! event releases the output at the instant the flit-by-flit path would. The flit-by-flit path
-//! (`trains = false`) is the reference; the tests require identical results.
+//! passing, is replayed at its own time: the output stays `HELD` until then and is released
+//! lazily, or by a `TAILGONE` event at that instant if a head waits for it; the input VC
+//! moves on at once, its next head reaching the front no earlier than the tail leaves. The
+//! flit-by-flit path (`trains = false`) is the reference; the tests require identical results.
 
 use super::{Arbitration, Selection, SwitchMode};
 use crate::engine::*;
@@ -71,7 +72,11 @@ impl Sim<'_> {
         if self.vcs[o as usize].len == 0 {
             self.vcs[o as usize].last_move = a0;
         }
-        self.ring_put(o, first, k, ends_tail, a0);
+        let dst = self.pkts[(first & PID) as usize].dst;
+        self.ring_put(o, first, dst, k, ends_tail, a0);
+        if self.chans[c as usize].tokens {
+            self.tokens_arrived(c);
+        }
         let v = &self.vcs[o as usize];
         let (state, fwd_port, node) = (v.state, v.fwd_port, v.node);
         match state {
@@ -81,30 +86,29 @@ impl Sim<'_> {
                 set_bit(&mut self.bits, base, fwd_port as usize);
                 self.mark_dirty(node);
             }
-            IDLE => {
+            IDLE | DRAIN => {
                 if self.check && first & HEAD == 0 {
                     return Err(Box::new(SimError::Invariant {
                         time: now,
                         what: format!(
-                            "a body flit of packet {} reached the front of an idle VC",
+                            "a body flit of packet {} reached the front of an empty VC",
                             first & PID
                         ),
                     }));
                 }
-                self.start_head(o);
+                // Behind a train whose tail passes at `t_aux`, the head waits for it.
+                let freed = (state == DRAIN).then(|| self.t_aux[o as usize]);
+                self.start_front(o, freed, false);
             }
             AWAIT_TAIL if ends_tail => {
+                // Routing starts when the tail is in and the head at the front.
                 let t = self.train_arrival(c, a0, k - 1, k, ends_tail);
-                self.start_routing_at(o, t);
-            }
-            DRAIN => {
-                // A packet behind a train's tail: the release can no longer be lazy.
-                let end = self.t_aux[o as usize];
-                if end < now {
-                    self.settle(o);
-                    self.start_head(o);
+                let front = self.t_aux[o as usize];
+                if t > front {
+                    self.start_at(o, t, false, false);
                 } else {
-                    self.tail_due_at(o, end);
+                    let late = self.vcs[o as usize].flags & F_FRONT_LATE != 0;
+                    self.start_at(o, front, late, false);
                 }
             }
             _ => {}
@@ -112,32 +116,10 @@ impl Sim<'_> {
         Ok(())
     }
 
-    /// The output held by the train from input VC `i` (in `DRAIN`) must be released at `end`,
-    /// exactly when the flit-by-flit path would: now (this instant's switch allocation) or
-    /// by a `TAILGONE` event.
-    fn tail_due_at(&mut self, i: u32, end: Time) {
-        if end == self.now {
-            self.tail_due(i);
-        } else {
-            self.vcs[i as usize].state = DRAIN_EV;
-            self.q.push_at(end, ev(K_TAILGONE, i, 0));
-        }
-    }
-
-    /// Lazy release of a train's output whose tail passed earlier, with nobody waiting.
-    pub(crate) fn settle(&mut self, i: u32) {
-        let v = &mut self.vcs[i as usize];
-        debug_assert_eq!(v.state, DRAIN);
-        let o = v.fwd;
-        v.state = IDLE;
-        v.fwd = NONE;
-        self.vcs[o as usize].owner = NONE;
-    }
-
     /// Puts `k` flits of one packet at the back of input VC `o`'s buffer, the first landing at
     /// `a0` and each next one a unit later (the tail its own unit).
     #[inline]
-    pub(crate) fn ring_put(&mut self, o: u32, first: u32, k: u32, ends_tail: bool, a0: Time) {
+    pub(crate) fn ring_put(&mut self, o: u32, first: u32, dst: u32, k: u32, ends_tail: bool, a0: Time) {
         let c = self.vcs[o as usize].chan;
         let (ft, tt) = (self.chans[c as usize].flit_time, self.chans[c as usize].tail_time);
         let v = &mut self.vcs[o as usize];
@@ -149,22 +131,39 @@ impl Sim<'_> {
         } else {
             first
         };
-        let mut t = a0;
-        for j in 0..k {
-            let mut word = if j == 0 { first } else { first & PID };
-            if ends_tail && j + 1 == k {
-                word |= TAIL;
-                if j > 0 {
-                    // The tail lands its own unit time after the flit before it.
-                    t = t - ft + tt;
-                }
-            }
-            let slot = (buf + (at & mask)) as usize;
-            self.ring[slot].flit = word;
-            self.ring[slot].time = t;
+        let ring = &mut self.ring;
+        let tail = if ends_tail { TAIL } else { 0 };
+        if k == 1 {
+            ring[(buf + (at & mask)) as usize] = Slot {
+                time: a0,
+                flit: first | tail,
+                dst,
+            };
+            return;
+        }
+        ring[(buf + (at & mask)) as usize] = Slot {
+            time: a0,
+            flit: first,
+            dst,
+        };
+        let body = first & PID;
+        let mut t = a0 + ft;
+        for _ in 1..k - 1 {
             at = at.wrapping_add(1);
+            ring[(buf + (at & mask)) as usize] = Slot {
+                time: t,
+                flit: body,
+                dst,
+            };
             t += ft;
         }
+        // The tail lands its own unit time after the flit before it.
+        at = at.wrapping_add(1);
+        ring[(buf + (at & mask)) as usize] = Slot {
+            time: if ends_tail { t - ft + tt } else { t },
+            flit: body | tail,
+            dst,
+        };
     }
 
     /// Flits arrive at a full buffer: an error under credit flow control, a bigger buffer
@@ -205,7 +204,7 @@ impl Sim<'_> {
     pub(crate) fn switch_credit(&mut self, s: u32, port: u16, owner: u32) {
         let sw = &self.sws[s as usize];
         let (bb, words, pwords, rq, mode) = (sw.bits_base, sw.words, sw.pwords, sw.req_base, sw.mode);
-        if owner != NONE {
+        if owner < HELD_EV {
             set_bit(&mut self.bits, (bb + words + pwords) as usize, port as usize);
         }
         if mode != SwitchMode::Wormhole
@@ -216,20 +215,37 @@ impl Sim<'_> {
         self.mark_dirty(s);
     }
 
-    /// The head at the front of input VC `i` starts its way through the switch.
-    #[inline]
-    pub(crate) fn start_head(&mut self, i: u32) {
-        let node = self.vcs[i as usize].node;
-        if self.sws[node as usize].mode == SwitchMode::StoreAndForward {
+    /// The head at the front of input VC `i` starts its way through the switch: when it is
+    /// there (a train may have announced it before it lands) and, if the packet before it
+    /// leaves at `freed` (its tail passes then), not before. Store-and-forward also waits
+    /// for the packet's tail. `sending`: called from this instant's send phase.
+    pub(crate) fn start_front(&mut self, i: u32, freed: Option<Time>, sending: bool) {
+        let now = self.now;
+        let v = &self.vcs[i as usize];
+        let arrival = self.ring[(v.buf + (v.head & v.mask)) as usize].time;
+        let (mut t, mut late) = match freed {
+            Some(f) if f >= arrival => (f, true),
+            _ => (arrival.max(now), false),
+        };
+        if self.sws[v.node as usize].mode == SwitchMode::StoreAndForward {
             // Routing starts when the whole packet is in: when its tail arrives.
             match self.tail_arrival(i) {
-                Some(t) if t <= self.now => self.start_routing(i),
-                Some(t) => self.start_routing_at(i, t),
-                None => self.vcs[i as usize].state = AWAIT_TAIL,
+                None => {
+                    self.t_aux[i as usize] = t;
+                    let v = &mut self.vcs[i as usize];
+                    v.state = AWAIT_TAIL;
+                    v.flags = if late {
+                        v.flags | F_FRONT_LATE
+                    } else {
+                        v.flags & !F_FRONT_LATE
+                    };
+                    return;
+                }
+                Some(ta) if ta > t => (t, late) = (ta, false),
+                _ => {}
             }
-            return;
         }
-        self.start_routing(i);
+        self.start_at(i, t, late, sending);
     }
 
     /// Arrival time of the front packet's tail, if it is in the buffer.
@@ -241,57 +257,60 @@ impl Sim<'_> {
             .map(|slot| self.ring[slot].time)
     }
 
-    #[inline]
-    fn start_routing(&mut self, i: u32) {
+    /// Routing of the head at the front of input VC `i` starts at `t` (now or later); it is
+    /// ready a router delay later. `late`: it came to the front because a tail left at `t`,
+    /// which flit by flit happens in `t`'s send phase, so without router delay it is routed
+    /// only after that instant's first switch allocation. `sending`: we are in that phase.
+    pub(crate) fn start_at(&mut self, i: u32, t: Time, late: bool, sending: bool) {
+        let now = self.now;
         let node = self.vcs[i as usize].node;
         let sw = &self.sws[node as usize];
-        if sw.router_delay == 0 {
-            let bb = sw.bits_base;
+        let r = sw.router_delay;
+        if r == 0 && t == now {
+            // Not an event at the present instant: those are being applied now, and one
+            // added now would be applied or not depending on their order.
+            let base = if late && !sending {
+                sw.late_base
+            } else {
+                sw.bits_base
+            };
             let v = &mut self.vcs[i as usize];
             v.state = READY;
             let local = v.local;
-            set_bit(&mut self.bits, bb as usize, local as usize);
+            set_bit(&mut self.bits, base as usize, local as usize);
             self.mark_dirty(node);
-        } else {
-            let (class, r) = (sw.route_class, sw.router_delay);
-            self.vcs[i as usize].state = ROUTING;
-            self.t_aux[i as usize] = self.now + r;
-            self.q.push(class, self.now, ev(K_ROUTE, i, 0));
-        }
-    }
-
-    /// Routing of the head at `i` starts at `t`, now or later (when its tail arrives).
-    fn start_routing_at(&mut self, i: u32, t: Time) {
-        if t <= self.now {
-            // Not an event at the present instant: those are being applied now, and one
-            // added now would be applied or not depending on their order.
-            self.start_routing(i);
             return;
         }
-        let node = self.vcs[i as usize].node;
-        let r = self.sws[node as usize].router_delay;
+        let class = sw.route_class;
         self.vcs[i as usize].state = ROUTING;
         self.t_aux[i as usize] = t + r;
-        self.q.push_at(t + r, ev(K_ROUTE, i, 0));
+        let e = ev(K_ROUTE, i, if late && r == 0 { ROUTE_LATE } else { 0 });
+        if t == now {
+            self.q.push(class, now, e);
+        } else {
+            self.q.push_at(t + r, e);
+        }
     }
 
     /// The router delay of the head at input VC `i` has passed.
-    pub(crate) fn route_timer_done(&mut self, i: u32) {
+    pub(crate) fn route_timer_done(&mut self, i: u32, late: bool) {
         let v = &mut self.vcs[i as usize];
         v.state = READY;
         let (local, node) = (v.local, v.node);
-        let base = self.sws[node as usize].bits_base;
+        let sw = &self.sws[node as usize];
+        let base = if late { sw.late_base } else { sw.bits_base };
         set_bit(&mut self.bits, base as usize, local as usize);
         self.mark_dirty(node);
     }
 
-    /// The tail of a train from input VC `i` passes now (in flit-by-flit time): its output is
-    /// released at this instant's switch allocation, as the flit-by-flit path would.
-    pub(crate) fn tail_due(&mut self, i: u32) {
-        let v = &mut self.vcs[i as usize];
-        debug_assert!(v.state == DRAIN || v.state == DRAIN_EV);
-        v.state = DRAIN_DUE;
-        let (port, node) = (v.fwd_port, v.node);
+    /// The tail of a train passes output VC `o` now, and a head waits for it: the output is
+    /// released in this instant's send phase, as flit by flit.
+    pub(crate) fn held_due(&mut self, o: u32) {
+        if self.vcs[o as usize].owner != HELD_EV || self.held[o as usize] != self.now {
+            return;
+        }
+        let ch = &self.chans[self.vcs[o as usize].chan as usize];
+        let (node, port) = (ch.src, ch.src_port);
         let sw = &self.sws[node as usize];
         let base = (sw.bits_base + sw.words + sw.pwords) as usize;
         set_bit(&mut self.bits, base, port as usize);
@@ -359,7 +378,16 @@ impl Sim<'_> {
                     }
                 }
             }
-            self.sent_phase = true;
+            if !self.sent_phase {
+                self.sent_phase = true;
+                // Heads that came to the front as a tail left at this instant (no router
+                // delay) are routed now, after the first allocation, as flit by flit.
+                let lb = self.sws[s].late_base as usize;
+                for w in 0..words {
+                    let x = std::mem::take(&mut self.bits[lb + w]);
+                    self.bits[rb + w] |= x;
+                }
+            }
             // Sending a tail may free an output for a waiting head, or bring the next head to
             // the front with no router delay: go round again for those.
             if !any_bit(&self.bits, rb, words + pwords) {
@@ -374,19 +402,26 @@ impl Sim<'_> {
         let (in_base, words, req_base, bits_base) = (sw.in_base, sw.words, sw.req_base, sw.bits_base);
         let i = self.sw_in[(in_base + l) as usize];
         let v = &self.vcs[i as usize];
-        let flit = self.ring[(v.buf + (v.head & v.mask)) as usize].flit;
-        let (in_vc, chan) = (v.vc, v.chan);
-        let pid = flit & PID;
-        let pkt = &self.pkts[pid as usize];
-        let (dst, src, len) = (pkt.dst, pkt.src, pkt.len);
-        let base = pid as usize * self.route_stride;
-        let sym = &self.route_store[base + pkt.route_pos as usize..base + pkt.route_len as usize];
-        let ch = &self.chans[chan as usize];
+        let front = self.ring[(v.buf + (v.head & v.mask)) as usize];
+        let (in_vc, in_port, chan) = (v.vc, v.in_port, v.chan);
+        let (pid, dst) = (front.flit & PID, front.dst);
+        // The packet record only for routes carried in the packet.
+        let sym: &[u16] = if self.route_stride == 0 {
+            &[]
+        } else {
+            let pkt = &self.pkts[pid as usize];
+            let base = pid as usize * self.route_stride;
+            &self.route_store[base + pkt.route_pos as usize..base + pkt.route_len as usize]
+        };
         let at = At {
             switch: s as u32,
-            in_port: ch.dst_port,
+            in_port,
             in_vc,
-            in_class: ch.class,
+            in_class: if self.uses_class {
+                self.chans[chan as usize].class
+            } else {
+                0
+            },
         };
         let want = self
             .routing
@@ -394,7 +429,7 @@ impl Sim<'_> {
             .map_err(|err| {
                 Box::new(SimError::Route {
                     time: self.now,
-                    src,
+                    src: self.pkts[pid as usize].src,
                     dst,
                     err,
                 })
@@ -412,7 +447,12 @@ impl Sim<'_> {
         if !single {
             self.wants[i as usize] = want;
         }
-        let chosen = if single { None } else { self.select(s, i, len) };
+        let chosen = if single {
+            None
+        } else {
+            let len = self.pkts[pid as usize].len;
+            self.select(s, i, len)
+        };
         let vb = (bits_base + words) as usize;
         match chosen {
             Some(p) => {
@@ -431,26 +471,41 @@ impl Sim<'_> {
 
     /// A free output VC of channel `c` among `lo..=hi` with at least `need` credits (0: any).
     #[inline]
-    fn free_vc(&mut self, c: u32, lo: u8, hi: u8, need: u32) -> Option<u8> {
-        let ch = &self.chans[c as usize];
-        let (base, credit) = (ch.vc_base, ch.credit);
-        let hi = hi.min(ch.nvc - 1);
-        (lo..=hi).find(|&vv| {
+    fn free_vc(&mut self, pi: usize, lo: u8, hi: u8, need: u32) -> Option<u8> {
+        let port = &self.ports[pi];
+        let (base, credit) = (port.vc_base, port.credit);
+        let hi = hi.min(port.nvc - 1);
+        let mut vv = lo;
+        while vv <= hi {
             let o = base + vv as u32;
             let owner = self.vcs[o as usize].owner;
-            if owner != NONE && self.vcs[owner as usize].state == DRAIN {
-                // Held by a train whose tail passes at `end`: free if that is past (or now,
-                // after this instant's first send phase, where the tail went flit by flit);
-                // else the release must now happen on time, for this waiting head.
-                let end = self.t_aux[owner as usize];
-                if end < self.now || (end == self.now && self.sent_phase) {
-                    self.settle(owner);
-                } else {
-                    self.tail_due_at(owner, end);
-                }
+            if owner == HELD || owner == HELD_EV {
+                self.look_at_held(o, owner);
             }
-            self.vcs[o as usize].owner == NONE && (need == 0 || !credit || self.has_credits(o, need))
-        })
+            if self.vcs[o as usize].owner == NONE && (need == 0 || !credit || self.has_credits(o, need)) {
+                return Some(vv);
+            }
+            vv += 1;
+        }
+        None
+    }
+
+    /// Output VC `o` is held by a train whose tail passes at `end`, and a head looks at it:
+    /// it is free if that is past (or now, after this instant's first send phase, where the
+    /// tail went flit by flit); else the release must now happen on time, for this head.
+    #[inline(never)]
+    fn look_at_held(&mut self, o: u32, owner: u32) {
+        let end = self.held[o as usize];
+        if end < self.now || (end == self.now && self.sent_phase) {
+            self.vcs[o as usize].owner = NONE;
+        } else if owner == HELD {
+            self.vcs[o as usize].owner = HELD_EV;
+            if end == self.now {
+                self.held_due(o);
+            } else {
+                self.q.push_at(end, ev(K_TAILGONE, o, 0));
+            }
+        }
     }
 
     /// Credits a head needs on an output VC before it may be granted.
@@ -467,12 +522,12 @@ impl Sim<'_> {
         let want = self.wants[i as usize];
         let need = Self::need(mode, len);
         let free = |this: &mut Self, p: u16| -> Option<u32> {
-            let c = this.ports[(port_base + p as u32) as usize].out;
-            if c == NONE {
+            let pi = (port_base + p as u32) as usize;
+            if this.ports[pi].out == NONE {
                 return None;
             }
-            this.free_vc(c, want.vc_lo, want.vc_hi, need).map(|vv| {
-                let o = this.chans[c as usize].vc_base + vv as u32;
+            this.free_vc(pi, want.vc_lo, want.vc_hi, need).map(|vv| {
+                let o = this.ports[pi].vc_base + vv as u32;
                 this.credits_now(o)
             })
         };
@@ -531,11 +586,11 @@ impl Sim<'_> {
             sw.mode,
             sw.arbitration,
         );
-        let c = self.ports[(port_base + p) as usize].out;
+        let pi = (port_base + p) as usize;
+        let (c, single_vc) = (self.ports[pi].out, self.ports[pi].nvc == 1);
         if c == NONE {
             return;
         }
-        let single_vc = self.chans[c as usize].nvc == 1;
         let rq = (req_base + p * words) as usize;
         let nw = words as usize;
         loop {
@@ -573,9 +628,18 @@ impl Sim<'_> {
                     let i = self.sw_in[(in_base + l) as usize];
                     let v = &self.vcs[i as usize];
                     let (vc_lo, vc_hi) = (v.want_lo, v.want_hi);
-                    let pid = self.ring[(v.buf + (v.head & v.mask)) as usize].flit & PID;
-                    let (len, created) = (self.pkts[pid as usize].len, self.pkts[pid as usize].created);
-                    let Some(vv) = self.free_vc(c, vc_lo, vc_hi, Self::need(mode, len)) else {
+                    // The packet itself matters only to cut-through and oldest-first.
+                    let pid = if mode != SwitchMode::Wormhole || arb == Arbitration::OldestFirst {
+                        self.ring[(v.buf + (v.head & v.mask)) as usize].flit & PID
+                    } else {
+                        0
+                    };
+                    let need = if mode == SwitchMode::Wormhole {
+                        0
+                    } else {
+                        self.pkts[pid as usize].len
+                    };
+                    let Some(vv) = self.free_vc(pi, vc_lo, vc_hi, need) else {
                         continue;
                     };
                     match arb {
@@ -584,6 +648,7 @@ impl Sim<'_> {
                             break 'scan;
                         }
                         Arbitration::OldestFirst => {
+                            let created = self.pkts[pid as usize].created;
                             if created < best_created {
                                 best_created = created;
                                 grant = Some((l, i, vv));
@@ -605,7 +670,8 @@ impl Sim<'_> {
         let sw = &self.sws[s];
         let (req_base, words, port_base, bits_base, pwords) =
             (sw.req_base, sw.words, sw.port_base, sw.bits_base, sw.pwords);
-        let o = self.chans[c as usize].vc_base + vv as u32;
+        let pi = (port_base + p) as usize;
+        let o = self.ports[pi].vc_base + vv as u32;
         self.vcs[o as usize].owner = i;
         let v = &mut self.vcs[i as usize];
         v.fwd = o;
@@ -625,7 +691,7 @@ impl Sim<'_> {
         self.ports[(port_base + p) as usize].va_rr = l;
         let pid = flit & PID;
         self.pkts[pid as usize].hops += 1;
-        if self.routing.uses_header() || self.chans[c as usize].delete_header {
+        if self.routing.uses_header() || self.ports[pi].delete_header {
             self.header_op(s, p, i, c, pid);
         }
         set_bit(&mut self.bits, (bits_base + words + pwords) as usize, p as usize);
@@ -652,7 +718,7 @@ impl Sim<'_> {
             .header_op(self.fab, at, Header { dst: pkt.dst, sym }, p as u16);
         if self.chans[c as usize].delete_header {
             op.advance += 1;
-            op.strip += 1;
+            op.strip += self.routing.header_width();
         }
         let pkt = &mut self.pkts[pid as usize];
         pkt.route_pos = (pkt.route_pos + op.advance as u16).min(pkt.route_len);
@@ -710,11 +776,13 @@ impl Sim<'_> {
         let (nvc, vc_base, rr, credit, tx_busy) =
             (ch.nvc as u32, ch.vc_base, ch.rr as u32, ch.credit, ch.tx_busy);
         // A train's tail passing now releases its output VC before anything else.
-        for vv in 0..nvc {
-            let i = self.vcs[(vc_base + vv) as usize].owner;
-            if i != NONE && self.vcs[i as usize].state == DRAIN_DUE {
-                self.release(s, p, i, vc_base + vv);
+        let mut w = vc_base;
+        while w < vc_base + nvc {
+            let owner = self.vcs[w as usize].owner;
+            if (owner == HELD || owner == HELD_EV) && self.held[w as usize] <= now {
+                self.release_out(s, p, w);
             }
+            w += 1;
         }
         if tx_busy > now {
             if self.output_has_work(c) {
@@ -727,7 +795,7 @@ impl Sim<'_> {
             let vv = if nvc == 1 { 0 } else { (rr + k) % nvc };
             let o = vc_base + vv;
             let i = self.vcs[o as usize].owner;
-            if i == NONE {
+            if i >= HELD_EV {
                 continue;
             }
             let iv = &self.vcs[i as usize];
@@ -770,7 +838,7 @@ impl Sim<'_> {
         let ch = &self.chans[c as usize];
         (0..ch.nvc as u32).any(|vv| {
             let ov = &self.vcs[(ch.vc_base + vv) as usize];
-            ov.owner != NONE && {
+            ov.owner < HELD_EV && {
                 let iv = &self.vcs[ov.owner as usize];
                 iv.len > 0 && iv.state == ACTIVE
             }
@@ -786,10 +854,14 @@ impl Sim<'_> {
         let mut k = 1;
         let v = &self.vcs[i as usize];
         let (buf, head, mask, len) = (v.buf, v.head, v.mask, v.len);
-        let first = self.ring[(buf + (head & mask)) as usize].flit;
+        let front = self.ring[(buf + (head & mask)) as usize];
+        let (first, dst) = (front.flit, front.dst);
         let mut ends_tail = first & TAIL != 0;
         let unit = self.chans[c as usize].flit_time;
-        if self.spec.params.trains && !ends_tail && len > 1 {
+        // No trains on a channel that tokens interleave with, nor out of a token channel's
+        // buffer (its slots must free at their own times, token by token).
+        let no_trains = self.chans[c as usize].no_trains || self.chans[v.chan as usize].tokens;
+        if self.spec.params.trains && !ends_tail && len > 1 && !no_trains {
             // Without competition for the output or the crossbar input (one VC, one VC per
             // input), a train runs to the tail; otherwise only until something could compete.
             let horizon = if train {
@@ -819,7 +891,7 @@ impl Sim<'_> {
         v.head = v.head.wrapping_add(k);
         v.len -= k;
         v.last_move = now;
-        let last_start = self.send_train(c, o, first & !TAIL, k, ends_tail);
+        let last_start = self.send_train(c, o, first & !TAIL, dst, k, ends_tail);
         self.return_credits(i, k, now, unit, last_start);
         let sw = &self.sws[s];
         if sw.xbar {
@@ -834,21 +906,31 @@ impl Sim<'_> {
             if k == 1 {
                 self.release(s, p, i, o);
             } else {
+                // The tail passes at `last_start` (flit-by-flit time): the output is held
+                // until then, released lazily or, if a head waits for it, by an event then.
+                // The input moves on now; its next head reaches the front no earlier.
                 debug_assert_eq!(last_start, now + (k - 1) as Time * unit);
-                self.t_aux[i as usize] = last_start;
+                self.held[o as usize] = last_start;
                 let sw = &self.sws[s];
                 let waiting = any_bit(
                     &self.bits,
                     (sw.req_base + p * sw.words) as usize,
                     sw.words as usize,
                 );
-                if waiting || self.vcs[i as usize].len > 0 {
-                    // A head waits for this output, or the next packet is behind the tail.
-                    self.vcs[i as usize].state = DRAIN_EV;
+                if waiting {
+                    self.vcs[o as usize].owner = HELD_EV;
                     let cl = self.train_class_ids[(self.chans[c as usize].train_class + k - 2) as usize];
-                    self.q.push(cl, now, ev(K_TAILGONE, i, 0));
+                    self.q.push(cl, now, ev(K_TAILGONE, o, 0));
                 } else {
-                    self.vcs[i as usize].state = DRAIN;
+                    self.vcs[o as usize].owner = HELD;
+                }
+                let v = &mut self.vcs[i as usize];
+                v.fwd = NONE;
+                if v.len > 0 {
+                    self.start_front(i, Some(last_start), true);
+                } else {
+                    v.state = DRAIN;
+                    self.t_aux[i as usize] = last_start;
                 }
             }
         }
@@ -870,11 +952,8 @@ impl Sim<'_> {
         }
         let ch = &self.chans[c as usize];
         for w in ch.vc_base..ch.vc_base + ch.nvc as u32 {
-            let owner = self.vcs[w as usize].owner;
-            if w != o
-                && owner != NONE
-                && !matches!(self.vcs[owner as usize].state, DRAIN | DRAIN_EV | DRAIN_DUE)
-            {
+            // A worm on another VC (not a train's tail passing) competes for the channel.
+            if w != o && self.vcs[w as usize].owner < HELD_EV {
                 return 1;
             }
         }
@@ -890,9 +969,6 @@ impl Sim<'_> {
                 ROUTING => h = h.min(self.t_aux[x as usize]),
                 READY => return 1,
                 ACTIVE | WAITING if v.in_port == in_port => return 1,
-                DRAIN | DRAIN_EV | DRAIN_DUE if v.in_port == in_port && v.len > 0 => {
-                    h = h.min(self.t_aux[x as usize] + r)
-                }
                 _ => {}
             }
         }
@@ -905,18 +981,23 @@ impl Sim<'_> {
     /// The tail of input VC `i`'s packet has passed output VC `o` (port `p`): the output is
     /// free for a waiting head, and the next head in `i` (if any) starts.
     fn release(&mut self, s: usize, p: u32, i: u32, o: u32) {
-        self.vcs[o as usize].owner = NONE;
         let v = &mut self.vcs[i as usize];
         v.state = IDLE;
         v.fwd = NONE;
         let more = v.len > 0;
+        self.release_out(s, p, o);
+        if more {
+            self.start_front(i, Some(self.now), true);
+        }
+    }
+
+    /// Output VC `o` (port `p` of switch `s`) is free: a head waiting for it may have it.
+    fn release_out(&mut self, s: usize, p: u32, o: u32) {
+        self.vcs[o as usize].owner = NONE;
         let sw = &self.sws[s];
         let (req_base, words, bits_base) = (sw.req_base, sw.words, sw.bits_base);
         if any_bit(&self.bits, (req_base + p * words) as usize, words as usize) {
             set_bit(&mut self.bits, (bits_base + words) as usize, p as usize);
-        }
-        if more {
-            self.start_head(i);
         }
     }
 }

@@ -8,6 +8,7 @@
 
 pub mod atm;
 pub mod atomic;
+pub mod ieee1355;
 
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -267,13 +268,14 @@ pub struct Options {
 }
 
 /// The systems `reef reproduce` knows.
-pub const SYSTEMS: &[&str] = &["atm", "atomic"];
+pub const SYSTEMS: &[&str] = &["atm", "atomic", "ieee1355"];
 
 /// Runs the reproduction of `system`.
 pub fn reproduce(system: &str, opts: &Options) -> Result<Report, String> {
     match system {
         "atm" => atm::reproduce(opts),
         "atomic" => atomic::reproduce(opts),
+        "ieee1355" => ieee1355::reproduce(opts),
         _ => Err(format!(
             "no reproduction for `{system}` (available: {})",
             SYSTEMS.join(", ")

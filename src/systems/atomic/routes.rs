@@ -40,7 +40,22 @@ pub fn print_routes(spec: &Spec, max_pairs: usize) -> String {
                                 )
                             })
                             .collect::<String>(),
-                        _ => format!("{hdr:?}"),
+                        _ if !hdr.is_empty() => format!("{hdr:?}"),
+                        // Routed hop by hop: show the path.
+                        _ => match spec.routing.path(&spec.fabric, a, b) {
+                            Ok((path, choice)) => {
+                                let hops: Vec<String> = path
+                                    .iter()
+                                    .map(|&(c, vc)| {
+                                        let name = spec.fabric.channel_name(c);
+                                        if vc > 0 { format!("{name} (vc {vc})") } else { name }
+                                    })
+                                    .collect();
+                                let note = if choice { "  (adaptive: first choices)" } else { "" };
+                                format!("{}{note}", hops.join(", "))
+                            }
+                            Err(e) => e.to_string(),
+                        },
                     };
                     let _ = writeln!(s, "h{a} → h{b}: {text}");
                 }

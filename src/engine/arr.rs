@@ -1,0 +1,88 @@
+//! The engine's hot arrays: a `Vec` whose element access skips the bounds check in release
+//! builds. Every index into these arrays is an id the engine made when it laid the model out
+//! (a VC, a channel, a ring slot, a switch), never one read from input, so the checks only
+//! ever pass; on the per-flit path they cost a tenth of the instructions. Tests build with
+//! the `checked` feature (the crate's dev-dependency on itself turns it on), where every
+//! access is checked as usual.
+
+use std::ops::{Deref, DerefMut, Index, IndexMut};
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Arr<T>(pub Vec<T>);
+
+impl<T> Deref for Arr<T> {
+    type Target = Vec<T>;
+    #[inline(always)]
+    fn deref(&self) -> &Vec<T> {
+        &self.0
+    }
+}
+
+impl<T> DerefMut for Arr<T> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut Vec<T> {
+        &mut self.0
+    }
+}
+
+impl<T> From<Vec<T>> for Arr<T> {
+    fn from(v: Vec<T>) -> Arr<T> {
+        Arr(v)
+    }
+}
+
+impl<T> Index<usize> for Arr<T> {
+    type Output = T;
+    #[inline(always)]
+    fn index(&self, i: usize) -> &T {
+        #[cfg(feature = "checked")]
+        {
+            &self.0[i]
+        }
+        #[cfg(not(feature = "checked"))]
+        {
+            debug_assert!(i < self.0.len());
+            // SAFETY: engine ids index arrays laid out for them (see the module doc); the
+            // tests run with every access checked.
+            unsafe { self.0.get_unchecked(i) }
+        }
+    }
+}
+
+impl<T> IndexMut<usize> for Arr<T> {
+    #[inline(always)]
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        #[cfg(feature = "checked")]
+        {
+            &mut self.0[i]
+        }
+        #[cfg(not(feature = "checked"))]
+        {
+            debug_assert!(i < self.0.len());
+            // SAFETY: as above.
+            unsafe { self.0.get_unchecked_mut(i) }
+        }
+    }
+}
+
+impl<'a, T> IntoIterator for &'a Arr<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Tests must build with every access checked.
+    const _: () = assert!(cfg!(feature = "checked"), "tests need the `checked` feature");
+
+    #[test]
+    fn tests_run_with_every_access_checked() {
+        let a = Arr(vec![1, 2, 3]);
+        assert!(std::panic::catch_unwind(|| a[3]).is_err());
+    }
+}

@@ -1,0 +1,728 @@
+//! The experiments of `reef reproduce ieee1355` (`../shared/systems/ieee1355.md`,
+//! "Experiments to reproduce"), as runs of the Macramé model, and their records.
+//!
+//! Definitions (the spec's): latency from the header sent to the EOP received; load per node
+//! as a percentage of the both-ways link ceiling for the packet length and header; saturation
+//! throughput with every source backlogged, over a fixed window after warm-up.
+//!
+//! Runs are independent jobs spread over the machine's cores; results are gathered in job
+//! order, so the report does not depend on thread timing.
+
+use super::atlas::{self, Atlas, Placement};
+use super::net::{Buffering, Net, RouteMode, Topo, fabric_and_routing, spec};
+use super::pairs;
+use super::params::*;
+use super::traffic::{self, Dest, Offered, TrafficNodes, Window};
+use crate::stats::LatencyAcc;
+use crate::systems::{Options, Record, Report};
+use serde_json::{Value, json};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Traffic of a saturation or load run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Traffic {
+    Random,
+    SystematicBest,
+    SystematicWorst,
+}
+
+impl Traffic {
+    pub fn name(self) -> &'static str {
+        match self {
+            Traffic::Random => "random",
+            Traffic::SystematicBest => "systematic-best",
+            Traffic::SystematicWorst => "systematic-worst",
+        }
+    }
+}
+
+/// One simulation.
+#[derive(Clone, Debug)]
+pub enum Job {
+    /// Backlogged sources.
+    Saturation {
+        net: Net,
+        traffic: Traffic,
+        payload: u32,
+    },
+    /// Poisson sources, random traffic, `load` % of the both-ways ceiling.
+    Load { net: Net, load: f64, payload: u32 },
+    /// Two traffic nodes on one DS link, one way, backlogged.
+    Link { payload: u32 },
+    /// The ATLAS fan-in at `rate` [kHz].
+    Atlas { placement: Placement, rate: f64 },
+}
+
+/// What one job measured.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    /// Accepted payload [MB/s], all destinations together.
+    pub accepted: f64,
+    pub offered: f64,
+    pub latency: LatencyAcc,
+    pub undelivered: u64,
+    pub wall_s: f64,
+}
+
+/// Run lengths [ps].
+#[derive(Clone, Copy, Debug)]
+pub struct Lengths {
+    pub saturation: Window,
+    pub load: Window,
+    pub atlas: Window,
+}
+
+impl Lengths {
+    /// The saturation window for packets of `payload` bytes: at least 40 packet times of
+    /// measurement after at least 8 of warm-up, so long packets are counted fairly.
+    pub fn saturation_for(&self, payload: u32) -> Window {
+        let packet = (payload as u64 + 3) * DATA_CHAR;
+        Window {
+            warmup: self.saturation.warmup.max(8 * packet),
+            measure: self.saturation.measure.max(40 * packet),
+            drain: 0,
+        }
+    }
+
+    pub fn new(quick: bool) -> Lengths {
+        let us = 1_000_000;
+        if quick {
+            Lengths {
+                saturation: Window {
+                    warmup: 60 * us,
+                    measure: 150 * us,
+                    drain: 0,
+                },
+                load: Window {
+                    warmup: 60 * us,
+                    measure: 250 * us,
+                    drain: 200 * us,
+                },
+                atlas: Window {
+                    warmup: 100 * us,
+                    measure: 1_000 * us,
+                    drain: 500 * us,
+                },
+            }
+        } else {
+            Lengths {
+                saturation: Window {
+                    warmup: 100 * us,
+                    measure: 500 * us,
+                    drain: 0,
+                },
+                load: Window {
+                    warmup: 100 * us,
+                    measure: 1_000 * us,
+                    drain: 400 * us,
+                },
+                atlas: Window {
+                    warmup: 200 * us,
+                    measure: 4_000 * us,
+                    drain: 1_000 * us,
+                },
+            }
+        }
+    }
+}
+
+fn header_flits(net: &Net) -> u32 {
+    match net.route {
+        RouteMode::Universal => {
+            let w = fabric_and_routing(net).map_or(1, |(_, r)| r.header_width() as u32);
+            2 * w
+        }
+        _ => header_bytes(net.nodes),
+    }
+}
+
+/// Offered load per node for `load` % of the both-ways ceiling [ps between packets].
+pub fn mean_gap(net: &Net, load: f64, payload: u32) -> f64 {
+    let ceil = link_ceiling_mbps(payload, header_bytes(net.nodes), true);
+    let per_node = ceil * load / 100.0; // MB/s
+    payload as f64 / (per_node * 1e6) * 1e12
+}
+
+/// Runs one job.
+pub fn run_job(job: &Job, lengths: &Lengths, seed: u64) -> Result<Outcome, String> {
+    let t0 = std::time::Instant::now();
+    let mut out = match job {
+        Job::Saturation {
+            net,
+            traffic,
+            payload,
+        } => {
+            let dest = match (traffic, net.topo) {
+                (Traffic::Random, _) => Dest::Random,
+                (Traffic::SystematicBest, Topo::Clos) => Dest::Fixed(pairs::clos_halves(net.nodes)),
+                (Traffic::SystematicBest, _) => {
+                    Dest::Fixed(pairs::grid_nearest(net.nodes).ok_or("no nearest-neighbour pairing")?)
+                }
+                (Traffic::SystematicWorst, Topo::Clos) => Dest::Fixed(pairs::clos_halves(net.nodes)),
+                (Traffic::SystematicWorst, _) => {
+                    Dest::Fixed(pairs::grid_mirror(net.nodes).ok_or("no mirror pairing")?)
+                }
+            };
+            nodes_run(
+                net,
+                *payload,
+                dest,
+                Offered::Backlogged,
+                lengths.saturation_for(*payload),
+                seed,
+            )?
+        }
+        Job::Load { net, load, payload } => nodes_run(
+            net,
+            *payload,
+            Dest::Random,
+            Offered::Poisson {
+                mean_gap: mean_gap(net, *load, *payload),
+            },
+            lengths.load,
+            seed,
+        )?,
+        Job::Link { payload } => {
+            // Two nodes are cheap: a long window, so whole packets count fairly.
+            let w = lengths.saturation_for(*payload);
+            let w = Window {
+                measure: 10 * w.measure,
+                ..w
+            };
+            link_run(*payload, w, seed)?
+        }
+        Job::Atlas { placement, rate } => {
+            let net = Net::new(Topo::Clos, atlas::NODES, RouteMode::Adaptive);
+            let w = lengths.atlas;
+            let s = spec(&net, seed, w.end() + w.drain + 1_000_000, 2)?;
+            let mut a = Atlas::new(*placement, rate * 1e3, w, seed);
+            traffic::run(&s, &mut a)?;
+            Outcome {
+                accepted: a.accepted_mbps(),
+                offered: a.offered_mbps(),
+                undelivered: a.undelivered,
+                latency: a.latency,
+                wall_s: 0.0,
+            }
+        }
+    };
+    out.wall_s = t0.elapsed().as_secs_f64();
+    Ok(out)
+}
+
+fn nodes_run(
+    net: &Net,
+    payload: u32,
+    dest: Dest,
+    offered: Offered,
+    w: Window,
+    seed: u64,
+) -> Result<Outcome, String> {
+    let s = spec(net, seed, w.end() + w.drain + 1_000_000, 4)?;
+    let mut a = TrafficNodes::new(net.nodes, payload, dest, offered, w, seed);
+    if net.route == RouteMode::Universal {
+        let (lo, hi) =
+            crate::routing::interval::universal_labels(&s.fabric).ok_or("universal needs a Clos")?;
+        let hf = header_flits(net) / 2;
+        a = a.universal(lo, hi, hf);
+    }
+    traffic::run(&s, &mut a)?;
+    Ok(Outcome {
+        accepted: a.out.accepted_mbps(),
+        offered: a.out.offered_mbps(),
+        undelivered: a.out.undelivered,
+        latency: a.out.latency,
+        wall_s: 0.0,
+    })
+}
+
+/// Two traffic nodes joined by one DS link, node 0 sending to node 1.
+fn link_run(payload: u32, w: Window, seed: u64) -> Result<Outcome, String> {
+    use crate::fabric::{FabricBuilder, Shape};
+    use crate::routing::{Routing, table::HeaderTable, table::TableBuilder};
+    let mut b = FabricBuilder::new(&[], 2);
+    b.link(b.host(0), 0, b.host(1), 0, super::net::ds_link(INPUT_FIFO, CABLE))
+        .map_err(|e| e.to_string())?;
+    let fab = b
+        .build(super::net::stc104(), Shape::Irregular)
+        .map_err(|e| e.to_string())?;
+    let mut s = spec(
+        &Net::new(Topo::Clos, 64, RouteMode::Adaptive),
+        seed,
+        w.end() + 1_000_000,
+        1,
+    )?;
+    s.name = "ds-link".into();
+    s.routing = Routing::Header(HeaderTable::new(
+        "none",
+        TableBuilder::new(0, 2, 1).build("none"),
+        vec![vec![0], vec![1]],
+    ));
+    s.workload.pattern = crate::workload::Pattern::Map(vec![crate::workload::pattern::SILENT; 2]);
+    s.fabric = fab;
+    let mut a = TrafficNodes::new(
+        2,
+        payload,
+        Dest::Fixed(vec![1, crate::workload::pattern::SILENT]),
+        Offered::Backlogged,
+        w,
+        seed,
+    );
+    traffic::run(&s, &mut a)?;
+    Ok(Outcome {
+        accepted: a.out.accepted_mbps(),
+        offered: a.out.offered_mbps(),
+        ..Outcome::default()
+    })
+}
+
+/// Runs `jobs` on the machine's cores; results in job order.
+pub fn run_all(jobs: &[Job], lengths: &Lengths, opts: &Options) -> Result<Vec<Outcome>, String> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, jobs.len().max(1));
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let mut slots: Vec<Option<Result<Outcome, String>>> = vec![None; jobs.len()];
+    let show = opts.progress && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                sc.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= jobs.len() {
+                            break;
+                        }
+                        // Every job has its own seed, derived from its index, so the
+                        // result does not depend on which thread ran it.
+                        let r = run_job(
+                            &jobs[i],
+                            lengths,
+                            opts.seed.wrapping_mul(1_000_003).wrapping_add(i as u64),
+                        );
+                        let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                        if show {
+                            eprint!("\rieee1355: {d}/{} runs", jobs.len());
+                        }
+                        mine.push((i, r));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        for h in handles {
+            if let Ok(v) = h.join() {
+                for (i, r) in v {
+                    slots[i] = Some(r);
+                }
+            }
+        }
+    });
+    if show {
+        eprintln!();
+    }
+    slots
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| s.unwrap_or_else(|| Err(format!("job {i} did not run"))))
+        .collect()
+}
+
+/// Sets the source note of a record that has no published figure.
+fn explain(mut r: Record, how: &str) -> Record {
+    if r.published.is_none() {
+        r.source = how.to_string();
+    }
+    r
+}
+
+/// A record, with the published figure attached if the table has one for it.
+pub fn record(experiment: &str, c: &[(&str, Value)], metric: &str, unit: &str, value: f64) -> Record {
+    let r = Record::new(experiment, c, metric, unit, value);
+    let same = |x: &Value, v: &str| match x {
+        Value::String(s) => s == v,
+        x => x.as_f64().is_some_and(|a| v.parse::<f64>().is_ok_and(|b| a == b)),
+    };
+    for p in PUBLISHED {
+        if p.experiment == experiment
+            && p.metric == metric
+            && p.case.len() == r.case.len()
+            && p.case
+                .iter()
+                .all(|(k, v)| r.case.get(*k).is_some_and(|x| same(x, v)))
+        {
+            return r.published(p.value, p.source);
+        }
+    }
+    r
+}
+
+/// Rounds to 0.1.
+fn r1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}
+
+/// The whole reproduction.
+pub fn reproduce(opts: &Options) -> Result<Report, String> {
+    let quick = opts.quick;
+    let len = Lengths::new(quick);
+    let mut rep = Report::new("ieee1355");
+    let wall = std::time::Instant::now();
+    let l = PACKET_BYTES;
+    let ad = |topo, nodes| Net::new(topo, nodes, RouteMode::Adaptive);
+
+    // Phase 1: saturation, link and fixed-load runs, the ATLAS sweep.
+    let mut sat: Vec<(Net, Traffic, u32)> = Vec::new();
+    for n in [64, 128, 256, 512] {
+        for t in [Traffic::Random, Traffic::SystematicBest] {
+            sat.push((ad(Topo::Clos, n), t, l));
+        }
+    }
+    for n in [64, 256, 1024] {
+        for t in [Traffic::Random, Traffic::SystematicBest] {
+            sat.push((ad(Topo::Grid, n), t, l));
+        }
+    }
+    sat.push((ad(Topo::Grid, 256), Traffic::SystematicWorst, l));
+    for n in [256, 1024] {
+        sat.push((ad(Topo::Torus, n), Traffic::Random, l));
+    }
+    let det256 = Net::new(Topo::Clos, 256, RouteMode::Deterministic);
+    sat.push((det256, Traffic::Random, l));
+    let lengths_pl: &[u32] = if quick {
+        &[8, 64, 256, 1024]
+    } else {
+        &[8, 16, 32, 64, 128, 256, 512, 1024]
+    };
+    for &p in lengths_pl {
+        if p != l {
+            sat.push((ad(Topo::Clos, 256), Traffic::Random, p));
+        }
+    }
+    // Sensitivity and routing variants (reported in the notes).
+    let tok70 = Net {
+        buffering: Buffering::Tokens70,
+        ..ad(Topo::Clos, 256)
+    };
+    let univ = Net::new(Topo::Clos, 256, RouteMode::Universal);
+    sat.push((tok70, Traffic::Random, l));
+    sat.push((univ, Traffic::Random, l));
+
+    let dist_cases: Vec<(u32, f64)> = vec![(256, 10.0), (256, 30.0), (256, 50.0), (64, 50.0)];
+    let rates: Vec<f64> = if quick {
+        vec![5.0, 10.0, 15.0, 20.0]
+    } else {
+        vec![2.5, 5.0, 7.5, 10.0, 12.5, 15.0, 20.0, 25.0, 30.0]
+    };
+    let placements = [Placement::Grouped, Placement::Distributed];
+
+    let mut jobs: Vec<Job> = sat
+        .iter()
+        .map(|&(net, traffic, payload)| Job::Saturation {
+            net,
+            traffic,
+            payload,
+        })
+        .collect();
+    let link0 = jobs.len();
+    for &p in lengths_pl {
+        jobs.push(Job::Link { payload: p });
+    }
+    let dist0 = jobs.len();
+    for &(n, load) in &dist_cases {
+        jobs.push(Job::Load {
+            net: ad(Topo::Clos, n),
+            load,
+            payload: l,
+        });
+    }
+    let atlas0 = jobs.len();
+    for &pl in &placements {
+        for &r in &rates {
+            jobs.push(Job::Atlas {
+                placement: pl,
+                rate: r,
+            });
+        }
+    }
+    let res1 = run_all(&jobs, &len, opts)?;
+    let sat_of = |net: &Net, t: Traffic, p: u32| -> f64 {
+        sat.iter()
+            .position(|&(n, tt, pp)| n == *net && tt == t && pp == p)
+            .map_or(f64::NAN, |i| res1[i].accepted)
+    };
+
+    // Phase 2: latency against load, at fractions of each network's measured saturation load,
+    // and a finer look at the highest sustainable ATLAS event rate.
+    let fractions: &[f64] = if quick {
+        &[0.2, 0.5, 0.8]
+    } else {
+        &[0.1, 0.25, 0.4, 0.55, 0.7, 0.8, 0.9, 0.95]
+    };
+    let mut curves: Vec<Net> = [64, 128, 256, 512].iter().map(|&n| ad(Topo::Clos, n)).collect();
+    curves.push(det256);
+    let mut jobs2: Vec<Job> = Vec::new();
+    let mut curve_points: Vec<(usize, f64)> = Vec::new();
+    for (ci, net) in curves.iter().enumerate() {
+        let s = sat_of(net, Traffic::Random, l) / net.nodes as f64;
+        let ceil = link_ceiling_mbps(l, header_bytes(net.nodes), true);
+        for &f in fractions {
+            let load = r1(100.0 * f * s / ceil).max(0.1);
+            curve_points.push((ci, load));
+            jobs2.push(Job::Load {
+                net: *net,
+                load,
+                payload: l,
+            });
+        }
+    }
+    // Sustainable: the window's fragments all delivered while events go on arriving (the
+    // queues at the buffers do not grow without bound).
+    let sustainable = |o: &Outcome| o.undelivered == 0;
+    let mut atlas_max: Vec<(f64, f64)> = Vec::new(); // (lo sustainable, hi not)
+    for (pi, _) in placements.iter().enumerate() {
+        let rs = &res1[atlas0 + pi * rates.len()..atlas0 + (pi + 1) * rates.len()];
+        let last_ok = rs.iter().rposition(sustainable);
+        let lo = last_ok.map_or(0.0, |i| rates[i]);
+        let hi = last_ok.map_or(rates[0], |i| rates.get(i + 1).copied().unwrap_or(f64::INFINITY));
+        atlas_max.push((lo, hi));
+    }
+    let steps = if quick { 1 } else { 3 };
+    // Bisection between the last sustainable and the first unsustainable sweep rate.
+    let mut refine: Vec<Vec<(f64, bool)>> = vec![Vec::new(); placements.len()];
+    let res2 = run_all(&jobs2, &len, opts)?;
+    for _ in 0..steps {
+        let mut js = Vec::new();
+        let mut which = Vec::new();
+        for (pi, &pl) in placements.iter().enumerate() {
+            let (lo, hi) = atlas_max[pi];
+            if hi.is_finite() {
+                let mid = (lo + hi) / 2.0;
+                js.push(Job::Atlas {
+                    placement: pl,
+                    rate: mid,
+                });
+                which.push((pi, mid));
+            }
+        }
+        if js.is_empty() {
+            break;
+        }
+        let rr = run_all(&js, &len, opts)?;
+        for ((pi, mid), o) in which.into_iter().zip(rr) {
+            let ok = sustainable(&o);
+            refine[pi].push((mid, ok));
+            if ok {
+                atlas_max[pi].0 = mid;
+            } else {
+                atlas_max[pi].1 = mid;
+            }
+        }
+    }
+
+    // Records.
+    let n_of = |n: u32| json!(n);
+    for (i, &(net, t, p)) in sat.iter().enumerate() {
+        if net.buffering != Buffering::Fifos || net.route != RouteMode::Adaptive || p != l {
+            continue;
+        }
+        let c = [
+            ("topology", json!(net.topo.name())),
+            ("nodes", n_of(net.nodes)),
+            ("traffic", json!(t.name())),
+            ("packet_bytes", json!(p)),
+        ];
+        let a = res1[i].accepted;
+        rep.push(record(
+            "saturation-vs-size",
+            &c,
+            "saturation_total_MBps",
+            "MB/s",
+            a,
+        ));
+        rep.push(record(
+            "saturation-vs-size",
+            &c,
+            "saturation_per_node_MBps",
+            "MB/s",
+            a / net.nodes as f64,
+        ));
+    }
+    for (k, &(ci, load)) in curve_points.iter().enumerate() {
+        let net = curves[ci];
+        let o = &res2[k];
+        let c = [
+            ("topology", json!("clos")),
+            ("nodes", n_of(net.nodes)),
+            ("traffic", json!("random")),
+            ("routing", json!(net.route.name())),
+            ("load_percent", json!(load)),
+        ];
+        rep.push(record(
+            "latency-vs-load",
+            &c,
+            "mean_latency_us",
+            "µs",
+            o.latency.mean() / 1e6,
+        ));
+        rep.push(record(
+            "latency-vs-load",
+            &c,
+            "accepted_total_MBps",
+            "MB/s",
+            o.accepted,
+        ));
+    }
+    for (k, &(n, load)) in dist_cases.iter().enumerate() {
+        let o = &res1[dist0 + k];
+        let m = o.latency.mean();
+        let c = [
+            ("topology", json!("clos")),
+            ("nodes", n_of(n)),
+            ("load_percent", json!(load)),
+        ];
+        rep.push(record(
+            "latency-distribution",
+            &c,
+            "mean_latency_us",
+            "µs",
+            m / 1e6,
+        ));
+        rep.push(record(
+            "latency-distribution",
+            &c,
+            "p_exceed_3x_mean",
+            "fraction",
+            o.latency.fraction_above((3.0 * m) as u64),
+        ));
+        rep.push(record(
+            "latency-distribution",
+            &c,
+            "p_exceed_5x_mean",
+            "fraction",
+            o.latency.fraction_above((5.0 * m) as u64),
+        ));
+        rep.push(explain(
+            record(
+                "latency-distribution",
+                &c,
+                "peak_latency_us",
+                "µs",
+                o.latency.mode(PEAK_BIN).unwrap_or(0) as f64 / 1e6,
+            ),
+            "the centre of the most populated 0.5 µs bin",
+        ));
+    }
+    let adaptive256 = sat_of(&ad(Topo::Clos, 256), Traffic::Random, l);
+    let det = sat_of(&det256, Traffic::Random, l);
+    for (name, v) in [("deterministic", det), ("adaptive", adaptive256)] {
+        rep.push(record(
+            "routing",
+            &[
+                ("topology", json!("clos")),
+                ("nodes", json!(256)),
+                ("routing", json!(name)),
+            ],
+            "saturation_total_MBps",
+            "MB/s",
+            v,
+        ));
+    }
+    for (pi, &pl) in placements.iter().enumerate() {
+        let (lo, _) = atlas_max[pi];
+        // Receive rate per FEX at the highest sustainable rate: its accepted payload / 80.
+        let at = rates
+            .iter()
+            .position(|&r| r == lo)
+            .map(|i| res1[atlas0 + pi * rates.len() + i].accepted);
+        let fex_rate = at.unwrap_or_else(|| lo * 1e3 * atlas::event_bytes() / 1e6) / atlas::FEX as f64;
+        let c = [("placement", json!(pl.name()))];
+        rep.push(record("atlas", &c, "max_event_rate_kHz", "kHz", lo));
+        rep.push(record("atlas", &c, "fex_receive_MBps", "MB/s", fex_rate));
+    }
+    for (pi, &pl) in placements.iter().enumerate() {
+        for (ri, &r) in rates.iter().enumerate() {
+            let o = &res1[atlas0 + pi * rates.len() + ri];
+            let c = [("placement", json!(pl.name())), ("event_rate_kHz", json!(r))];
+            rep.push(record(
+                "atlas-vs-rate",
+                &c,
+                "accepted_total_MBps",
+                "MB/s",
+                o.accepted,
+            ));
+            rep.push(record(
+                "atlas-vs-rate",
+                &c,
+                "mean_latency_us",
+                "µs",
+                o.latency.mean() / 1e6,
+            ));
+        }
+    }
+    for (k, &p) in lengths_pl.iter().enumerate() {
+        rep.push(record(
+            "packet-length",
+            &[("where", json!("link")), ("packet_bytes", json!(p))],
+            "throughput_MBps",
+            "MB/s",
+            res1[link0 + k].accepted,
+        ));
+        rep.push(record(
+            "packet-length",
+            &[("where", json!("clos256")), ("packet_bytes", json!(p))],
+            "throughput_MBps",
+            "MB/s",
+            sat_of(&ad(Topo::Clos, 256), Traffic::Random, p),
+        ));
+    }
+    for (topo, n) in [
+        (Topo::Clos, 64),
+        (Topo::Clos, 128),
+        (Topo::Clos, 256),
+        (Topo::Clos, 512),
+        (Topo::Grid, 64),
+        (Topo::Grid, 256),
+        (Topo::Grid, 1024),
+        (Topo::Torus, 256),
+        (Topo::Torus, 1024),
+    ] {
+        let links = super::cross::bisection_links(&ad(topo, n))?;
+        rep.push(explain(
+            record(
+                "cross-section",
+                &[("topology", json!(topo.name())), ("nodes", json!(n))],
+                "theoretical_cross_section_MBps",
+                "MB/s",
+                links as f64 * 2.0 * long_packet_both_ways_mbps(),
+            ),
+            &format!("{links} links cross the bisection, × 2 directions × 9.52 MB/s"),
+        ));
+    }
+
+    // Notes: assumptions, the variants, and how close the figures the spec shows came.
+    super::report::notes(
+        &mut rep,
+        &super::report::Extra {
+            tokens70: sat_of(&tok70, Traffic::Random, l),
+            universal: sat_of(&univ, Traffic::Random, l),
+            adaptive256,
+            atlas_refine: refine,
+            quick,
+            wall_s: wall.elapsed().as_secs_f64(),
+            sweep_peak_256: curve_points
+                .iter()
+                .zip(&res2)
+                .filter(|((ci, _), _)| curves[*ci] == ad(Topo::Clos, 256))
+                .map(|(_, o)| o.accepted)
+                .fold(0.0, f64::max),
+        },
+    );
+    super::report::plots(&mut rep, &res1[dist0..dist0 + dist_cases.len()], &dist_cases)?;
+    Ok(rep)
+}
+
+/// Bin width for the latency distribution's peak [ps].
+pub const PEAK_BIN: u64 = 500_000;

@@ -1,0 +1,343 @@
+//! The notes under the tables (assumptions, variants, how close the visible figures came)
+//! and the plots `--out` writes.
+
+use super::atlas;
+use super::experiments::Outcome;
+use super::params::*;
+use crate::report::plot::{Plot, Series, svg};
+use crate::systems::{Artifact, Record, Report};
+use std::collections::BTreeMap;
+
+/// Figures that go into the notes rather than records.
+pub struct Extra {
+    /// 256-node Clos, random, adaptive, with the data sheet's 70 tokens per link [MB/s].
+    pub tokens70: f64,
+    /// The same with two-phase universal routing [MB/s].
+    pub universal: f64,
+    pub adaptive256: f64,
+    /// ATLAS bisection steps per placement: (rate [kHz], sustainable).
+    pub atlas_refine: Vec<Vec<(f64, bool)>>,
+    pub quick: bool,
+    pub wall_s: f64,
+    /// Highest accepted throughput of the 256-node Clos load sweep [MB/s].
+    pub sweep_peak_256: f64,
+}
+
+fn find<'a>(rep: &'a Report, exp: &str, pairs: &[(&str, &str)], metric: &str) -> Option<&'a Record> {
+    rep.records.iter().find(|r| {
+        r.experiment == exp
+            && r.metric == metric
+            && pairs.iter().all(|(k, v)| {
+                r.case.get(*k).is_some_and(|x| match x {
+                    serde_json::Value::String(s) => s == v,
+                    x => x.to_string().as_str() == *v,
+                })
+            })
+    })
+}
+
+fn pct(a: f64, b: f64) -> String {
+    format!("{:+.1} %", 100.0 * (a - b) / b)
+}
+
+/// Writes the notes.
+pub fn notes(rep: &mut Report, x: &Extra) {
+    let mut n: Vec<String> = Vec::new();
+    if x.quick {
+        n.push("--quick: short windows and fewer points; figures are noisier than a full run.".into());
+    }
+    n.push(format!(
+        "Model: DS links of 10-bit data characters and 4-bit EOP/FCT at 100 MBaud, FCTs granting \
+         8 characters (at most 56 outstanding) on the reverse channel; STC104: 32 ports, wormhole, \
+         {} µs header latency as the routing decision, 32-character input and output FIFOs, \
+         crossbar {} ns per character (an assumption: fast enough never to limit a link), a \
+         group's free link (output FIFO empty, else the emptiest), round-robin arbitration; traffic nodes with 650 ns dispatch \
+         overlapping the previous send; cables 10 ns, on board 1 ns. Headers: 1 byte up to 256 \
+         nodes, 2 above. Nothing is fitted to a published figure.",
+        HEADER_LATENCY as f64 / 1e6,
+        CROSSBAR_CHAR as f64 / 1e3
+    ));
+    if let Some(r) = find(
+        rep,
+        "saturation-vs-size",
+        &[("topology", "clos"), ("nodes", "256"), ("traffic", "random")],
+        "saturation_total_MBps",
+    ) {
+        n.push(format!(
+            "256-node Clos saturation (visible figure): {:.0} MB/s against the published 1350 MB/s, {} \
+             ({:.1} % of the 9.32 MB/s both-ways ceiling per node; published 57 %). The peak of its \
+             load sweep is {:.0} MB/s.",
+            r.simulated,
+            pct(r.simulated, 1350.0),
+            100.0 * r.simulated / 256.0 / link_ceiling_mbps(64, 1, true),
+            x.sweep_peak_256
+        ));
+    }
+    if let Some(r) = find(rep, "latency-distribution", &[("nodes", "64")], "peak_latency_us") {
+        let mean = find(rep, "latency-distribution", &[("nodes", "64")], "mean_latency_us")
+            .map_or(0.0, |m| m.simulated);
+        n.push(format!(
+            "64-node Clos at 50 % load (visible figure): the latency distribution peaks at {:.2} µs \
+             (0.5 µs bins) against the published ≈ 12 µs, {}; its mean is {:.2} µs. The peak is \
+             made by packets that cross three switches almost unhindered (9.9 µs at zero load); \
+             packets to a node on their own terminal switch (15 of 63 destinations) make a second \
+             spike near 7.7 µs, and contended packets a broad shoulder above 11 µs. The \
+             testbed's jitter (NULL alignment, clock synchronisation, not modelled) would smear \
+             the spikes.",
+            r.simulated,
+            pct(r.simulated, 12.0),
+            mean
+        ));
+        n.push(
+            "Group selection: an earlier run of this model took the lowest-numbered group link \
+             whose crossbar connection was released (first free), even while that link's output \
+             FIFO was still sending the previous packet; the STC104 takes a free link, so the \
+             model now takes one whose output FIFO has emptied, else the emptiest. First free gave \
+             about the same 256-node saturation (≈ 1348 MB/s) but a 64-node mean latency at 50 % \
+             load near 18.7 µs (now ≈ 15 µs), with the highest bin on the 7.75 µs spike."
+                .into(),
+        );
+    }
+    if let Some(d) = find(
+        rep,
+        "routing",
+        &[("routing", "deterministic")],
+        "saturation_total_MBps",
+    ) {
+        n.push(format!(
+            "Deterministic routing on the 256-node Clos saturates at {:.0} MB/s against {:.0} MB/s \
+             adaptive: as the spec defines it, all traffic to terminal switch j crosses one fixed \
+             centre switch, which reaches j over only 2 links, so each terminal switch can \
+             receive at most about 2 × 9.3 MB/s whatever the load elsewhere.",
+            d.simulated, x.adaptive256
+        ));
+    }
+    n.push(format!(
+        "Sensitivity (the data sheet's 70 tokens per link as one 70-character input FIFO and no \
+         output FIFO, 56 outstanding at most): the 256-node Clos saturates at {:.0} MB/s against \
+         {:.0} MB/s with 32 + 32 characters ({}).",
+        x.tokens70,
+        x.adaptive256,
+        pct(x.tokens70, x.adaptive256)
+    ));
+    n.push(format!(
+        "Universal routing (two-phase, random centre switch named by a first header that the \
+         centre switch deletes; with 264 labels the headers are 2 bytes, 4 header characters a \
+         packet) on the 256-node Clos saturates at {:.0} MB/s (adaptive: {:.0} MB/s).",
+        x.universal, x.adaptive256
+    ));
+    n.push(
+        "Torus routing: without virtual channels the interval tables take, in each ring, the \
+         shorter direction that does not pass through the ring's position-0 switch (the wrap \
+         links carry traffic from and to position 0 only); the dependency check proves it \
+         deadlock-free. Many routes are therefore as long as in the grid: the torus gains little \
+         from its wrap links."
+            .into(),
+    );
+    let mut at = format!(
+        "ATLAS generator (assumed, the event files are not published): Poisson events; {} FEX \
+         (regions of interest) per event, drawn among the 80; {} consecutive buffers per region; \
+         fragments of {}..={} bytes payload, uniform ({:.0} KB per event). Sustainable: every \
+         fragment of the window delivered within the drain time while events keep arriving.",
+        atlas::ROI_PER_EVENT,
+        atlas::BUFFERS_PER_ROI,
+        atlas::FRAGMENT_MIN,
+        atlas::FRAGMENT_MAX,
+        atlas::event_bytes() / 1024.0
+    );
+    for (name, steps) in ["grouped", "distributed"].iter().zip(&x.atlas_refine) {
+        if !steps.is_empty() {
+            let s: Vec<String> = steps
+                .iter()
+                .map(|(r, ok)| format!("{r:.2} kHz {}", if *ok { "ok" } else { "not" }))
+                .collect();
+            at.push_str(&format!(" Refinement, {name}: {}.", s.join(", ")));
+        }
+    }
+    n.push(at);
+    n.push(
+        "packet-length: `link` is two traffic nodes on one DS link, one way, backlogged; `clos256` \
+         the saturation of the 256-node Clos (random, adaptive) with packets of that payload."
+            .into(),
+    );
+    n.push(
+        "Not modelled: NULL characters delaying the start of a packet on an idle link (≤ 80 ns); \
+         the second byte of a 2-byte header is taken to arrive within the 1 µs header latency."
+            .into(),
+    );
+    n.push(format!(
+        "Published figures other than the two above exist for every experiment but are not known \
+         to reef; their column stays empty. Run time {:.1} s.",
+        x.wall_s
+    ));
+    rep.notes.extend(n);
+}
+
+fn series(name: &str, points: Vec<(f64, f64)>) -> Series {
+    Series {
+        name: name.into(),
+        points,
+        markers_only: false,
+    }
+}
+
+fn num(r: &Record, k: &str) -> f64 {
+    r.case.get(k).and_then(|v| v.as_f64()).unwrap_or(f64::NAN)
+}
+
+fn text(r: &Record, k: &str) -> String {
+    r.case
+        .get(k)
+        .map(|v| v.as_str().map_or(v.to_string(), str::to_string))
+        .unwrap_or_default()
+}
+
+/// Draws the plots.
+pub fn plots(rep: &mut Report, dist: &[Outcome], dist_cases: &[(u32, f64)]) -> Result<(), String> {
+    let recs = |exp: &str, metric: &str| -> Vec<Record> {
+        rep.records
+            .iter()
+            .filter(|r| r.experiment == exp && r.metric == metric)
+            .cloned()
+            .collect()
+    };
+    let mut out = Vec::new();
+
+    let mut by: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    for r in recs("saturation-vs-size", "saturation_total_MBps") {
+        by.entry(format!("{} {}", text(&r, "topology"), text(&r, "traffic")))
+            .or_default()
+            .push((num(&r, "nodes"), r.simulated));
+    }
+    out.push((
+        "saturation-vs-size.svg",
+        Plot {
+            title: "Saturation throughput against network size",
+            x_label: "nodes",
+            y_label: "saturation throughput [MB/s, total]",
+            series: by.into_iter().map(|(k, v)| series(&k, v)).collect(),
+            log_y: false,
+        },
+    ));
+
+    let lat = recs("latency-vs-load", "mean_latency_us");
+    let acc = recs("latency-vs-load", "accepted_total_MBps");
+    let mut curves: BTreeMap<(u32, String), Vec<(f64, f64)>> = BTreeMap::new();
+    for (l, a) in lat.iter().zip(&acc) {
+        curves
+            .entry((num(l, "nodes") as u32, text(l, "routing")))
+            .or_default()
+            .push((a.simulated, l.simulated));
+    }
+    out.push((
+        "latency-vs-load.svg",
+        Plot {
+            title: "Clos, random traffic: latency against throughput",
+            x_label: "accepted throughput [MB/s, total]",
+            y_label: "mean latency [µs]",
+            series: curves
+                .iter()
+                .filter(|((_, r), _)| r == "adaptive")
+                .map(|((n, r), v)| series(&format!("{n} nodes, {r}"), v.clone()))
+                .collect(),
+            log_y: false,
+        },
+    ));
+    out.push((
+        "routing.svg",
+        Plot {
+            title: "256-node Clos: deterministic against adaptive routing",
+            x_label: "accepted throughput [MB/s, total]",
+            y_label: "mean latency [µs]",
+            series: curves
+                .iter()
+                .filter(|((n, _), _)| *n == 256)
+                .map(|((_, r), v)| series(r, v.clone()))
+                .collect(),
+            log_y: false,
+        },
+    ));
+
+    let mut cdf = Vec::new();
+    for (o, &(n, load)) in dist.iter().zip(dist_cases) {
+        let pts = o
+            .latency
+            .cdf(400)
+            .into_iter()
+            .map(|(v, q)| (v as f64 / 1e6, 1.0 - q))
+            .collect();
+        cdf.push(series(&format!("{n} nodes, {load} % load"), pts));
+    }
+    out.push((
+        "latency-distribution.svg",
+        Plot {
+            title: "Clos, random traffic: latency distribution",
+            x_label: "latency [µs]",
+            y_label: "P(latency > x)",
+            series: cdf,
+            log_y: true,
+        },
+    ));
+
+    let mut at: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    for r in recs("atlas-vs-rate", "accepted_total_MBps") {
+        at.entry(text(&r, "placement"))
+            .or_default()
+            .push((num(&r, "event_rate_kHz"), r.simulated));
+    }
+    let offered: Vec<(f64, f64)> = at
+        .values()
+        .next()
+        .map(|v| {
+            v.iter()
+                .map(|&(r, _)| (r, r * 1e3 * atlas::event_bytes() / 1e6))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut s: Vec<Series> = at.into_iter().map(|(k, v)| series(&k, v)).collect();
+    s.push(series("offered", offered));
+    out.push((
+        "atlas-vs-rate.svg",
+        Plot {
+            title: "ATLAS SCT fan-in on the 512-node Clos",
+            x_label: "attempted event rate [kHz]",
+            y_label: "accepted throughput [MB/s, total]",
+            series: s,
+            log_y: false,
+        },
+    ));
+
+    let mut pl: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    for r in recs("packet-length", "throughput_MBps") {
+        let w = text(&r, "where");
+        let y = if w == "clos256" {
+            r.simulated / 256.0
+        } else {
+            r.simulated
+        };
+        let name = if w == "clos256" {
+            "256-node Clos, per node".to_string()
+        } else {
+            "one link".to_string()
+        };
+        pl.entry(name).or_default().push((num(&r, "packet_bytes"), y));
+    }
+    out.push((
+        "packet-length.svg",
+        Plot {
+            title: "Throughput against packet length",
+            x_label: "payload [bytes]",
+            y_label: "throughput [MB/s]",
+            series: pl.into_iter().map(|(k, v)| series(&k, v)).collect(),
+            log_y: false,
+        },
+    ));
+
+    for (file, p) in out {
+        rep.plots.push(Artifact {
+            file: file.into(),
+            text: svg(&p)?,
+        });
+    }
+    Ok(())
+}

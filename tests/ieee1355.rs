@@ -1,0 +1,519 @@
+//! IEEE 1355 / Macramé: DS-link token flow control against the spec's computed ceilings.
+
+use reef::engine::{HostParams, Sim, SimParams, Spec};
+use reef::fabric::{FabricBuilder, Shape};
+use reef::link::{FlowControl, LinkParams};
+use reef::routing::Routing;
+use reef::routing::table::TableBuilder;
+use reef::switch::SwitchParams;
+use reef::time::Ratio;
+use reef::workload::{Pattern, Process, Sizes, Workload};
+
+/// A DS link: 10-bit data characters and a 4-bit EOP at 100 MBaud, 10 ns of cable.
+fn ds(buffer: u32) -> LinkParams {
+    LinkParams {
+        flit_time: 100_000,
+        tail_time: 40_000,
+        latency: 10_000,
+        vcs: 1,
+        buffer,
+        flow: FlowControl::ds_link(40_000),
+        delete_header: false,
+    }
+}
+
+/// Two traffic nodes joined by one DS link, backlogged with packets of `l` payload bytes and
+/// `h` header bytes, one way or both ways: payload throughput per direction [MB/s].
+fn link_throughput(l: u32, h: u32, both: bool, trains: bool) -> f64 {
+    let mut b = FabricBuilder::new(&[], 2);
+    b.link(b.host(0), 0, b.host(1), 0, ds(32)).unwrap();
+    let fab = b.build(SwitchParams::default(), Shape::Irregular).unwrap();
+    let flits = h + l + 1;
+    let measure = 2_000_000_000; // 2 ms
+    let spec = Spec {
+        name: "ds-link".into(),
+        fabric: fab,
+        routing: Routing::Table(TableBuilder::new(0, 2, 1).build("none")),
+        workload: Workload {
+            pattern: Pattern::Map(vec![1, if both { 0 } else { u32::MAX }]),
+            process: Process::Backlogged,
+            sizes: Sizes::Fixed(flits),
+            load: 1.0,
+        },
+        params: SimParams {
+            seed: 1,
+            warmup: 100_000_000,
+            measure,
+            drain_limit: 100_000_000,
+            drain_all: false,
+            batches: 1,
+            cycle: Ratio::int(1000),
+            check: true,
+            watchdog: 100_000_000,
+            flit_bytes: 1,
+            trains,
+            max_header: 0,
+        },
+        host: HostParams::default(),
+    };
+    let mut sim = Sim::new(&spec).unwrap();
+    let out = sim.run(&mut |_| {}).unwrap();
+    let r = sim.result(&out);
+    // Flits that landed at host 1 in the window, as packets, as payload bytes.
+    let flits_in = r.accepted_flits_per_node_cycle * 2.0 * (measure as f64 / 1000.0);
+    let bytes = flits_in / flits as f64 * l as f64;
+    bytes / (measure as f64 * 1e-12) / 1e6 / if both { 2.0 } else { 1.0 }
+}
+
+/// The spec's ceiling: L / (10·(L+h) + 4 [+ 4·(L+h+1)/8 both ways]) × 10⁸ bytes/s [MB/s].
+fn ceiling(l: u32, h: u32, both: bool) -> f64 {
+    let bits = 10.0 * (l + h) as f64 + 4.0 + if both { 4.0 * (l + h + 1) as f64 / 8.0 } else { 0.0 };
+    l as f64 / bits * 100.0
+}
+
+#[test]
+fn ds_link_ceilings() {
+    // (payload, header, both ways, the spec's figure)
+    let cases = [
+        (64, 1, false, 9.79),
+        (64, 1, true, 9.32),
+        (64, 2, true, 9.18),
+        (1024, 1, false, 9.99),
+        (4096, 1, true, 9.52),
+    ];
+    for trains in [true, false] {
+        for (l, h, both, spec) in cases {
+            let got = link_throughput(l, h, both, trains);
+            let f = ceiling(l, h, both);
+            assert!(
+                (got - f).abs() < 2e-4 * f,
+                "{l} B, h = {h}, both = {both}: {got:.4} MB/s, formula {f:.4}"
+            );
+            assert!(
+                (got - spec).abs() < 0.006,
+                "{l} B, h = {h}, both = {both}: {got:.4} MB/s, spec {spec}"
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Interval tables, header deletion, traffic nodes and the reproduction.
+
+use reef::engine::agent::{Agent, Ctl, Delivery, Message};
+use reef::routing::{cdg, interval};
+use reef::systems::ieee1355::net::{self, Buffering, Net, RouteMode, Topo};
+use reef::systems::ieee1355::traffic::{self, Dest, Offered, TrafficNodes, Window};
+
+fn check_routes(n: &Net) {
+    let (fab, routing) = net::fabric_and_routing(n).unwrap();
+    let rep = cdg::check(&fab, &routing);
+    let what = format!("{:?} {} {:?}", n.topo, n.nodes, n.route);
+    assert_eq!(rep.failure_count, 0, "{what}: {:?}", rep.failures);
+    assert!(
+        rep.deadlock_free(),
+        "{what}: {}",
+        rep.describe_cycle(&fab).unwrap_or_default()
+    );
+    // Each switch's table fits the STC104's.
+    if let Routing::Header(t) = &routing {
+        for s in 0..fab.stage_base {
+            let k = t.table().ranges(s, 0).count() + t.own(s).is_some() as usize;
+            assert!(
+                k <= interval::STC104_INTERVALS,
+                "{what}: s{s} needs {k} intervals"
+            );
+        }
+    } else {
+        panic!("{what}: not interval routing");
+    }
+}
+
+#[test]
+fn interval_tables_route_every_pair_without_deadlock() {
+    for nodes in [64, 128, 256, 512] {
+        check_routes(&Net::new(Topo::Clos, nodes, RouteMode::Adaptive));
+    }
+    check_routes(&Net::new(Topo::Clos, 256, RouteMode::Deterministic));
+    for nodes in [64, 256, 400, 1024] {
+        check_routes(&Net::new(Topo::Grid, nodes, RouteMode::Adaptive));
+    }
+    for nodes in [256, 400, 1024] {
+        check_routes(&Net::new(Topo::Torus, nodes, RouteMode::Adaptive));
+        check_routes(&Net::new(Topo::Torus, nodes, RouteMode::Deterministic));
+    }
+}
+
+#[test]
+fn universal_routing_goes_through_the_random_centre_and_loses_that_header() {
+    let n = Net::new(Topo::Clos, 64, RouteMode::Universal);
+    let (fab, routing) = net::fabric_and_routing(&n).unwrap();
+    let (lo, hi) = interval::universal_labels(&fab).unwrap();
+    assert_eq!((lo, hi), (64, 65), "two centre switches above the 64 host labels");
+    let Routing::Header(t) = &routing else { panic!() };
+    assert_eq!(t.width(), 1);
+    // The dependency check over headers naming every centre for some pair.
+    let hosts = fab.num_hosts() as u32;
+    let headers = (0..hosts * hosts)
+        .map(|k| vec![lo + ((k * 7 + k / hosts) % 2) as u16, (k % hosts) as u16])
+        .collect();
+    let mixed = Routing::Header(
+        reef::routing::table::HeaderTable::with_pairs("mixed", t.table().clone(), hosts, headers)
+            .with_own(vec![(1, 0), (1, 0), (1, 0), (1, 0), (64, 64), (65, 65)]),
+    );
+    let rep = cdg::check(&fab, &mixed);
+    assert!(
+        rep.failure_count == 0 && rep.deadlock_free(),
+        "{:?}",
+        rep.failures
+    );
+    // A packet to a host on its own terminal switch still crosses a centre switch, and
+    // arrives without its random header.
+    let mut s = net::spec(&n, 1, 1_000_000_000, 4).unwrap();
+    s.params.check = true;
+    let msgs = vec![
+        Message {
+            src: 0,
+            dst: 1,
+            flits: 1 + 1 + 64 + 1,
+            header: vec![65, 1],
+            tag: 1,
+        },
+        Message {
+            src: 0,
+            dst: 63,
+            flits: 1 + 1 + 64 + 1,
+            header: vec![64, 63],
+            tag: 2,
+        },
+    ];
+    let mut a = Collect(msgs, vec![]);
+    traffic::run(&s, &mut a).unwrap();
+    a.1.sort_by_key(|d| d.tag);
+    assert_eq!(a.1.len(), 2);
+    for d in &a.1 {
+        assert_eq!(d.flits, 66, "the random header was deleted");
+        assert_eq!(d.hops, 6, "3 switches and their 3 output FIFOs");
+    }
+}
+
+/// Sends its messages at the start and keeps the deliveries.
+struct Collect(Vec<Message>, Vec<Delivery>);
+
+impl Agent for Collect {
+    fn start(&mut self, ctl: &mut Ctl) {
+        for m in self.0.drain(..) {
+            ctl.send(m).unwrap();
+        }
+    }
+    fn delivered(&mut self, ctl: &mut Ctl, d: &Delivery) {
+        let _ = ctl;
+        self.1.push(*d);
+    }
+}
+
+#[test]
+fn header_deletion_hierarchy_on_the_clos() {
+    use reef::fabric::clos::folded_clos;
+    let link = net::ds_link(32, 10_000);
+    let mut fab = folded_clos(8, 16, 4, 4, link, link, net::stc104()).unwrap();
+    let t = interval::clos_hierarchy(&mut fab, true).unwrap();
+    let routing = Routing::Header(t);
+    let rep = cdg::check(&fab, &routing);
+    assert!(
+        rep.failure_count == 0 && rep.deadlock_free(),
+        "{:?}",
+        rep.failures
+    );
+    // Headers are [16 + leaf, host within the leaf]: one byte each, 1-byte labels.
+    let mut out = Vec::new();
+    routing.header_for(&fab, 0, 37, &mut out).unwrap();
+    assert_eq!(out, vec![16 + 2, 5]);
+    let fab = net::with_output_fifos(fab, Buffering::Fifos);
+    let mut s = net::spec(
+        &Net::new(Topo::Clos, 128, RouteMode::Adaptive),
+        1,
+        1_000_000_000,
+        2,
+    )
+    .unwrap();
+    s.fabric = fab;
+    s.routing = routing;
+    s.params.check = true;
+    // Local (same terminal switch) and remote: both lose the first byte on the way.
+    for (dst, hops) in [(5u32, 2u16), (100, 6)] {
+        let m = Message {
+            src: 0,
+            dst,
+            flits: 2 + 64 + 1,
+            header: vec![],
+            tag: 7,
+        };
+        let mut a = Collect(vec![m], vec![]);
+        traffic::run(&s, &mut a).unwrap();
+        assert_eq!(a.1.len(), 1);
+        assert_eq!(a.1[0].flits, 66, "to {dst}: one header byte deleted");
+        assert_eq!(a.1[0].hops, hops, "to {dst}");
+    }
+}
+
+fn small_run(reverse: bool, trains: bool, net: Net, offered: Offered) -> (u64, u64, f64) {
+    let w = Window {
+        warmup: 20_000_000,
+        measure: 80_000_000,
+        drain: 100_000_000,
+    };
+    let mut s = net::spec(&net, 3, w.end() + w.drain + 1_000_000, 4).unwrap();
+    s.params.trains = trains;
+    s.params.check = true;
+    let mut a = TrafficNodes::new(net.nodes, 64, Dest::Random, offered, w, 3);
+    if net.route == RouteMode::Universal {
+        let (fab, _) = net::fabric_and_routing(&net).unwrap();
+        let (lo, hi) = interval::universal_labels(&fab).unwrap();
+        a = a.universal(lo, hi, 1);
+    }
+    traffic::run_ordered(&s, &mut a, reverse).unwrap();
+    (a.out.bytes, a.out.latency.count(), a.out.latency.mean())
+}
+
+#[test]
+fn macrame_runs_do_not_depend_on_event_order_or_trains() {
+    let poisson = Offered::Poisson {
+        mean_gap: 12_000_000.0,
+    };
+    for (net, off) in [
+        (Net::new(Topo::Clos, 64, RouteMode::Adaptive), Offered::Backlogged),
+        (Net::new(Topo::Clos, 64, RouteMode::Universal), poisson),
+        (Net::new(Topo::Grid, 64, RouteMode::Adaptive), poisson),
+        (
+            Net {
+                buffering: Buffering::Tokens70,
+                ..Net::new(Topo::Clos, 64, RouteMode::Deterministic)
+            },
+            Offered::Backlogged,
+        ),
+    ] {
+        let a = small_run(false, true, net, off);
+        assert!(a.0 > 0 && a.1 > 0, "{net:?}: {a:?}");
+        assert_eq!(a, small_run(true, true, net, off), "{net:?}: reversed order");
+        assert_eq!(a, small_run(false, false, net, off), "{net:?}: flit by flit");
+    }
+}
+
+/// `reef reproduce ieee1355 --quick --json FILE --out DIR`, as CI runs it.
+#[test]
+fn quick_reproduction_covers_every_required_figure() {
+    let dir = std::env::temp_dir().join(format!("reef-ieee1355-{}", std::process::id()));
+    let json_path = dir.join("ieee1355.json");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_reef"))
+        .args(["reproduce", "ieee1355", "--quick", "--quiet", "--json"])
+        .arg(&json_path)
+        .arg("--out")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        table.contains("== saturation-vs-size") && table.contains("notes:"),
+        "{table}"
+    );
+    let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    assert_eq!(j["system"], "ieee1355");
+    let recs = j["records"].as_array().unwrap();
+    for r in recs {
+        for k in [
+            "experiment",
+            "case",
+            "metric",
+            "unit",
+            "simulated",
+            "published",
+            "source",
+        ] {
+            assert!(r.get(k).is_some(), "record without {k}: {r}");
+        }
+        assert!(r["simulated"].as_f64().is_some_and(f64::is_finite), "{r}");
+    }
+    let has = |exp: &str, case: &[(&str, serde_json::Value)], metric: &str| {
+        recs.iter().any(|r| {
+            r["experiment"] == exp && r["metric"] == metric && case.iter().all(|(k, v)| r["case"][*k] == *v)
+        })
+    };
+    use serde_json::json;
+    let sat = |topo: &str, n: u32, t: &str| {
+        for m in ["saturation_total_MBps", "saturation_per_node_MBps"] {
+            let c = [
+                ("topology", json!(topo)),
+                ("nodes", json!(n)),
+                ("traffic", json!(t)),
+                ("packet_bytes", json!(64)),
+            ];
+            assert!(
+                has("saturation-vs-size", &c, m),
+                "saturation-vs-size {topo} {n} {t} {m}"
+            );
+        }
+    };
+    for n in [64, 128, 256, 512] {
+        sat("clos", n, "random");
+        sat("clos", n, "systematic-best");
+    }
+    for n in [64, 256, 1024] {
+        sat("grid", n, "random");
+        sat("grid", n, "systematic-best");
+    }
+    sat("grid", 256, "systematic-worst");
+    sat("torus", 256, "random");
+    sat("torus", 1024, "random");
+    for n in [64, 128, 256, 512] {
+        let c = [
+            ("topology", json!("clos")),
+            ("nodes", json!(n)),
+            ("routing", json!("adaptive")),
+        ];
+        assert!(
+            has("latency-vs-load", &c, "mean_latency_us"),
+            "latency-vs-load {n}"
+        );
+        assert!(
+            has("latency-vs-load", &c, "accepted_total_MBps"),
+            "latency-vs-load {n}"
+        );
+    }
+    let c = [("nodes", json!(256)), ("routing", json!("deterministic"))];
+    assert!(has("latency-vs-load", &c, "mean_latency_us"));
+    for load in [10.0, 30.0, 50.0] {
+        let c = [
+            ("topology", json!("clos")),
+            ("nodes", json!(256)),
+            ("load_percent", json!(load)),
+        ];
+        for m in ["mean_latency_us", "p_exceed_3x_mean", "p_exceed_5x_mean"] {
+            assert!(
+                has("latency-distribution", &c, m),
+                "latency-distribution {load} {m}"
+            );
+        }
+    }
+    for r in ["deterministic", "adaptive"] {
+        let c = [
+            ("topology", json!("clos")),
+            ("nodes", json!(256)),
+            ("routing", json!(r)),
+        ];
+        assert!(has("routing", &c, "saturation_total_MBps"), "routing {r}");
+    }
+    for p in ["grouped", "distributed"] {
+        for m in ["max_event_rate_kHz", "fex_receive_MBps"] {
+            assert!(has("atlas", &[("placement", json!(p))], m), "atlas {p} {m}");
+        }
+        for m in ["accepted_total_MBps", "mean_latency_us"] {
+            assert!(
+                has("atlas-vs-rate", &[("placement", json!(p))], m),
+                "atlas-vs-rate {p} {m}"
+            );
+        }
+    }
+    for w in ["link", "clos256"] {
+        for b in [8, 1024] {
+            let c = [("where", json!(w)), ("packet_bytes", json!(b))];
+            assert!(
+                has("packet-length", &c, "throughput_MBps"),
+                "packet-length {w} {b}"
+            );
+        }
+    }
+    for (t, n) in [("clos", 256), ("grid", 256), ("torus", 1024)] {
+        let c = [("topology", json!(t)), ("nodes", json!(n))];
+        assert!(has("cross-section", &c, "theoretical_cross_section_MBps"));
+    }
+    // The visible published figures are attached, with their sources.
+    let published: Vec<_> = recs.iter().filter(|r| !r["published"].is_null()).collect();
+    assert!(published.len() >= 4, "{published:?}");
+    assert!(
+        published
+            .iter()
+            .all(|r| !r["source"].as_str().unwrap_or("").is_empty())
+    );
+    // The 256-node Clos saturation, even in the quick run, near the published 1.35 GB/s.
+    let clos256 = recs
+        .iter()
+        .find(|r| {
+            r["experiment"] == "saturation-vs-size"
+                && r["case"]["nodes"] == 256
+                && r["case"]["topology"] == "clos"
+                && r["case"]["traffic"] == "random"
+                && r["metric"] == "saturation_total_MBps"
+        })
+        .unwrap();
+    let v = clos256["simulated"].as_f64().unwrap();
+    assert!((v - 1350.0).abs() < 135.0, "256-node Clos saturates at {v} MB/s");
+    // A CSV per experiment and the plots.
+    for f in [
+        "saturation-vs-size.svg",
+        "latency-vs-load.svg",
+        "latency-distribution.svg",
+        "routing.svg",
+        "atlas-vs-rate.svg",
+        "saturation-vs-size.csv",
+        "latency-vs-load.csv",
+        "latency-distribution.csv",
+        "routing.csv",
+        "atlas.csv",
+        "atlas-vs-rate.csv",
+        "packet-length.csv",
+        "cross-section.csv",
+    ] {
+        let text = std::fs::read_to_string(dir.join(f)).unwrap_or_default();
+        assert!(text.len() > 100, "{f} missing or empty");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn reef_routes_prints_the_interval_tables() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_reef"))
+        .args(["routes", "examples/macrame-clos256.toml"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Terminal switch 0: its 16 nodes one by one, everything else to the up-link group.
+    assert!(
+        text.contains("interval tables (interval-adaptive), 1-byte headers, 24 switches"),
+        "{text}"
+    );
+    assert!(text.contains("s0: 17 intervals"), "{text}");
+    assert!(text.contains("16..=255   → ports 16..=31 (group)"), "{text}");
+    // A centre switch sends each terminal switch's 16 labels down its group of 2 links.
+    assert!(text.contains("s16: 16 intervals"), "{text}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_reef"))
+        .args([
+            "routes",
+            "examples/macrame-clos256.toml",
+            "--set",
+            "topology.network=\"torus\"",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("interval-torus-adaptive"), "{text}");
+    // A routing without tables or headers: each pair's path, channel by channel.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_reef"))
+        .args(["routes", "examples/mesh8x8.toml"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    // Dimension order: h0 → h9 goes along X (s0 → s1) before Y (s1 → s9).
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("h0 → h9:"))
+        .expect("pair h0 → h9");
+    assert!(
+        line.contains("s0:") && line.find("→s1:") < line.find("→s9:"),
+        "{line}"
+    );
+}
