@@ -242,3 +242,27 @@ fn the_control_plane_is_deterministic_with_and_without_trains() {
     assert_eq!(a, run(false, false));
     assert_eq!(a, run(true, true));
 }
+
+#[test]
+fn round_robin_along_a_chain_is_geometric_and_oldest_first_can_be_fair() {
+    use reef::fabric::mosaic::LanParams;
+    use reef::switch::Arbitration;
+    let rr = ex::chain_shares(Arbitration::RoundRobin, true);
+    assert_eq!(rr.len(), ex::CHAIN as usize);
+    assert!((rr.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    // Each source up the chain gets half of what the one below it gets.
+    assert!((rr[0] - 0.5).abs() < 0.02, "{rr:?}");
+    for k in 0..4 {
+        assert!((rr[k + 1] / rr[k] - 0.5).abs() < 0.05, "{rr:?}");
+    }
+    // Oldest first, with the upstream head there in time (0 ns header routing): ~1/8 each.
+    let p = LanParams {
+        arbitration: Arbitration::OldestFirst,
+        router_delay: 0,
+        ..LanParams::default()
+    };
+    let of = ex::chain_shares_with(&p, true);
+    for s in &of {
+        assert!((s - 1.0 / ex::CHAIN as f64).abs() < 0.02, "{of:?}");
+    }
+}
