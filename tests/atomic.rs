@@ -266,3 +266,15 @@ fn round_robin_along_a_chain_is_geometric_and_oldest_first_can_be_fair() {
         assert!((s - 1.0 / ex::CHAIN as f64).abs() < 0.02, "{of:?}");
     }
 }
+
+#[test]
+fn the_bisection_fraction_moves_with_header_routing_and_buffers() {
+    let f = |rd, buf, len| ex::bisection_fraction(rd, buf, len, true);
+    let base = f(P::ROUTER_DELAY, P::BUFFER, 8);
+    assert!(base > 0.2 && base < 0.5, "{base}");
+    // Routing time is paid by every channel a worm is strung over: less of it, more through.
+    assert!(f(0, P::BUFFER, 8) > base * 1.1);
+    assert!(f(2 * P::ROUTER_DELAY, P::BUFFER, 8) < base * 0.9);
+    // A worm held in fewer channels.
+    assert!(f(P::ROUTER_DELAY, 8, 8) > base * 1.1);
+}
