@@ -4,7 +4,7 @@
 
 use reef::control::ac::{Atomic, Config, Mode};
 use reef::control::graph::MGraph;
-use reef::control::routes::{Router, Stop, dependency_cycle};
+use reef::control::routes::{RouteSet, Router, Stop, dependency_cycle};
 use reef::fabric::mosaic::Lan;
 use reef::routing::mosaic::{EAST, Mosaic, NORTH, SOUTH, WEST};
 use reef::routing::{Routing, cdg};
@@ -75,7 +75,15 @@ fn quick_reproduction_has_every_record_and_meets_calibration() {
                     "{r:?}"
                 );
             }
+            ("competing-flows", "mbit_per_s") if r.case["packet_bytes"] == 1500 => {
+                // Two HIs offer 2 × 381 Mb/s; the shared channel carries a byte per
+                // max(16 ns, 13 ns + 3 ns/ft × D): 421 Mb/s over 2 ft, 500 Mb/s over 1 ft.
+                let d = r.case["cable_ft"].as_f64().unwrap();
+                let wire = 8e3 / (16.0f64).max(13.0 + 3.0 * d);
+                assert!((r.simulated / wire - 1.0).abs() < 0.02, "{r:?} vs {wire}");
+            }
             ("mapping", "map_correct") => assert_eq!(r.simulated, 1.0, "{r:?}"),
+            ("mapping", "route_set_deadlock_free") => assert_eq!(r.simulated, 1.0, "{r:?}"),
             ("mapping", "messages_per_node") => assert!(r.simulated < 10.0, "{r:?}"),
             ("fault-recovery", "recovery_time_us") => assert!(r.simulated.is_finite(), "{r:?}"),
             _ => {}
@@ -130,35 +138,85 @@ fn single_leg_routes_are_deadlock_free_by_the_dependency_check() {
     }
     let lf = net::build(&Lan::board("b8", 8, &hosts, 2000));
     let g = MGraph::from_lan(&lf, &|_| false);
-    let mut r = Router::new(&g);
-    let mut headers = Vec::new();
-    let mut routes = Vec::new();
-    for a in 0..lf.his.len() as u32 {
-        for b in 0..lf.his.len() as u32 {
-            if a != b
-                && let Some(rt) = r.route(Stop::Hi(a), Stop::Hi(b))
-            {
-                if rt.legs.len() == 1 {
-                    headers.push(((lf.his[a as usize], lf.his[b as usize]), rt.bytes()));
-                }
-                routes.push(rt);
-            }
-        }
-    }
+    let set = RouteSet::all_pairs(&g);
+    let headers: Vec<((u32, u32), Vec<i8>)> = (0..lf.his.len() as u32)
+        .flat_map(|a| (0..lf.his.len() as u32).map(move |b| (a, b)))
+        .filter_map(|(a, b)| set.get(a, b).map(|r| ((a, b), r)))
+        .filter(|(_, r)| r.legs.len() == 1)
+        .map(|((a, b), r)| ((lf.his[a as usize], lf.his[b as usize]), r.bytes()))
+        .collect();
     assert!(headers.len() > 200, "{}", headers.len());
+    // The engine's own check on the plain Mosaic worms: X before Y.
     let routing = Routing::Mosaic(Mosaic::with_headers(headers));
     let rep = cdg::check(&lf.fab, &routing);
     assert!(rep.deadlock_free(), "{:?}", rep.describe_cycle(&lf.fab));
     assert_eq!(rep.failure_count, 0, "{:?}", rep.failures);
-    // The composite routes, store-and-forward points blocking, on one board: X before Y
-    // within legs, legs ending in processors.
-    let _ = dependency_cycle(&g, &routes);
+    // The composite routes, node memories blocking: no cycle. 32 HIs on one board leave a
+    // few pairs (from the corner nodes' North and South HIs) without a deadlock-free route.
+    let routes: Vec<_> = set.routes().cloned().collect();
+    assert_eq!(dependency_cycle(&g, &routes), None);
+    assert!(
+        set.missing.len() * 20 < routes.len(),
+        "{} missing",
+        set.missing.len()
+    );
+}
+
+#[test]
+fn the_dependency_check_finds_the_cycles_of_the_best_routes_and_none_in_the_set() {
+    // Each pair's best route alone, on the four-board LAN: their memories close a cycle.
+    let lf = net::build(&net::lan4());
+    let g = MGraph::from_lan(&lf, &|_| false);
+    let mut r = Router::new(&g);
+    let n = g.hi.len() as u32;
+    let best: Vec<_> = (0..n)
+        .flat_map(|a| (0..n).map(move |b| (a, b)))
+        .filter(|(a, b)| a != b)
+        .filter_map(|(a, b)| r.route(Stop::Hi(a), Stop::Hi(b)))
+        .collect();
+    let cyc = dependency_cycle(&g, &best).expect("a cycle");
+    assert!(
+        cyc.iter().any(|&(_, p)| p == reef::routing::mosaic::PROC),
+        "{cyc:?}"
+    );
+    let set = RouteSet::all_pairs(&g);
+    assert_eq!(set.missing, vec![]);
+    assert_eq!(set.routes().count(), best.len());
+    assert_eq!(
+        dependency_cycle(&g, &set.routes().cloned().collect::<Vec<_>>()),
+        None
+    );
+}
+
+#[test]
+fn the_acs_route_sets_on_its_maps_are_deadlock_free() {
+    for (name, lan, mode) in ex::mapping_networks(true) {
+        let o = ex::map_once(&lan, mode);
+        let set = o.set.expect("a map and its routes");
+        assert_eq!(set.cycle, None, "{name}");
+        assert!(set.routes > 0, "{name}");
+        if mode == Mode::Loops {
+            assert_eq!(set.missing, 0, "{name}");
+        }
+    }
+}
+
+#[test]
+fn route_sets_are_deadlock_free_on_every_network_the_reproduction_uses() {
+    for c in ex::route_sets(false) {
+        assert_eq!(c.cycle, None, "{}", c.network);
+        // One-way cables may leave pairs without a deadlock-free route; nowhere else.
+        if !c.network.starts_with("random-irregular") {
+            assert_eq!(c.missing, 0, "{}", c.network);
+        }
+    }
 }
 
 #[test]
 fn high_bandwidth_routes_share_no_link_and_faults_are_recovered() {
-    let (routes, _free, shared) = ex::route_service_run();
+    let (routes, free, shared) = ex::route_service_run();
     assert!(routes.len() >= 6);
+    assert!(free, "the routes handed out close a dependency cycle");
     assert_eq!(shared, 0);
     for node in [false, true] {
         let (rec, lost, remaps) = ex::fault_run(node);
@@ -183,4 +241,40 @@ fn the_control_plane_is_deterministic_with_and_without_trains() {
     let a = run(true, false);
     assert_eq!(a, run(false, false));
     assert_eq!(a, run(true, true));
+}
+
+#[test]
+fn round_robin_along_a_chain_is_geometric_and_oldest_first_can_be_fair() {
+    use reef::fabric::mosaic::LanParams;
+    use reef::switch::Arbitration;
+    let rr = ex::chain_shares(Arbitration::RoundRobin, true);
+    assert_eq!(rr.len(), ex::CHAIN as usize);
+    assert!((rr.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    // Each source up the chain gets half of what the one below it gets.
+    assert!((rr[0] - 0.5).abs() < 0.02, "{rr:?}");
+    for k in 0..4 {
+        assert!((rr[k + 1] / rr[k] - 0.5).abs() < 0.05, "{rr:?}");
+    }
+    // Oldest first, with the upstream head there in time (0 ns header routing): ~1/8 each.
+    let p = LanParams {
+        arbitration: Arbitration::OldestFirst,
+        router_delay: 0,
+        ..LanParams::default()
+    };
+    let of = ex::chain_shares_with(&p, true);
+    for s in &of {
+        assert!((s - 1.0 / ex::CHAIN as f64).abs() < 0.02, "{of:?}");
+    }
+}
+
+#[test]
+fn the_bisection_fraction_moves_with_header_routing_and_buffers() {
+    let f = |rd, buf, len| ex::bisection_fraction(rd, buf, len, true);
+    let base = f(P::ROUTER_DELAY, P::BUFFER, 8);
+    assert!(base > 0.2 && base < 0.5, "{base}");
+    // Routing time is paid by every channel a worm is strung over: less of it, more through.
+    assert!(f(0, P::BUFFER, 8) > base * 1.1);
+    assert!(f(2 * P::ROUTER_DELAY, P::BUFFER, 8) < base * 0.9);
+    // A worm held in fewer channels.
+    assert!(f(P::ROUTER_DELAY, 8, 8) > base * 1.1);
 }

@@ -16,7 +16,7 @@
 //! absence of what it probed; flooding ends after [`Config::quiet`] without news.
 
 use super::graph::{Arrival, End, MGraph};
-use super::routes::{Route, Router, Stop};
+use super::routes::{Route, RouteSet, Router, Stop};
 use crate::engine::agent::{Agent, Ctl, Delivery, Message};
 use crate::fabric::mosaic::LanFabric;
 use crate::routing::mosaic::{EAST, NORTH, PROC, SOUTH, WEST, x_input};
@@ -148,8 +148,10 @@ enum Body {
         addr: u32,
         route: Route,
     },
+    /// A flow's packets are not acknowledged: about the route of this epoch, or (None) no
+    /// answer to a route request.
     Complaint {
-        addr: u32,
+        epoch: Option<u32>,
     },
     Data {
         flow: usize,
@@ -241,6 +243,11 @@ struct Ac {
     next_label: u32,
     requests: Vec<(u32, u32, bool)>,
     hb_routes: BTreeMap<(u32, u32), Route>,
+    /// The routes between every pair of HIs of the last complete map, deadlock-free as a set.
+    routes: Option<(MGraph, RouteSet)>,
+    /// When the AC's CPU had sent what its last complete map called for (answers, routes
+    /// to the AC): a host with no answer after that, and a while more, has lost its request.
+    answered_by: Time,
     /// First map: (time, messages, map, labels of its nodes).
     first: Option<MapResult>,
     remap_wanted: bool,
@@ -296,6 +303,8 @@ pub struct Atomic<'a> {
     pub results: Vec<MapResult>,
     /// Every route handed out (for the deadlock check).
     pub given: Vec<(u32, u32, Route)>,
+    /// Routes handed out from outside the deadlock-free set (pairs it has no route for).
+    pub outside_set: u64,
     pub remaps: u64,
 }
 
@@ -360,6 +369,7 @@ impl<'a> Atomic<'a> {
             flows,
             results: vec![],
             given: vec![],
+            outside_set: 0,
             remaps: 0,
         }
     }
@@ -497,6 +507,8 @@ impl<'a> Atomic<'a> {
             next_label: 1,
             requests: prev.as_ref().map_or(vec![], |a| a.requests.clone()),
             hb_routes: BTreeMap::new(),
+            routes: prev.as_ref().and_then(|a| a.routes.clone()),
+            answered_by: 0,
             first: None,
             remap_wanted: false,
         };
@@ -656,28 +668,9 @@ impl<'a> Atomic<'a> {
                 epoch,
             });
         }
-        let mut r = Router::new(&g);
-        for i in 1..g.hi.len() as u32 {
-            let addr = g.hi[i as usize].2;
-            if self.acs[&h].installed.contains(&End::Hi(i)) {
-                continue;
-            }
-            let (Some(there), Some(back)) = (
-                r.route(Stop::Hi(0), Stop::Hi(i)),
-                r.route(Stop::Hi(i), Stop::Hi(0)),
-            ) else {
-                continue;
-            };
-            self.acs.get_mut(&h).expect("an AC").installed.insert(End::Hi(i));
-            let body = Body::Install {
-                ac: h,
-                epoch,
-                to_ac: back,
-            };
-            let _ = addr;
-            self.launch(ctl, h, Self::pieces(&there), 16, body, Some(h));
-        }
-        // Routes for those who asked (again, after a remap).
+        let set = RouteSet::all_pairs(&g);
+        self.acs.get_mut(&h).expect("an AC").routes = Some((g.clone(), set));
+        // Routes for those who asked (again, after a remap) first: their flows wait.
         let reqs = self.acs[&h].requests.clone();
         let reqs: Vec<(u32, u32, bool)> = reqs.into_iter().collect::<BTreeSet<_>>().into_iter().collect();
         self.acs.get_mut(&h).expect("an AC").hb_routes.clear();
@@ -688,6 +681,24 @@ impl<'a> Atomic<'a> {
                 self.answer(ctl, h, from, addr, hb);
             }
         }
+        // Then every HI not yet told its route to the AC.
+        for i in 1..g.hi.len() as u32 {
+            if self.acs[&h].installed.contains(&End::Hi(i)) {
+                continue;
+            }
+            let (Some(there), Some(back)) = (self.served(h, &g, 0, i), self.served(h, &g, i, 0)) else {
+                continue;
+            };
+            self.acs.get_mut(&h).expect("an AC").installed.insert(End::Hi(i));
+            let body = Body::Install {
+                ac: h,
+                epoch,
+                to_ac: back,
+            };
+            self.launch(ctl, h, Self::pieces(&there), 16, body, Some(h));
+        }
+        let a = self.acs.get_mut(&h).expect("an AC");
+        a.answered_by = a.busy.max(ctl.now());
         if self.cfg.stop_when_mapped
             && self.acs.values().all(|a| a.first.is_some())
             && self.cfg.flows.is_empty()
@@ -700,6 +711,18 @@ impl<'a> Atomic<'a> {
         }
     }
 
+    /// Whether a complaint to AC `h` calls for a new map: it is about a route of the AC's
+    /// current map, or about no answer although the map has been done for a while (not about
+    /// a route the new map has already replaced, nor a reply still on its way).
+    fn stale(&self, ctl: &Ctl, h: u32, epoch: Option<u32>) -> bool {
+        let Some(a) = self.acs.get(&h) else { return false };
+        !a.mapping
+            && match epoch {
+                Some(e) => e >= a.epoch,
+                None => a.done_at.is_some() && ctl.now() >= a.answered_by + self.cfg.complain_after,
+            }
+    }
+
     fn remap(&mut self, ctl: &mut Ctl, h: u32) {
         if self.acs[&h].mapping {
             self.acs.get_mut(&h).expect("an AC").remap_wanted = true;
@@ -709,38 +732,62 @@ impl<'a> Atomic<'a> {
         self.start_ac(ctl, h);
     }
 
-    /// Route from HI `from` to the HI with address `addr`, sent to `from`.
+    /// The route the service hands out from HI `a` to HI `b` of the AC's map `g`: the one in
+    /// its deadlock-free set, or, for a pair the set has none for, the best route at all
+    /// (counted in [`Atomic::outside_set`]).
+    fn served(&mut self, h: u32, g: &MGraph, a: u32, b: u32) -> Option<Route> {
+        if let Some(r) = self.acs[&h].routes.as_ref().and_then(|s| s.1.get(a, b)) {
+            return Some(r.clone());
+        }
+        let r = Router::new(g).route(Stop::Hi(a), Stop::Hi(b))?;
+        self.outside_set += 1;
+        Some(r)
+    }
+
+    /// A high-bandwidth route from HI `a` to HI `b` of map `g`: placed anew in the set,
+    /// avoiding the links of the other high-bandwidth flows if it can.
+    fn served_hb(&mut self, h: u32, g: &MGraph, a: u32, b: u32, key: (u32, u32)) -> Option<Route> {
+        let ac = self.acs.get_mut(&h).expect("an AC");
+        let banned: BTreeSet<(u32, u16)> = ac
+            .hb_routes
+            .iter()
+            .filter(|(k, _)| **k != key)
+            .flat_map(|(_, r)| r.outs().collect::<Vec<_>>())
+            .collect();
+        let r = ac.routes.as_mut().and_then(|s| s.1.reroute(g, a, b, &banned));
+        match r {
+            Some(r) => {
+                ac.hb_routes.insert(key, r.clone());
+                Some(r)
+            }
+            None => self.served(h, g, a, b),
+        }
+    }
+
+    /// Route from HI `from` to the HI with address `addr`, sent to `from`. While the AC maps,
+    /// the request waits for the new map.
     fn answer(&mut self, ctl: &mut Ctl, h: u32, from: u32, addr: u32, hb: bool) {
-        let a = &self.acs[&h];
+        let a = self.acs.get_mut(&h).expect("an AC");
+        if !a.requests.contains(&(from, addr, hb)) {
+            a.requests.push((from, addr, hb));
+        }
+        if a.mapping {
+            return;
+        }
         let g = a.map.g.clone();
         let epoch = a.epoch;
         let (Some(fi), Some(ti)) = (g.hi_of(from), g.hi_of(addr)) else {
             return;
         };
         let route = if hb {
-            let banned: BTreeSet<(u32, u16)> = a
-                .hb_routes
-                .iter()
-                .filter(|(k, _)| **k != (from, addr))
-                .flat_map(|(_, r)| r.outs().collect::<Vec<_>>())
-                .collect();
-            Router::avoiding(&g, banned)
-                .route(Stop::Hi(fi), Stop::Hi(ti))
-                .or_else(|| Router::new(&g).route(Stop::Hi(fi), Stop::Hi(ti)))
+            self.served_hb(h, &g, fi, ti, (from, addr))
         } else {
-            Router::new(&g).route(Stop::Hi(fi), Stop::Hi(ti))
+            self.served(h, &g, fi, ti)
         };
         let Some(route) = route else { return };
-        let Some(there) = Router::new(&g).route(Stop::Hi(0), Stop::Hi(fi)) else {
+        let Some(there) = self.served(h, &g, 0, fi) else {
             return;
         };
-        let a = self.acs.get_mut(&h).expect("an AC");
-        if hb {
-            a.hb_routes.insert((from, addr), route.clone());
-        }
-        if !a.requests.contains(&(from, addr, hb)) {
-            a.requests.push((from, addr, hb));
-        }
         self.given.push((from, addr, route.clone()));
         let body = Body::RouteReply { epoch, addr, route };
         self.launch(ctl, h, Self::pieces(&there), 32, body, None);
@@ -987,19 +1034,25 @@ impl<'a> Atomic<'a> {
 
     /// An AC host asking itself: the route goes straight into its table.
     fn answer_local(&mut self, ctl: &mut Ctl, h: u32, addr: u32, hb: bool) {
-        let g = self.acs[&h].map.g.clone();
-        let (Some(fi), Some(ti)) = (g.hi_of(h), g.hi_of(addr)) else {
-            self.kern[h as usize].waiting.insert(addr);
-            return;
-        };
-        let Some(route) = Router::new(&g).route(Stop::Hi(fi), Stop::Hi(ti)) else {
-            return;
-        };
         let a = self.acs.get_mut(&h).expect("an AC");
         if !a.requests.contains(&(h, addr, hb)) {
             a.requests.push((h, addr, hb));
         }
-        let epoch = a.epoch;
+        if a.mapping {
+            return;
+        }
+        let g = a.map.g.clone();
+        let (Some(fi), Some(ti)) = (g.hi_of(h), g.hi_of(addr)) else {
+            self.kern[h as usize].waiting.insert(addr);
+            return;
+        };
+        let route = if hb {
+            self.served_hb(h, &g, fi, ti, (h, addr))
+        } else {
+            self.served(h, &g, fi, ti)
+        };
+        let Some(route) = route else { return };
+        let epoch = self.acs[&h].epoch;
         self.given.push((h, addr, route.clone()));
         self.kern[h as usize].table.insert(addr, (epoch, route));
         let _ = ctl;
@@ -1128,9 +1181,8 @@ impl<'a> Atomic<'a> {
                     }
                 }
             }
-            Body::Complaint { addr, .. } => {
-                let _ = addr;
-                if self.acs.contains_key(&x) && !self.acs[&x].mapping {
+            Body::Complaint { epoch, .. } => {
+                if self.stale(ctl, x, epoch) {
                     self.remap(ctl, x);
                 }
             }
@@ -1225,16 +1277,16 @@ impl Agent for Atomic<'_> {
                 let now = ctl.now();
                 if self.flows[f].sent > 0 && now >= self.flows[f].last_ack + self.cfg.complain_after {
                     // Delete the route from the address table and tell the AC.
-                    self.kern[fl.src as usize].table.remove(&fl.dst);
+                    let epoch = self.kern[fl.src as usize].table.remove(&fl.dst).map(|r| r.0);
                     self.flows[f].complaints += 1;
                     self.flows[f].last_ack = now;
                     if let Some((ac, r)) = self.kern[fl.src as usize].ac.clone() {
                         if ac == fl.src {
-                            if !self.acs[&ac].mapping {
+                            if self.stale(ctl, ac, epoch) {
                                 self.remap(ctl, ac);
                             }
                         } else {
-                            let body = Body::Complaint { addr: fl.dst };
+                            let body = Body::Complaint { epoch };
                             self.launch(ctl, fl.src, Self::pieces(&r), 16, body, None);
                         }
                     }
@@ -1353,6 +1405,12 @@ impl Atomic<'_> {
             return Some(format!("HIs differ: mapped {a:?}, real {b:?}"));
         }
         None
+    }
+
+    /// The route set of AC `h`'s last complete map, with that map.
+    pub fn route_set(&self, h: u32) -> Option<(&MGraph, &RouteSet)> {
+        let (g, s) = self.acs.get(&h)?.routes.as_ref()?;
+        Some((g, s))
     }
 
     /// The real topology (as the agent's physics sees it).

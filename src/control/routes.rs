@@ -8,7 +8,7 @@
 
 use super::graph::{End, MGraph};
 use crate::routing::mosaic::{EAST, NORTH, PROC, SOUTH, WEST, x_input};
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Where a leg ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -33,6 +33,8 @@ pub struct Leg {
 /// A composite route.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Route {
+    /// The node whose processor sends the packet, if not an HI.
+    pub from_proc: Option<u32>,
     pub legs: Vec<Leg>,
 }
 
@@ -111,9 +113,22 @@ fn sidx(node: u32, in_port: u16, phase: u8) -> usize {
     (node as usize * 5 + in_port.min(4) as usize) * 4 + phase as usize
 }
 
-/// The legs from `start`, not using the outputs in `banned`.
-pub fn legs_from(g: &MGraph, start: Start, banned: &BTreeSet<(u32, u16)>) -> LegTable {
+/// The legs from `start`, not using the outputs in `banned`, and, with a `guard`, adding no
+/// dependency that would close a cycle in its graph.
+pub fn legs_from(g: &MGraph, start: Start, banned: &BTreeSet<(u32, u16)>, guard: Option<&Guard>) -> LegTable {
     let n = g.nodes();
+    // The resource a packet in a state last took: the channel into (node, in_port), or the
+    // start node's memory for a packet its processor sends (None: an HI's channel, which
+    // nothing waits on).
+    let held = |node: u32, inp: u16| -> Option<u32> {
+        let gd = guard?;
+        if inp == PROC {
+            Some(hub(node))
+        } else {
+            gd.deps.into[node as usize * RES + inp as usize]
+        }
+    };
+    let allow = |a: Option<u32>, b: u32| guard.is_none_or(|gd| gd.allows(a, b));
     let mut dist = vec![u32::MAX; n * 20];
     let mut par: Vec<(usize, Act)> = vec![(usize::MAX, Act::Zero); n * 20];
     let mut q = VecDeque::new();
@@ -146,7 +161,10 @@ pub fn legs_from(g: &MGraph, start: Start, banned: &BTreeSet<(u32, u16)>) -> Leg
             FRESH_Y => true,
             _ => !xin,
         };
-        if to_proc && end_proc[node as usize].is_none() && !(node == start.node && ph == FRESH && inp == PROC)
+        if to_proc
+            && end_proc[node as usize].is_none()
+            && !(node == start.node && ph == FRESH && inp == PROC)
+            && allow(held(node, inp), hub(node))
         {
             end_proc[node as usize] = Some((si, d + 1));
         }
@@ -160,7 +178,7 @@ pub fn legs_from(g: &MGraph, start: Start, banned: &BTreeSet<(u32, u16)>) -> Leg
             _ => &[(SOUTH, None)],
         };
         for &(port, start_sign) in moves {
-            if banned.contains(&(node, port)) {
+            if banned.contains(&(node, port)) || !allow(held(node, inp), res(node, port)) {
                 continue;
             }
             let sign = match (start_sign, ph) {
@@ -278,16 +296,13 @@ pub fn legs_from(g: &MGraph, start: Start, banned: &BTreeSet<(u32, u16)>) -> Leg
             };
             let (bytes, _) = rebuild(si, vec![mv]);
             let node = (si / 20) as u32;
+            // The exit into the HI, pushed first by `outs_of`, comes out last.
             let outs = outs_of(si, Some((node, port)));
-            let mut outs2 = outs;
-            // `outs_of` put the exit first; it is the last.
-            let exit = outs2.remove(0);
-            outs2.push(exit);
             to_hi[h] = Some(Leg {
                 bytes,
                 to: Stop::Hi(h as u32),
                 nodes,
-                outs: outs2,
+                outs,
             });
         }
     }
@@ -319,23 +334,51 @@ impl<'g> Router<'g> {
         r
     }
 
-    fn table(&mut self, s: Start, hi: Option<u32>) -> &LegTable {
+    /// Forgets the leg tables (a guard's graph has grown: some legs may no longer fit).
+    pub fn clear(&mut self) {
+        self.cache.iter_mut().for_each(|c| *c = None);
+        self.hi_cache.iter_mut().for_each(|c| *c = None);
+    }
+
+    fn table(&mut self, s: Start, hi: Option<u32>, guard: Option<&Guard>) -> &LegTable {
         let (g, banned) = (self.g, &self.banned);
         match hi {
-            Some(h) => self.hi_cache[h as usize].get_or_insert_with(|| legs_from(g, s, banned)),
-            None => self.cache[s.node as usize].get_or_insert_with(|| legs_from(g, s, banned)),
+            Some(h) => self.hi_cache[h as usize].get_or_insert_with(|| legs_from(g, s, banned, guard)),
+            None => self.cache[s.node as usize].get_or_insert_with(|| legs_from(g, s, banned, guard)),
         }
     }
 
     /// The best route from `from` to `to`: from an HI or a node's processor, to an HI or a
     /// node's processor. Fewest store-and-forward points, then fewest nodes passed.
     pub fn route(&mut self, from: Stop, to: Stop) -> Option<Route> {
+        self.route_with(from, to, None)
+    }
+
+    /// The table of legs from processor `p`, or from the route's start `first`.
+    fn table_of(&mut self, first: (Start, Option<u32>), p: Option<u32>, guard: Option<&Guard>) -> &LegTable {
+        match p {
+            None => self.table(first.0, first.1, guard),
+            Some(q) => self.table(
+                Start {
+                    node: q,
+                    in_port: PROC,
+                },
+                None,
+                guard,
+            ),
+        }
+    }
+
+    /// [`Self::route`] with legs that each fit `guard` (legs cached from a smaller guard
+    /// graph are kept until [`Self::clear`]: a superset of what fits now).
+    pub fn route_with(&mut self, from: Stop, to: Stop, guard: Option<&Guard>) -> Option<Route> {
         let n = self.g.nodes();
-        // Dijkstra over processors; cost (legs, nodes).
+        // Dijkstra over processors; cost (legs, nodes). A leg is named by the processor
+        // whose table holds it (None: the start's table) and its end.
         let mut best: Vec<(u32, u32)> = vec![(u32::MAX, u32::MAX); n];
-        let mut prev: Vec<Option<(Option<u32>, Leg)>> = vec![None; n];
+        let mut prev: Vec<Option<Option<u32>>> = vec![None; n];
         let mut done = vec![false; n];
-        let mut final_best: Option<((u32, u32), Option<u32>, Leg)> = None;
+        let mut final_best: Option<((u32, u32), Option<u32>)> = None;
         let first = match from {
             Stop::Hi(h) => {
                 let (node, port, _) = self.g.hi[h as usize];
@@ -349,41 +392,27 @@ impl<'g> Router<'g> {
                 None,
             ),
         };
-        type Open = (Start, Option<u32>, Option<u32>, (u32, u32));
-        let mut frontier: Vec<Open> = vec![(first.0, first.1, None, (0, 0))];
-        loop {
-            for (s, hi, from_proc, c) in frontier.drain(..) {
-                let t = self.table(s, hi);
-                let cand = |leg: &Leg| (c.0 + 1, c.1 + leg.nodes);
-                match to {
-                    Stop::Hi(h) => {
-                        if let Some(leg) = &t.to_hi[h as usize] {
-                            let cc = cand(leg);
-                            if final_best.as_ref().is_none_or(|f| cc < f.0) {
-                                final_best = Some((cc, from_proc, leg.clone()));
-                            }
-                        }
-                    }
-                    Stop::Proc(p) => {
-                        if let Some(leg) = &t.to_proc[p as usize] {
-                            let cc = cand(leg);
-                            if final_best.as_ref().is_none_or(|f| cc < f.0) {
-                                final_best = Some((cc, from_proc, leg.clone()));
-                            }
-                        }
-                    }
+        let end = |t: &LegTable| -> Option<u32> {
+            match to {
+                Stop::Hi(h) => t.to_hi[h as usize].as_ref().map(|l| l.nodes),
+                Stop::Proc(p) => t.to_proc[p as usize].as_ref().map(|l| l.nodes),
+            }
+        };
+        let mut open: Option<Open> = Some((first.0, first.1, None, (0, 0)));
+        while let Some((s, hi, from_proc, c)) = open.take() {
+            let t = self.table(s, hi, guard);
+            if let Some(k) = end(t) {
+                let cc = (c.0 + 1, c.1 + k);
+                if final_best.is_none_or(|f| cc < f.0) {
+                    final_best = Some((cc, from_proc));
                 }
-                let legs: Vec<(usize, Leg)> = t
-                    .to_proc
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(v, l)| l.clone().map(|l| (v, l)))
-                    .collect();
-                for (v, leg) in legs {
-                    let cc = cand(&leg);
+            }
+            for (v, leg) in t.to_proc.iter().enumerate() {
+                if let Some(leg) = leg {
+                    let cc = (c.0 + 1, c.1 + leg.nodes);
                     if !done[v] && cc < best[v] {
                         best[v] = cc;
-                        prev[v] = Some((from_proc, leg));
+                        prev[v] = Some(from_proc);
                     }
                 }
             }
@@ -392,11 +421,11 @@ impl<'g> Router<'g> {
                 .filter(|&v| !done[v] && best[v].0 != u32::MAX)
                 .min_by_key(|&v| best[v]);
             let Some(v) = next else { break };
-            if final_best.as_ref().is_some_and(|f| f.0 <= best[v]) {
+            if final_best.is_some_and(|f| f.0 <= best[v]) {
                 break;
             }
             done[v] = true;
-            frontier.push((
+            open = Some((
                 Start {
                     node: v as u32,
                     in_port: PROC,
@@ -406,41 +435,420 @@ impl<'g> Router<'g> {
                 best[v],
             ));
         }
-        let (_, mut at, last) = final_best?;
+        let (_, mut at) = final_best?;
+        let last = match to {
+            Stop::Hi(h) => self.table_of(first, at, guard).to_hi[h as usize].clone(),
+            Stop::Proc(p) => self.table_of(first, at, guard).to_proc[p as usize].clone(),
+        }?;
         let mut legs = vec![last];
         while let Some(p) = at {
-            let (pp, leg) = prev[p as usize].clone()?;
-            legs.push(leg);
+            let pp = prev[p as usize]?;
+            legs.push(self.table_of(first, pp, guard).to_proc[p as usize].clone()?);
             at = pp;
         }
         legs.reverse();
-        Some(Route { legs })
+        let from_proc = match from {
+            Stop::Proc(p) => Some(p),
+            Stop::Hi(_) => None,
+        };
+        Some(Route { from_proc, legs })
     }
 }
 
-/// Channel dependencies of a set of routes on network `g`, as a graph over node outputs:
-/// within a leg, each output on the next (wormhole); across a store-and-forward point, the
-/// leg's last output on the next leg's first (a full memory blocks). A cycle means the set
-/// can deadlock. Returns the cycle as node outputs, if any.
+// ---------------------------------------------------------------- deadlock freedom
+
+/// A pair to place, keyed by the cost of its best route: ((S&F points, nodes), (from, to)).
+type Want = ((usize, u32), (u32, u32));
+
+/// A processor open in the route search: where its legs start, from which HI, the
+/// processor whose table holds the leg there, and the cost so far.
+type Open = (Start, Option<u32>, Option<u32>, (u32, u32));
+
+/// How many routes [`RouteSet::for_pairs`] may take out to place one that is missing.
+const RIP_UP: usize = 8;
+
+/// Resources per node in a dependency graph: its four outputs, then its memory.
+const RES: usize = 5;
+
+/// The dependency-graph vertex of node output `port`.
+pub fn res(node: u32, port: u16) -> u32 {
+    node * RES as u32 + port as u32
+}
+
+/// The dependency-graph vertex of a node's memory (with the channels into and out of its
+/// processor: one of each per node, so they wait with it).
+pub fn hub(node: u32) -> u32 {
+    node * RES as u32 + PROC as u32
+}
+
+/// A vertex as (node, port), the memory as port [`PROC`].
+pub fn vertex(v: u32) -> (u32, u16) {
+    (v / RES as u32, (v % RES as u32) as u16)
+}
+
+/// The resources a packet on `route` takes, in order, each held until the next is granted:
+/// within a leg every node output it passes (wormhole), at a store-and-forward point the
+/// node's memory (a packet is admitted whole and waits there until the processor's one
+/// output channel sends it, in order, on its next leg; a full memory stalls the worm that
+/// arrives). An HI's channels are left out: nothing waits on a source, and a sink HI always
+/// drains.
+pub fn resources(route: &Route) -> Vec<u32> {
+    let mut v = Vec::new();
+    if let Some(p) = route.from_proc {
+        v.push(hub(p));
+    }
+    for leg in &route.legs {
+        v.extend(leg.outs.iter().map(|&(n, p)| res(n, p)));
+        if let Stop::Proc(p) = leg.to {
+            v.push(hub(p));
+        }
+    }
+    v
+}
+
+/// The channel-dependency graph of a set of routes on network `g` (see [`resources`]): an
+/// edge from each resource a route holds to the next it asks for. A cycle means the set can
+/// deadlock once the memories on it are full. Returns a cycle, as (node, port) with the
+/// memory as port [`PROC`], if any.
 pub fn dependency_cycle(g: &MGraph, routes: &[Route]) -> Option<Vec<(u32, u16)>> {
-    let n = g.nodes() * 4;
-    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
-    let id = |(node, port): (u32, u16)| node * 4 + port as u32;
+    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); g.nodes() * RES];
     for r in routes {
-        let mut last: Option<u32> = None;
-        for leg in &r.legs {
-            for &o in &leg.outs {
-                let b = id(o);
-                if let Some(a) = last
-                    && !adj[a as usize].contains(&b)
-                {
-                    adj[a as usize].push(b);
-                }
-                last = Some(b);
+        for w in resources(r).windows(2) {
+            if !adj[w[0] as usize].contains(&w[1]) {
+                adj[w[0] as usize].push(w[1]);
             }
         }
     }
-    crate::routing::cdg::find_cycle(&adj).map(|c| c.into_iter().map(|x| (x / 4, (x % 4) as u16)).collect())
+    crate::routing::cdg::find_cycle(&adj).map(|c| c.into_iter().map(vertex).collect())
+}
+
+/// A growing dependency graph kept acyclic, with its transitive closure.
+#[derive(Clone, Debug)]
+pub struct Deps {
+    words: usize,
+    /// Per vertex, the vertices it reaches by one edge or more (a bit set).
+    reach: Vec<u64>,
+    /// Edges with the number of routes that make them.
+    edges: BTreeMap<(u32, u32), u32>,
+    /// The output that feeds (node, input port), per `node * RES + port`.
+    into: Vec<Option<u32>>,
+}
+
+impl Deps {
+    pub fn new(g: &MGraph) -> Deps {
+        let v = g.nodes() * RES;
+        let words = v.div_ceil(64);
+        let mut into = vec![None; v];
+        for (u, outs) in g.out.iter().enumerate() {
+            for (p, e) in outs.iter().enumerate() {
+                if let Some(End::Node(w, q)) = e {
+                    into[*w as usize * RES + *q as usize] = Some(res(u as u32, p as u16));
+                }
+            }
+        }
+        Deps {
+            words,
+            reach: vec![0; v * words],
+            edges: BTreeMap::new(),
+            into,
+        }
+    }
+
+    /// Whether `a` reaches `b` by one edge or more.
+    pub fn reaches(&self, a: u32, b: u32) -> bool {
+        self.reach[a as usize * self.words + b as usize / 64] >> (b % 64) & 1 == 1
+    }
+
+    /// Whether edge `a → b` keeps the graph acyclic.
+    pub fn allows(&self, a: Option<u32>, b: u32) -> bool {
+        a.is_none_or(|a| a != b && !self.reaches(b, a))
+    }
+
+    fn link(&mut self, a: u32, b: u32) {
+        let w = self.words;
+        let mut add = self.reach[b as usize * w..(b as usize + 1) * w].to_vec();
+        add[b as usize / 64] |= 1 << (b % 64);
+        for x in 0..self.reach.len() / w {
+            if x == a as usize || self.reaches(x as u32, a) {
+                for (r, m) in self.reach[x * w..(x + 1) * w].iter_mut().zip(&add) {
+                    *r |= m;
+                }
+            }
+        }
+    }
+
+    /// Adds a route's dependencies. The first one that would close a cycle is refused and
+    /// returned, with nothing added.
+    pub fn add(&mut self, route: &Route) -> Result<(), (u32, u32)> {
+        let rs = resources(route);
+        let keep = self.reach.clone();
+        for w in rs.windows(2) {
+            if !self.allows(Some(w[0]), w[1]) {
+                self.reach = keep;
+                return Err((w[0], w[1]));
+            }
+            if !self.edges.contains_key(&(w[0], w[1])) {
+                self.link(w[0], w[1]);
+            }
+        }
+        for w in rs.windows(2) {
+            *self.edges.entry((w[0], w[1])).or_insert(0) += 1;
+        }
+        Ok(())
+    }
+
+    /// Whether [`Self::add`] would take the route.
+    pub fn fits(&self, route: &Route) -> Result<(), (u32, u32)> {
+        let mut t = Deps {
+            words: self.words,
+            reach: self.reach.clone(),
+            edges: BTreeMap::new(),
+            into: vec![],
+        };
+        for w in resources(route).windows(2) {
+            if !t.allows(Some(w[0]), w[1]) {
+                return Err((w[0], w[1]));
+            }
+            t.link(w[0], w[1]);
+        }
+        Ok(())
+    }
+
+    /// Takes a route's dependencies out again.
+    pub fn remove(&mut self, route: &Route) {
+        let mut gone = false;
+        for w in resources(route).windows(2) {
+            if let Some(c) = self.edges.get_mut(&(w[0], w[1])) {
+                *c -= 1;
+                if *c == 0 {
+                    self.edges.remove(&(w[0], w[1]));
+                    gone = true;
+                }
+            }
+        }
+        if gone {
+            self.reach.fill(0);
+            let es: Vec<(u32, u32)> = self.edges.keys().copied().collect();
+            for (a, b) in es {
+                self.link(a, b);
+            }
+        }
+    }
+}
+
+/// What a guarded search may not do: close a cycle in `deps`, or add a refused edge.
+pub struct Guard<'a> {
+    pub deps: &'a Deps,
+    pub refused: BTreeSet<(u32, u32)>,
+}
+
+impl Guard<'_> {
+    fn allows(&self, a: Option<u32>, b: u32) -> bool {
+        self.deps.allows(a, b) && a.is_none_or(|a| !self.refused.contains(&(a, b)))
+    }
+}
+
+/// The route service's routes between every pair of HIs, deadlock-free as a set: each is the
+/// best route (fewest store-and-forward points, then fewest nodes) among those that close no
+/// cycle in the dependency graph of the routes chosen before it. Pairs are taken in the order
+/// of their best unconstrained route, simplest first, so plain Mosaic worms (X before Y, never
+/// a cycle among themselves) are placed before the composite routes that must fit around them.
+#[derive(Clone, Debug)]
+pub struct RouteSet {
+    pub deps: Deps,
+    routes: BTreeMap<(u32, u32), Route>,
+    /// Pairs with a route in the network but none that keeps the set deadlock-free.
+    pub missing: Vec<(u32, u32)>,
+    /// Pairs whose best route had to give way (more store-and-forward points or nodes).
+    pub detours: usize,
+}
+
+impl RouteSet {
+    /// Routes between every pair of HIs of `g`.
+    pub fn all_pairs(g: &MGraph) -> RouteSet {
+        let nh = g.hi.len() as u32;
+        let pairs: Vec<(u32, u32)> = (0..nh)
+            .flat_map(|a| (0..nh).filter(move |&b| b != a).map(move |b| (a, b)))
+            .collect();
+        Self::for_pairs(g, &pairs)
+    }
+
+    /// Routes between the given pairs of HIs of `g` (the set the service hands out).
+    pub fn for_pairs(g: &MGraph, pairs: &[(u32, u32)]) -> RouteSet {
+        let mut free = Router::new(g);
+        let mut want: Vec<Want> = Vec::new();
+        for &(a, b) in pairs {
+            if let Some(r) = free.route(Stop::Hi(a), Stop::Hi(b)) {
+                want.push(((r.sf_points(), r.hops()), (a, b)));
+            }
+        }
+        want.sort();
+        want.dedup();
+        let mut s = Self::place(g, &want);
+        s.rip_up(g, &mut free);
+        let cost: BTreeMap<(u32, u32), (usize, u32)> = want.iter().map(|w| (w.1, w.0)).collect();
+        s.detours = s
+            .routes
+            .iter()
+            .filter(|(k, r)| cost.get(k) != Some(&(r.sf_points(), r.hops())))
+            .count();
+        s
+    }
+
+    /// Places each missing pair, if it can, by taking out the routes on the cycles its best
+    /// route would close and placing them again after it; a change stays only if every route
+    /// taken out finds a place again.
+    fn rip_up(&mut self, g: &MGraph, free: &mut Router) {
+        let missing = std::mem::take(&mut self.missing);
+        for p in missing {
+            let Some(r) = free.route(Stop::Hi(p.0), Stop::Hi(p.1)) else {
+                self.missing.push(p);
+                continue;
+            };
+            let keep = (self.deps.clone(), self.routes.clone());
+            let mut out: Vec<(u32, u32)> = Vec::new();
+            while self.deps.fits(&r).is_err() && out.len() < RIP_UP {
+                let mut all: Vec<Route> = self.routes.values().cloned().collect();
+                all.push(r.clone());
+                let Some(cyc) = dependency_cycle(g, &all) else {
+                    break;
+                };
+                let ids: Vec<u32> = cyc.iter().map(|&(n, q)| n * RES as u32 + q as u32).collect();
+                let on: BTreeSet<(u32, u32)> = (0..ids.len())
+                    .map(|i| (ids[i], ids[(i + 1) % ids.len()]))
+                    .collect();
+                let victim = self
+                    .routes
+                    .iter()
+                    .map(|(k, rt)| {
+                        let hits = resources(rt)
+                            .windows(2)
+                            .filter(|w| on.contains(&(w[0], w[1])))
+                            .count();
+                        (hits, *k)
+                    })
+                    .filter(|x| x.0 > 0)
+                    .max();
+                let Some((_, k)) = victim else { break };
+                let gone = self.routes.remove(&k).expect("placed");
+                self.deps.remove(&gone);
+                out.push(k);
+            }
+            let placed = self.deps.add(&r).is_ok() && {
+                self.routes.insert(p, r);
+                out.iter().all(|&q| {
+                    match Self::find(g, &self.deps, Stop::Hi(q.0), Stop::Hi(q.1), &BTreeSet::new()) {
+                        Some(rt) => {
+                            self.deps.add(&rt).expect("checked while found");
+                            self.routes.insert(q, rt);
+                            true
+                        }
+                        None => false,
+                    }
+                })
+            };
+            if !placed {
+                (self.deps, self.routes) = keep;
+                self.missing.push(p);
+            }
+        }
+    }
+
+    /// Places routes for `want` in its order.
+    fn place(g: &MGraph, want: &[Want]) -> RouteSet {
+        let mut s = RouteSet {
+            deps: Deps::new(g),
+            routes: BTreeMap::new(),
+            missing: vec![],
+            detours: 0,
+        };
+        // Leg tables stay cached while they still hold every leg that fits: a route found
+        // with them that fits whole is the best that fits.
+        let mut r = Router::new(g);
+        for &(cost, (a, b)) in want {
+            let (from, to) = (Stop::Hi(a), Stop::Hi(b));
+            let guard = Guard {
+                deps: &s.deps,
+                refused: BTreeSet::new(),
+            };
+            let found = match r.route_with(from, to, Some(&guard)) {
+                Some(rt) if s.deps.fits(&rt).is_ok() => Some(rt),
+                _ => {
+                    r.clear();
+                    Self::find(g, &s.deps, from, to, &BTreeSet::new())
+                }
+            };
+            match found {
+                Some(rt) => {
+                    if (rt.sf_points(), rt.hops()) != cost {
+                        s.detours += 1;
+                    }
+                    s.deps.add(&rt).expect("checked while found");
+                    s.routes.insert((a, b), rt);
+                }
+                None => s.missing.push((a, b)),
+            }
+        }
+        s
+    }
+
+    /// The best route from `from` to `to` that keeps `deps` acyclic, not using `avoid`.
+    pub fn find(
+        g: &MGraph,
+        deps: &Deps,
+        from: Stop,
+        to: Stop,
+        avoid: &BTreeSet<(u32, u16)>,
+    ) -> Option<Route> {
+        let mut guard = Guard {
+            deps,
+            refused: BTreeSet::new(),
+        };
+        // Each leg alone closes no cycle; legs together may: refuse the edge that does and
+        // search again.
+        for _ in 0..64 {
+            let rt = Router::avoiding(g, avoid.clone()).route_with(from, to, Some(&guard))?;
+            match deps.fits(&rt) {
+                Ok(()) => return Some(rt),
+                Err(e) => {
+                    guard.refused.insert(e);
+                }
+            }
+        }
+        None
+    }
+
+    /// The route from HI `a` to HI `b`.
+    pub fn get(&self, a: u32, b: u32) -> Option<&Route> {
+        self.routes.get(&(a, b))
+    }
+
+    /// Routes `a → b` anew avoiding the outputs in `avoid` (a high-bandwidth flow), keeping
+    /// the set deadlock-free; keeps the old route if there is no such route.
+    pub fn reroute(&mut self, g: &MGraph, a: u32, b: u32, avoid: &BTreeSet<(u32, u16)>) -> Option<Route> {
+        let old = self.routes.get(&(a, b)).cloned();
+        if let Some(o) = &old {
+            self.deps.remove(o);
+        }
+        match Self::find(g, &self.deps, Stop::Hi(a), Stop::Hi(b), avoid) {
+            Some(r) => {
+                self.deps.add(&r).expect("checked while found");
+                self.routes.insert((a, b), r.clone());
+                Some(r)
+            }
+            None => {
+                if let Some(o) = &old {
+                    self.deps.add(o).expect("it was there");
+                }
+                old
+            }
+        }
+    }
+
+    /// Every route of the set.
+    pub fn routes(&self) -> impl Iterator<Item = &Route> {
+        self.routes.values()
+    }
 }
 
 #[cfg(test)]
