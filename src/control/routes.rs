@@ -467,6 +467,9 @@ type Open = (Start, Option<u32>, Option<u32>, (u32, u32));
 /// How many routes [`RouteSet::for_pairs`] may take out to place one that is missing.
 const RIP_UP: usize = 8;
 
+/// How many more placements [`RouteSet::for_pairs`] tries with the pairs left out in front.
+const RETRIES: usize = 12;
+
 /// Resources per node in a dependency graph: its four outputs, then its memory.
 const RES: usize = 5;
 
@@ -653,6 +656,10 @@ impl Guard<'_> {
 /// cycle in the dependency graph of the routes chosen before it. Pairs are taken in the order
 /// of their best unconstrained route, simplest first, so plain Mosaic worms (X before Y, never
 /// a cycle among themselves) are placed before the composite routes that must fit around them.
+/// Pairs still left out are placed again first, ahead of the routes that had a choice (up to
+/// [`RETRIES`] times); the most complete set is kept. Nothing guarantees completeness: with
+/// one-way cables some networks have no complete deadlock-free set at all (a ring of boards
+/// joined only one way closes a cycle whatever the routes).
 #[derive(Clone, Debug)]
 pub struct RouteSet {
     pub deps: Deps,
@@ -661,6 +668,21 @@ pub struct RouteSet {
     pub missing: Vec<(u32, u32)>,
     /// Pairs whose best route had to give way (more store-and-forward points or nodes).
     pub detours: usize,
+    /// Over every route of the set, the store-and-forward points and nodes more than its
+    /// pair's best route has.
+    pub extra: (usize, u32),
+    /// Pairs the first placement (simplest first) left out and a later one, with them in
+    /// front, placed.
+    pub placed_late: Vec<Late>,
+}
+
+/// A pair placed only once it went first, with the cost of its best route and of the one
+/// it got: (store-and-forward points, nodes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Late {
+    pub pair: (u32, u32),
+    pub best: (usize, u32),
+    pub placed: (usize, u32),
 }
 
 impl RouteSet {
@@ -686,12 +708,54 @@ impl RouteSet {
         want.dedup();
         let mut s = Self::place(g, &want);
         s.rip_up(g, &mut free);
+        // Simplest first can leave pairs out whose every route closes a cycle with routes
+        // that had a choice. Place the pairs left out first, before those routes (every pair
+        // ever left out stays in front), and keep the most complete set.
+        // The pairs left out last go first, then those left out before, then the rest.
+        let mut front: Vec<(u32, u32)> = Vec::new();
+        let first_missing = s.missing.clone();
+        let mut last = s.missing.clone();
+        for _ in 0..RETRIES {
+            if s.missing.is_empty() || last.is_empty() {
+                break;
+            }
+            front.retain(|p| !last.contains(p));
+            front.splice(0..0, last.iter().copied());
+            let rank: BTreeMap<(u32, u32), usize> = front.iter().enumerate().map(|(i, p)| (*p, i)).collect();
+            let mut order: Vec<Want> = want.clone();
+            order.sort_by_key(|w| (rank.get(&w.1).copied().unwrap_or(usize::MAX), *w));
+            let mut t = Self::place(g, &order);
+            t.rip_up(g, &mut free);
+            last = t.missing.clone();
+            if t.missing.len() < s.missing.len() {
+                s = t;
+            }
+        }
         let cost: BTreeMap<(u32, u32), (usize, u32)> = want.iter().map(|w| (w.1, w.0)).collect();
         s.detours = s
             .routes
             .iter()
             .filter(|(k, r)| cost.get(k) != Some(&(r.sf_points(), r.hops())))
             .count();
+        s.extra =
+            s.routes
+                .iter()
+                .filter_map(|(k, r)| Some((cost.get(k)?, r)))
+                .fold((0, 0), |(f, n), (c, r)| {
+                    (
+                        f + r.sf_points().saturating_sub(c.0),
+                        n + r.hops().saturating_sub(c.1),
+                    )
+                });
+        s.placed_late = first_missing
+            .iter()
+            .filter_map(|k| Some((*k, *cost.get(k)?, s.routes.get(k)?)))
+            .map(|(k, c, r)| Late {
+                pair: k,
+                best: c,
+                placed: (r.sf_points(), r.hops()),
+            })
+            .collect();
         s
     }
 
@@ -761,6 +825,8 @@ impl RouteSet {
             routes: BTreeMap::new(),
             missing: vec![],
             detours: 0,
+            extra: (0, 0),
+            placed_late: vec![],
         };
         // Leg tables stay cached while they still hold every leg that fits: a route found
         // with them that fits whole is the best that fits.

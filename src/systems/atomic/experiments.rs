@@ -5,7 +5,7 @@ use super::net;
 use super::params as P;
 use crate::control::ac::{Config, Fault, Flow, Mode};
 use crate::control::graph::MGraph;
-use crate::control::routes::{Route, RouteSet, Router, Stop, dependency_cycle};
+use crate::control::routes::{Late, Route, RouteSet, Router, Stop, dependency_cycle};
 use crate::engine::HostParams;
 use crate::engine::agent::{Agent, Ctl, Delivery, Message};
 use crate::fabric::mosaic::{Cable, HostLink, Lan, LanFabric, LanParams, Place};
@@ -603,6 +603,7 @@ pub fn map_once(lan: &Lan, mode: Mode) -> MapOutcome {
         SetOutcome {
             cycle: dependency_cycle(g, &routes),
             missing: s.missing.len(),
+            outside_set: ag.outside_set,
             routes: routes.len(),
         }
     });
@@ -648,6 +649,8 @@ pub struct SetOutcome {
     pub cycle: Option<Vec<(u32, u16)>>,
     /// Pairs of HIs without a route in the set.
     pub missing: usize,
+    /// Routes the AC handed out from outside the set (for pairs it has none for).
+    pub outside_set: u64,
     pub routes: usize,
 }
 
@@ -835,6 +838,10 @@ pub struct SetCheck {
     /// Routes that had to give way to stay deadlock-free (more store-and-forward points or
     /// more nodes than the best route).
     pub detours: usize,
+    /// Over all routes, store-and-forward points and nodes more than each pair's best.
+    pub extra: (usize, u32),
+    /// Pairs the first placement (simplest first) left out, placed once they went first.
+    pub late: Vec<Late>,
     /// The dependency check's verdict on the set.
     pub cycle: Option<Vec<(u32, u16)>>,
 }
@@ -863,6 +870,8 @@ pub fn route_sets(quick: bool) -> Vec<SetCheck> {
             routes: routes.len(),
             missing: set.missing.len(),
             detours: set.detours,
+            extra: set.extra,
+            late: set.placed_late.clone(),
             cycle: dependency_cycle(g, &routes),
         });
     };
@@ -912,6 +921,43 @@ fn route_service(rep: &mut Report, quick: bool) {
         rep.push(
             Record::new("route-service", &case, "detours", "routes", c.detours as f64)
                 .source("routes longer than the best (S&F points, nodes) to keep the set deadlock-free"),
+        );
+        rep.push(
+            Record::new(
+                "route-service",
+                &case,
+                "detour_extra_nodes",
+                "nodes",
+                c.extra.1 as f64,
+            )
+            .source(&format!(
+                "nodes passed beyond each pair's best route, summed over the set ({} more S&F points)",
+                c.extra.0
+            )),
+        );
+        let late_nodes: u32 = c.late.iter().map(|l| l.placed.1.saturating_sub(l.best.1)).sum();
+        let late_sf: usize = c.late.iter().map(|l| l.placed.0.saturating_sub(l.best.0)).sum();
+        rep.push(
+            Record::new(
+                "route-service",
+                &case,
+                "pairs_placed_late",
+                "pairs",
+                c.late.len() as f64,
+            )
+            .source("pairs left out by the simplest-first placement, placed when put first"),
+        );
+        rep.push(
+            Record::new(
+                "route-service",
+                &case,
+                "late_extra_nodes",
+                "nodes",
+                late_nodes as f64,
+            )
+            .source(&format!(
+                "nodes their routes pass beyond their best routes, summed ({late_sf} more S&F points)"
+            )),
         );
         if let Some(cyc) = &c.cycle {
             rep.notes
