@@ -58,7 +58,8 @@ impl Dor {
     #[inline]
     pub fn route(&self, at: At, h: Header) -> Result<Want, RouteError> {
         let n = self.k.len();
-        let dst_sw = h.dst / self.conc;
+        // (A division by a run-time value is slow: skip it for one host per switch.)
+        let dst_sw = if self.conc == 1 { h.dst } else { h.dst / self.conc };
         let (s, t) = (at.switch as usize * n, dst_sw as usize * n);
         if t + n > self.coords.len() {
             return Err(RouteError::NoRoute {
@@ -73,7 +74,7 @@ impl Dor {
             }
             let k = self.k[d];
             let plus = if self.wrap {
-                let delta = (y + k - x) % k;
+                let delta = if y >= x { y - x } else { y + k - x };
                 delta <= k - delta
             } else {
                 y > x
@@ -94,7 +95,7 @@ impl Dor {
             });
         }
         Ok(Want::port(
-            2 * n as u16 + (h.dst % self.conc) as u16,
+            2 * n as u16 + (h.dst - dst_sw * self.conc) as u16,
             self.host_vcs,
         ))
     }
