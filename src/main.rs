@@ -259,6 +259,7 @@ fn real_main() -> Result<ExitCode> {
                         name: "packet latency".into(),
                         points: pts,
                         markers_only: false,
+                        color: None,
                     }],
                     log_y: false,
                 };

@@ -9,6 +9,9 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
     /// Draw markers only, no line.
     pub markers_only: bool,
+    /// Colour index; `None`: the series' position. Series given the same index (measured
+    /// points and the model drawn over them) share a colour.
+    pub color: Option<usize>,
 }
 
 /// A plot to draw.
@@ -20,7 +23,8 @@ pub struct Plot<'a> {
     pub log_y: bool,
 }
 
-const COLORS: [RGBColor; 8] = [
+/// Distinct series colours (Tableau 10 and two more); a plot with more series reuses them.
+const COLORS: [RGBColor; 12] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),
@@ -29,6 +33,10 @@ const COLORS: [RGBColor; 8] = [
     RGBColor(140, 86, 75),
     RGBColor(227, 119, 194),
     RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+    RGBColor(0, 0, 0),
+    RGBColor(0, 0, 128),
 ];
 
 fn range(vals: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
@@ -73,7 +81,7 @@ pub fn svg(p: &Plot) -> Result<String, String> {
                     .draw()
                     .map_err(|e| e.to_string())?;
                 for (i, s) in p.series.iter().enumerate() {
-                    let c = COLORS[i % COLORS.len()];
+                    let c = COLORS[s.color.unwrap_or(i) % COLORS.len()];
                     let pts: Vec<(f64, f64)> = s
                         .points
                         .iter()
@@ -134,6 +142,7 @@ mod tests {
                 name: "a".into(),
                 points: vec![(0.0, 1.0), (1.0, 10.0)],
                 markers_only: false,
+                color: None,
             }],
             log_y: true,
         };

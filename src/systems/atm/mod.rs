@@ -115,12 +115,14 @@ fn write_size(report: &mut Report, cal: &Calibration) -> Result<(f64, Driver), S
             name: format!("{} (simulated)", d.name()),
             points: Vec::new(),
             markers_only: false,
+            color: None,
         })
         .collect();
     let mut published = Series {
         name: "Table I (published, copy driver)".into(),
         points: Vec::new(),
         markers_only: true,
+        color: None,
     };
     for point in &cal.points {
         let row = point.published;
@@ -325,11 +327,13 @@ fn end_to_end_experiment(report: &mut Report, opts: &Options, cal: &Calibration)
         name: "goodput, copy driver (simulated)".into(),
         points: Vec::new(),
         markers_only: false,
+        color: None,
     };
     let mut link = Series {
         name: "link ceiling for the frame size".into(),
         points: Vec::new(),
         markers_only: false,
+        color: None,
     };
     for (i, &size) in FRAME_SIZES.iter().enumerate() {
         let frames = (budget / size).max(32);

@@ -143,7 +143,7 @@ fn time_per_packet(rep: &mut Report, quick: bool) {
     };
     let ds: &[u64] = &[1, 5, 10, 15, 30];
     let mut series = Vec::new();
-    for &d in ds {
+    for (k, &d) in ds.iter().enumerate() {
         let mut lan = net::prototype();
         lan.hosts[0].mft = d * 1000;
         let lf = net::build(&lan);
@@ -165,6 +165,7 @@ fn time_per_packet(rep: &mut Report, quick: bool) {
             name: format!("simulated, D = {d} ft"),
             points: pts,
             markers_only: true,
+            color: Some(k),
         });
         series.push(Series {
             name: format!("T(L,{d})"),
@@ -172,6 +173,7 @@ fn time_per_packet(rep: &mut Report, quick: bool) {
                 .map(|i| (i as f64 * 50.0, P::t_model_us(i as f64 * 50.0, d as f64)))
                 .collect(),
             markers_only: false,
+            color: Some(k),
         });
     }
     if let Ok(s) = svg(&Plot {
@@ -551,6 +553,7 @@ fn arbitration(rep: &mut Report, quick: bool) {
                 .map(|(k, &s)| (k as f64, s.max(1e-4)))
                 .collect(),
             markers_only: true,
+            color: None,
         });
     }
     // Round robin at every node between its own packets and those passing: the node next to
@@ -560,6 +563,7 @@ fn arbitration(rep: &mut Report, quick: bool) {
         name: "(1/2)^(k+1): round robin, geometric".into(),
         points: (0..CHAIN).map(|k| (k as f64, geo(k))).collect(),
         markers_only: false,
+        color: None,
     });
     rep.notes.push(format!(
         "arbitration: 8 backlogged sources along one row of an 8×8 board into one sink HI (64-byte packets, no host \
@@ -741,16 +745,19 @@ fn mapping(rep: &mut Report, quick: bool) {
                 name: "loop probes".into(),
                 points: loops,
                 markers_only: true,
+                color: None,
             },
             Series {
                 name: "modified flooding".into(),
                 points: flood,
                 markers_only: true,
+                color: None,
             },
             Series {
                 name: "authors' estimate (~20)".into(),
                 points: est,
                 markers_only: false,
+                color: None,
             },
         ],
         log_y: false,

@@ -178,6 +178,7 @@ fn series(name: &str, points: Vec<(f64, f64)>) -> Series {
         name: name.into(),
         points,
         markers_only: false,
+        color: None,
     }
 }
 
