@@ -764,27 +764,39 @@ impl<'a> Atomic<'a> {
         }
     }
 
-    /// Route from HI `from` to the HI with address `addr`, sent to `from`. While the AC maps,
-    /// the request waits for the new map.
-    fn answer(&mut self, ctl: &mut Ctl, h: u32, from: u32, addr: u32, hb: bool) {
+    /// Files the request of HI `from` for a route to address `addr` at AC `h` (once) and
+    /// returns the AC's map to answer it from, or `None` while the AC maps (the request
+    /// waits for the new map).
+    fn file_request(&mut self, h: u32, from: u32, addr: u32, hb: bool) -> Option<MGraph> {
         let a = self.acs.get_mut(&h).expect("an AC");
         if !a.requests.contains(&(from, addr, hb)) {
             a.requests.push((from, addr, hb));
         }
-        if a.mapping {
-            return;
+        (!a.mapping).then(|| a.map.g.clone())
+    }
+
+    /// The route handed out from HI `a` to HI `b` of map `g`: high-bandwidth or not.
+    fn route_for(&mut self, h: u32, g: &MGraph, a: u32, b: u32, key: (u32, u32), hb: bool) -> Option<Route> {
+        if hb {
+            self.served_hb(h, g, a, b, key)
+        } else {
+            self.served(h, g, a, b)
         }
-        let g = a.map.g.clone();
-        let epoch = a.epoch;
+    }
+
+    /// Route from HI `from` to the HI with address `addr`, sent to `from`. While the AC maps,
+    /// the request waits for the new map.
+    fn answer(&mut self, ctl: &mut Ctl, h: u32, from: u32, addr: u32, hb: bool) {
+        let Some(g) = self.file_request(h, from, addr, hb) else {
+            return;
+        };
+        let epoch = self.acs[&h].epoch;
         let (Some(fi), Some(ti)) = (g.hi_of(from), g.hi_of(addr)) else {
             return;
         };
-        let route = if hb {
-            self.served_hb(h, &g, fi, ti, (from, addr))
-        } else {
-            self.served(h, &g, fi, ti)
+        let Some(route) = self.route_for(h, &g, fi, ti, (from, addr), hb) else {
+            return;
         };
-        let Some(route) = route else { return };
         let Some(there) = self.served(h, &g, 0, fi) else {
             return;
         };
@@ -1034,24 +1046,16 @@ impl<'a> Atomic<'a> {
 
     /// An AC host asking itself: the route goes straight into its table.
     fn answer_local(&mut self, ctl: &mut Ctl, h: u32, addr: u32, hb: bool) {
-        let a = self.acs.get_mut(&h).expect("an AC");
-        if !a.requests.contains(&(h, addr, hb)) {
-            a.requests.push((h, addr, hb));
-        }
-        if a.mapping {
+        let Some(g) = self.file_request(h, h, addr, hb) else {
             return;
-        }
-        let g = a.map.g.clone();
+        };
         let (Some(fi), Some(ti)) = (g.hi_of(h), g.hi_of(addr)) else {
             self.kern[h as usize].waiting.insert(addr);
             return;
         };
-        let route = if hb {
-            self.served_hb(h, &g, fi, ti, (h, addr))
-        } else {
-            self.served(h, &g, fi, ti)
+        let Some(route) = self.route_for(h, &g, fi, ti, (h, addr), hb) else {
+            return;
         };
-        let Some(route) = route else { return };
         let epoch = self.acs[&h].epoch;
         self.given.push((h, addr, route.clone()));
         self.kern[h as usize].table.insert(addr, (epoch, route));
