@@ -100,6 +100,17 @@ impl Want {
             vc_hi: vcs.saturating_sub(1),
         }
     }
+
+    /// Port `port` of switch `switch`, all the VCs of its channel; an error if the switch has
+    /// no channel there (routes carried in the packet name their ports).
+    pub fn out_port(fab: &Fabric, switch: u32, port: u16) -> Result<Want, RouteError> {
+        let c = fab.out_chan[switch as usize]
+            .get(port as usize)
+            .copied()
+            .flatten()
+            .ok_or(RouteError::BadPort { switch, port })?;
+        Ok(Want::port(port, fab.channels[c.idx()].params.vcs))
+    }
 }
 
 /// What a routing step knows about the packet: its destination host and the header

@@ -201,15 +201,7 @@ impl Mosaic {
             switch: at.switch,
             dst: h.dst,
         })?;
-        let c = fab.out_chan[at.switch as usize]
-            .get(port as usize)
-            .copied()
-            .flatten()
-            .ok_or(RouteError::BadPort {
-                switch: at.switch,
-                port,
-            })?;
-        Ok(Want::port(port, fab.channels[c.idx()].params.vcs))
+        Want::out_port(fab, at.switch, port)
     }
 
     #[inline]

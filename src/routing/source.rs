@@ -142,15 +142,7 @@ impl SourceRoutes {
                 dst: h.dst,
             });
         };
-        let c = fab.out_chan[at.switch as usize]
-            .get(port as usize)
-            .copied()
-            .flatten()
-            .ok_or(RouteError::BadPort {
-                switch: at.switch,
-                port,
-            })?;
-        Ok(Want::port(port, fab.channels[c.idx()].params.vcs))
+        Want::out_port(fab, at.switch, port)
     }
 
     /// Each switch uses up one port of the route; with `strip`, the route is in the packet
