@@ -11,8 +11,8 @@ use reef::link::{FlowControl, LinkParams};
 use reef::routing::table::{HeaderTable, TableBuilder};
 use reef::routing::{PortSet, Routing, Want, cdg};
 use reef::switch::SwitchParams;
-use reef::time::{Clock, Ratio, Time};
-use reef::workload::{Pattern, Process, Sizes, Workload};
+use reef::time::{Ratio, Time};
+use reef::workload::Workload;
 
 /// Bounces one packet between two hosts `rounds` times, recording each delivery.
 struct PingPong {
@@ -195,15 +195,7 @@ fn chain_with_header_deletion() -> Spec {
         name: "chain".into(),
         fabric: fab,
         routing,
-        workload: Workload {
-            pattern: Pattern::Map(vec![u32::MAX; 3]),
-            process: Process::Bernoulli {
-                p: 0.0,
-                cycle: Clock::from_period(Ratio::int(1000)),
-            },
-            sizes: Sizes::Fixed(1),
-            load: 0.0,
-        },
+        workload: Workload::silent(3),
         params: SimParams {
             seed: 1,
             warmup: 0,

@@ -17,3 +17,18 @@ pub struct Workload {
     /// Offered load [flits/cycle/host], as configured (for reports).
     pub load: f64,
 }
+
+impl Workload {
+    /// No synthetic traffic from any of `hosts` hosts: an agent sends, or nothing does.
+    pub fn silent(hosts: usize) -> Workload {
+        Workload {
+            pattern: Pattern::Map(vec![pattern::SILENT; hosts]),
+            process: Process::Bernoulli {
+                p: 0.0,
+                cycle: crate::time::Clock::from_period(crate::time::Ratio::int(1000)),
+            },
+            sizes: Sizes::Fixed(1),
+            load: 0.0,
+        }
+    }
+}

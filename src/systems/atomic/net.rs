@@ -7,8 +7,8 @@ use crate::engine::{HostParams, Sim, SimParams, Spec};
 use crate::fabric::mosaic::{Cable, HostLink, Lan, LanFabric, LanParams, Place, random_lan};
 use crate::routing::Routing;
 use crate::routing::mosaic::{EAST, Mosaic, NORTH, SOUTH, WEST};
-use crate::time::{Clock, Ratio, Time};
-use crate::workload::{Pattern, Process, Sizes, Workload};
+use crate::time::{Ratio, Time};
+use crate::workload::Workload;
 
 /// The 3×3 prototype: four HIs on the West and East edges, 2 ft cables.
 pub fn prototype() -> Lan {
@@ -127,15 +127,7 @@ pub fn spec(lf: &LanFabric, name: &str) -> Spec {
         name: name.into(),
         fabric: lf.fab.clone(),
         routing: Routing::Mosaic(Mosaic::with_headers(vec![])),
-        workload: Workload {
-            pattern: Pattern::Map(vec![u32::MAX; n]),
-            process: Process::Bernoulli {
-                p: 0.0,
-                cycle: Clock::from_period(Ratio::int(1000)),
-            },
-            sizes: Sizes::Fixed(1),
-            load: 0.0,
-        },
+        workload: Workload::silent(n),
         params: SimParams {
             seed: 1,
             warmup: 0,
