@@ -1120,20 +1120,20 @@ impl<'a> Sim<'a> {
             self.take_credits(o, k);
         }
         let node = self.vcs[o as usize].node;
-        let to_switch_now =
-            shortcut && (node as usize) < self.sws.len() && self.vcs[o as usize].strip_pending == 0;
-        if dst > DST_MASK && !to_switch_now {
+        let to_host = shortcut && (node as usize) >= self.sws.len();
+        let into_buffer = shortcut && !to_host && self.vcs[o as usize].strip_pending == 0;
+        if dst > DST_MASK && !into_buffer {
             // The head's hop count leaves the slots here: into the packet record.
             self.pkts[(first & PID) as usize].hops += (dst >> DST_BITS) as u16;
         }
-        if shortcut && (node as usize) >= self.sws.len() {
+        if to_host {
             // A host takes flits as they arrive, each at a known time: record it all now.
             // The result is the same as arrival by arrival (a host keeps no state that
             // anything else reads before then); only the tail's delivery waits for its time.
             if let Err(e) = self.host_accept(o, flit, k, ends_tail, a0) {
                 self.failed.get_or_insert(e);
             }
-        } else if shortcut && self.vcs[o as usize].strip_pending == 0 {
+        } else if into_buffer {
             // Only this sender feeds `o` and nothing it sent before is still on the wire:
             // the flits go into the buffer now, marked with their arrival times. The head
             // starts when it lands or, behind a packet still there, when that one has left.
