@@ -511,18 +511,25 @@ impl Sim<'_> {
     /// Output VC `o` is held by a train whose tail passes at `end`, and a head looks at it:
     /// it is free if that is past (or now, after this instant's first send phase, where the
     /// tail went flit by flit); else the release must now happen on time, for this head.
-    #[inline(never)]
+    #[inline]
     fn look_at_held(&mut self, o: u32, owner: u32) {
         let end = self.held[o as usize];
         if end < self.now || (end == self.now && self.sent_phase) {
             self.vcs[o as usize].owner = NONE;
         } else if owner == HELD {
-            self.vcs[o as usize].owner = HELD_EV;
-            if end == self.now {
-                self.held_due(o);
-            } else {
-                self.q.push_at(end, ev(K_TAILGONE, o, 0));
-            }
+            self.release_on_time(o, end);
+        }
+    }
+
+    /// Output VC `o`, held by a train whose tail passes at `end` (now or later), is wanted:
+    /// it is released then by an event (or in this instant's send phase).
+    #[inline(never)]
+    fn release_on_time(&mut self, o: u32, end: Time) {
+        self.vcs[o as usize].owner = HELD_EV;
+        if end == self.now {
+            self.held_due(o);
+        } else {
+            self.q.push_at(end, ev(K_TAILGONE, o, 0));
         }
     }
 
@@ -611,6 +618,50 @@ impl Sim<'_> {
         }
         let rq = (req_base + p * words) as usize;
         let nw = words as usize;
+        if single_vc && mode == SwitchMode::Wormhole && arb == Arbitration::RoundRobin {
+            // One VC, granted without credits: it is free or not for every requester alike,
+            // and the first requester in round-robin order that may use it has it.
+            let o = self.ports[pi].vc_base;
+            let owner = self.vcs[o as usize].owner;
+            if owner == HELD || owner == HELD_EV {
+                self.look_at_held(o, owner);
+            }
+            if self.vcs[o as usize].owner != NONE {
+                return;
+            }
+            let last = self.ports[pi].va_rr;
+            let start = if last == NONE || last + 1 >= n_in {
+                0
+            } else {
+                last + 1
+            };
+            let (w0, b0) = ((start >> 6) as usize, start & 63);
+            for pass in 0..=nw {
+                let wi = if w0 + pass >= nw {
+                    w0 + pass - nw
+                } else {
+                    w0 + pass
+                };
+                let keep = if pass == 0 {
+                    !0u64 << b0
+                } else if pass == nw {
+                    !(!0u64 << b0)
+                } else {
+                    !0u64
+                };
+                let mut word = self.bits[rq + wi] & keep;
+                while word != 0 {
+                    let l = (wi << 6) as u32 + word.trailing_zeros();
+                    word &= word - 1;
+                    let i = self.sw_in[(in_base + l) as usize];
+                    if self.vcs[i as usize].want_lo == 0 {
+                        self.grant(s, p, l, i, c, 0);
+                        return;
+                    }
+                }
+            }
+            return;
+        }
         loop {
             let mut grant: Option<(u32, u32, u8)> = None;
             let mut best_created = Time::MAX;
@@ -706,15 +757,13 @@ impl Sim<'_> {
         } else {
             front.dst += 1 << DST_BITS;
         }
-        let mut ports = if v.want_port == u16::MAX {
-            self.wants[i as usize].ports.0
-        } else {
-            1u128 << v.want_port
-        };
-        while ports != 0 {
-            let q = ports.trailing_zeros();
-            ports &= ports - 1;
+        if v.want_port != u16::MAX {
+            let q = v.want_port as u32;
             clear_bit(&mut self.bits, (req_base + q * words) as usize, l as usize);
+        } else {
+            for q in self.wants[i as usize].ports.iter() {
+                clear_bit(&mut self.bits, (req_base + q as u32 * words) as usize, l as usize);
+            }
         }
         self.ports[(port_base + p) as usize].va_rr = l;
         let pid = flit & PID;
