@@ -153,7 +153,7 @@ impl Ctl<'_, '_> {
                 self.sim.tokens.len() as u32 - 1
             }
         };
-        self.sim.q.push_at(at, ev(K_TIMER, host, slot));
+        self.sim.q.push_at(self.sim.now, at, ev(K_TIMER, host, slot));
     }
 
     /// Ends the run after this instant.

@@ -760,6 +760,21 @@ impl<'a> Sim<'a> {
             bits_len += 2 * words + 2 * pwords + n_ports * words;
             sw_rng.push(Stream::new(p.seed, Purpose::Switch, s as u64));
         }
+        // A head that lands behind a train still leaving starts routing when that train's
+        // tail has passed, j flit times from now, plus the router delay: classes for those
+        // delays let its event skip the heap (when there are few such combinations).
+        let mut delays: Vec<Time> = sws.iter().map(|s| s.router_delay).filter(|&r| r > 0).collect();
+        delays.sort_unstable();
+        delays.dedup();
+        if delays.len() * train_classes.len() <= 4 {
+            for &r in &delays {
+                for &(ft, _) in &train_classes {
+                    for j in 1..=MAX_TRAIN as Time {
+                        q.class(r + j * ft);
+                    }
+                }
+            }
+        }
         let wl: &Workload = &spec.workload;
         let n = fab.num_hosts() as u32;
         let mut hosts = Vec::with_capacity(n as usize);
@@ -1044,7 +1059,7 @@ impl<'a> Sim<'a> {
             let k = tm.tx_tail;
             self.q.push(k, now, e);
         } else {
-            self.q.push_at(t, e);
+            self.q.push_at(self.now, t, e);
         }
     }
 
@@ -1200,7 +1215,7 @@ impl<'a> Sim<'a> {
             if t0 == self.now {
                 self.q.push(cl, self.now, ev(K_CREDIT, i, 0));
             } else {
-                self.q.push_at(t0 + cd, ev(K_CREDIT, i, 0));
+                self.q.push_at(self.now, t0 + cd, ev(K_CREDIT, i, 0));
             }
         }
     }
@@ -1302,7 +1317,7 @@ impl<'a> Sim<'a> {
                 v.flags |= F_CWAIT;
             } else if self.cwake[o as usize] != t {
                 self.cwake[o as usize] = t;
-                self.q.push_at(t, ev(K_CREDIT, o, 0));
+                self.q.push_at(self.now, t, ev(K_CREDIT, o, 0));
             }
         } else {
             v.flags |= F_CWAIT;
@@ -1463,7 +1478,7 @@ impl<'a> Sim<'a> {
             if self.hosts[h].active {
                 let t = self.next_ready(h);
                 self.hosts[h].gen_at = t;
-                self.q.push_at(t, ev(K_GEN, h as u32, 0));
+                self.q.push_at(self.now, t, ev(K_GEN, h as u32, 0));
             }
         }
         let limit = self.me.saturating_add(self.spec.params.drain_limit);

@@ -151,16 +151,42 @@ impl RadixHeap {
     }
 }
 
-#[derive(Debug, Default)]
+/// Entries of the delay-to-class table [`EventQueue::push_at`] looks in.
+const LUT: usize = 256;
+
+#[derive(Debug)]
 pub struct EventQueue {
     delays: Vec<Time>,
     fifos: Vec<Ring>,
     heap: RadixHeap,
+    /// Delay → class, so that an event pushed at an explicit time that happens to be a class
+    /// delay after the present goes to that class's FIFO instead of the heap: entry
+    /// `(delay >> lut_shift) % LUT` holds `(delay, class)` (`Time::MAX`: empty). Delays that
+    /// collide with an earlier class keep going to the heap (correct, only slower).
+    lut: Vec<(Time, u16)>,
+    lut_shift: u32,
+}
+
+impl Default for EventQueue {
+    fn default() -> EventQueue {
+        EventQueue {
+            delays: Vec::new(),
+            fifos: Vec::new(),
+            heap: RadixHeap::default(),
+            lut: vec![(Time::MAX, 0); LUT],
+            lut_shift: 0,
+        }
+    }
 }
 
 impl EventQueue {
     pub fn new() -> EventQueue {
         EventQueue::default()
+    }
+
+    #[inline(always)]
+    fn lut_index(&self, delay: Time) -> usize {
+        (delay >> self.lut_shift) as usize & (LUT - 1)
     }
 
     /// The class for events `delay` ps after the present, created on first use (build time
@@ -172,6 +198,15 @@ impl EventQueue {
         }
         self.delays.push(delay);
         self.fifos.push(Ring::new());
+        // The table indexes delays by their bits above the zeros all delays share.
+        self.lut_shift = self.delays.iter().map(|d| d.trailing_zeros()).min().unwrap_or(0);
+        self.lut.fill((Time::MAX, 0));
+        for (k, &d) in self.delays.iter().enumerate() {
+            let x = self.lut_index(d);
+            if self.lut[x].0 == Time::MAX {
+                self.lut[x] = (d, k as u16);
+            }
+        }
         Class(self.delays.len() as u16 - 1)
     }
 
@@ -187,10 +222,17 @@ impl EventQueue {
         self.fifos[k].push((t, ev));
     }
 
-    /// Schedules `ev` at any time `t`.
+    /// Schedules `ev` at any time `t` (not before `now`): in the FIFO of the class whose
+    /// delay is `t - now`, if there is one, else in the heap.
     #[inline]
-    pub fn push_at(&mut self, t: Time, ev: u64) {
-        self.heap.push(t, ev);
+    pub fn push_at(&mut self, now: Time, t: Time, ev: u64) {
+        let d = t.wrapping_sub(now);
+        let (delay, k) = self.lut[self.lut_index(d)];
+        if delay == d {
+            self.fifos[k as usize].push((t, ev));
+        } else {
+            self.heap.push(t, ev);
+        }
     }
 
     /// The earliest scheduled time.
@@ -251,8 +293,9 @@ mod tests {
         q.push(a, 0, 1); // t = 3
         q.push(b, 0, 2); // t = 5
         q.push(a, 2, 3); // t = 5
-        q.push_at(4, 4);
-        q.push_at(5, 5);
+        q.push_at(0, 4, 4);
+        q.push_at(0, 5, 5); // into class b's FIFO
+        q.push_at(1, 6, 6); // a delay of no class: into the heap
         let mut got = Vec::new();
         while let Some(t) = q.next_time() {
             let mut at_t = Vec::new();
@@ -262,7 +305,7 @@ mod tests {
             at_t.sort();
             got.push((t, at_t));
         }
-        assert_eq!(got, vec![(3, vec![1]), (4, vec![4]), (5, vec![2, 3, 5])]);
+        assert_eq!(got, vec![(3, vec![1]), (4, vec![4]), (5, vec![2, 3, 5]), (6, vec![6])]);
         assert!(q.is_empty());
     }
 

@@ -186,7 +186,7 @@ impl Sim<'_> {
             let v = &mut self.vcs[o as usize];
             if v.flags & F_CWAIT != 0 {
                 v.flags &= !F_CWAIT;
-                self.q.push_at(lands, ev(K_CREDIT, o, 0));
+                self.q.push_at(self.now, lands, ev(K_CREDIT, o, 0));
             }
         }
     }

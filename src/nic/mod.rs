@@ -33,7 +33,7 @@ impl Sim<'_> {
     fn ensure_gen(&mut self, h: usize, t: Time) {
         if self.hosts[h].gen_at != t {
             self.hosts[h].gen_at = t;
-            self.q.push_at(t, ev(K_GEN, h as u32, 0));
+            self.q.push_at(self.now, t, ev(K_GEN, h as u32, 0));
         }
     }
 
@@ -96,7 +96,7 @@ impl Sim<'_> {
             let hs = &mut self.hosts[h];
             let prev = hs.mem_release.map_or(0, |x| x.1);
             hs.mem_release = Some((t, prev + bytes));
-            self.q.push_at(t, ev(K_GEN, h as u32, 0));
+            self.q.push_at(self.now, t, ev(K_GEN, h as u32, 0));
         }
         let hs = &mut self.hosts[h];
         hs.cur_sent += k;
@@ -356,7 +356,7 @@ impl Sim<'_> {
             if last == self.now {
                 return self.deliver(pid);
             }
-            self.q.push_at(last, ev(K_DELIVER, h, pid));
+            self.q.push_at(self.now, last, ev(K_DELIVER, h, pid));
         }
         Ok(())
     }

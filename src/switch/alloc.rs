@@ -289,7 +289,7 @@ impl Sim<'_> {
         if t == now {
             self.q.push(class, now, e);
         } else {
-            self.q.push_at(t + r, e);
+            self.q.push_at(now, t + r, e);
         }
     }
 
@@ -529,7 +529,7 @@ impl Sim<'_> {
         if end == self.now {
             self.held_due(o);
         } else {
-            self.q.push_at(end, ev(K_TAILGONE, o, 0));
+            self.q.push_at(self.now, end, ev(K_TAILGONE, o, 0));
         }
     }
 
