@@ -305,7 +305,10 @@ mod tests {
             at_t.sort();
             got.push((t, at_t));
         }
-        assert_eq!(got, vec![(3, vec![1]), (4, vec![4]), (5, vec![2, 3, 5]), (6, vec![6])]);
+        assert_eq!(
+            got,
+            vec![(3, vec![1]), (4, vec![4]), (5, vec![2, 3, 5]), (6, vec![6])]
+        );
         assert!(q.is_empty());
     }
 
