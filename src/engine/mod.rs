@@ -1408,6 +1408,29 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Prefetches the input VCs switch `s` will route when it is evaluated, and the channels
+    /// it will send on.
+    #[inline]
+    fn prefetch_routes(&self, s: usize) {
+        let sw = &self.sws[s];
+        let (rb, in_base) = (sw.bits_base as usize, sw.in_base);
+        let mut word = self.bits[rb];
+        while word != 0 {
+            let l = word.trailing_zeros();
+            word &= word - 1;
+            self.vcs.prefetch(self.sw_in[(in_base + l) as usize] as usize);
+        }
+        let mut word = self.bits[rb + (sw.words + sw.pwords) as usize];
+        while word != 0 {
+            let p = word.trailing_zeros();
+            word &= word - 1;
+            let c = self.ports[(sw.port_base + p) as usize].out;
+            if c != NONE {
+                self.chans.prefetch(c as usize);
+            }
+        }
+    }
+
     /// Runs to the end of the measurement window and the drain, or until a deadlock stops
     /// the network. `progress` is called now and then.
     pub fn run(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<RunOutcome, SimError> {
@@ -1427,7 +1450,30 @@ impl<'a> Sim<'a> {
     /// order they were touched (which does not change any result).
     fn eval_dirty(&mut self) -> Res<()> {
         let mut k = 0;
+        let nsw = self.sws.len();
         while k < self.dirty.len() {
+            // Switches a few places ahead are brought into the cache while this one is
+            // evaluated, in stages that each need the one before: their records three
+            // ahead, bits and ports two ahead, the input VCs to route and the channels to
+            // send on one ahead.
+            if let Some(&m) = self.dirty.get(k + 3)
+                && (m as usize) < nsw
+            {
+                self.sws.prefetch(m as usize);
+            }
+            if let Some(&m) = self.dirty.get(k + 2)
+                && (m as usize) < nsw
+            {
+                let sw = &self.sws[m as usize];
+                self.bits.prefetch(sw.bits_base as usize);
+                self.ports.prefetch(sw.port_base as usize);
+                self.ports.prefetch((sw.port_base + sw.n_ports - 1) as usize);
+            }
+            if let Some(&m) = self.dirty.get(k + 1)
+                && (m as usize) < nsw
+            {
+                self.prefetch_routes(m as usize);
+            }
             let n = self.dirty[k];
             self.eval(n)?;
             k += 1;
