@@ -1431,6 +1431,19 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Prefetches the front flits of the input VCs switch `s` will route.
+    #[inline]
+    fn prefetch_fronts(&self, s: usize) {
+        let sw = &self.sws[s];
+        let mut word = self.bits[sw.bits_base as usize];
+        while word != 0 {
+            let l = word.trailing_zeros();
+            word &= word - 1;
+            let v = &self.vcs[self.sw_in[(sw.in_base + l) as usize] as usize];
+            self.ring.prefetch((v.buf + (v.head & v.mask)) as usize);
+        }
+    }
+
     /// Runs to the end of the measurement window and the drain, or until a deadlock stops
     /// the network. `progress` is called now and then.
     pub fn run(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<RunOutcome, SimError> {
@@ -1453,15 +1466,15 @@ impl<'a> Sim<'a> {
         let nsw = self.sws.len();
         while k < self.dirty.len() {
             // Switches a few places ahead are brought into the cache while this one is
-            // evaluated, in stages that each need the one before: their records three
-            // ahead, bits and ports two ahead, the input VCs to route and the channels to
-            // send on one ahead.
-            if let Some(&m) = self.dirty.get(k + 3)
+            // evaluated, in stages that each need the one before: their records four ahead,
+            // bits and ports three ahead, the input VCs to route and the channels to send on
+            // two ahead, the routed heads' flits one ahead.
+            if let Some(&m) = self.dirty.get(k + 4)
                 && (m as usize) < nsw
             {
                 self.sws.prefetch(m as usize);
             }
-            if let Some(&m) = self.dirty.get(k + 2)
+            if let Some(&m) = self.dirty.get(k + 3)
                 && (m as usize) < nsw
             {
                 let sw = &self.sws[m as usize];
@@ -1469,10 +1482,15 @@ impl<'a> Sim<'a> {
                 self.ports.prefetch(sw.port_base as usize);
                 self.ports.prefetch((sw.port_base + sw.n_ports - 1) as usize);
             }
-            if let Some(&m) = self.dirty.get(k + 1)
+            if let Some(&m) = self.dirty.get(k + 2)
                 && (m as usize) < nsw
             {
                 self.prefetch_routes(m as usize);
+            }
+            if let Some(&m) = self.dirty.get(k + 1)
+                && (m as usize) < nsw
+            {
+                self.prefetch_fronts(m as usize);
             }
             let n = self.dirty[k];
             self.eval(n)?;
