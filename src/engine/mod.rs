@@ -333,8 +333,14 @@ pub(crate) struct Port {
     pub delete_header: bool,
 }
 
+/// One switch's allocation state and parameters, in one cache line.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
 pub(crate) struct Sw {
+    pub router_delay: Time,
+    /// The switch-allocation starting output rotates once per this period [ps] (the
+    /// shortest flit time of its outputs).
+    pub sa_period: Time,
     /// Inputs whose head is being routed (state `ROUTING` or `READY`).
     pub pending: u32,
     pub in_base: u32,
@@ -345,20 +351,28 @@ pub(crate) struct Sw {
     pub pwords: u32,
     pub req_base: u32,
     pub bits_base: u32,
-    /// Heads to route after the first switch allocation of this instant (see `ROUTE_LATE`).
-    pub late_base: u32,
-    pub router_delay: Time,
+    pub speedup: u32,
     pub route_class: Class,
     pub mode: SwitchMode,
     pub selection: Selection,
     pub arbitration: Arbitration,
-    pub speedup: u32,
-    /// The switch-allocation starting output rotates once per this period [ps] (the
-    /// shortest flit time of its outputs).
-    pub sa_period: Time,
     /// Some input port has more VCs than the crossbar speed-up: inputs are a shared
     /// resource in switch allocation.
     pub xbar: bool,
+}
+
+const _: () = assert!(
+    std::mem::size_of::<Sw>() == 64,
+    "a switch's state is one cache line"
+);
+
+impl Sw {
+    /// Heads to route after the first switch allocation of this instant (see `ROUTE_LATE`):
+    /// their bits follow the request words.
+    #[inline(always)]
+    pub fn late_base(&self) -> u32 {
+        self.req_base + self.n_ports * self.words
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -741,7 +755,6 @@ impl<'a> Sim<'a> {
                 // Request words follow the switch's bit sets in one block.
                 req_base: bits_len + words + 2 * pwords,
                 bits_base: bits_len,
-                late_base: bits_len + words + 2 * pwords + n_ports * words,
                 router_delay: sp.router_delay,
                 route_class,
                 mode: sp.mode,

@@ -272,7 +272,7 @@ impl Sim<'_> {
             // Not an event at the present instant: those are being applied now, and one
             // added now would be applied or not depending on their order.
             let base = if late && !sending {
-                sw.late_base
+                sw.late_base()
             } else {
                 sw.bits_base
             };
@@ -299,7 +299,7 @@ impl Sim<'_> {
         let v = &self.vcs[i as usize];
         let (local, node) = (v.local, v.node);
         let sw = &self.sws[node as usize];
-        let base = if late { sw.late_base } else { sw.bits_base };
+        let base = if late { sw.late_base() } else { sw.bits_base };
         set_bit(&mut self.bits, base as usize, local as usize);
         self.mark_dirty(node);
     }
@@ -383,7 +383,7 @@ impl Sim<'_> {
                 self.sent_phase = true;
                 // Heads that came to the front as a tail left at this instant (no router
                 // delay) are routed now, after the first allocation, as flit by flit.
-                let lb = self.sws[s].late_base as usize;
+                let lb = self.sws[s].late_base() as usize;
                 for w in 0..words {
                     let x = std::mem::take(&mut self.bits[lb + w]);
                     self.bits[rb + w] |= x;
