@@ -98,6 +98,9 @@ pub(crate) const F_FRONT_LATE: u8 = 8;
 pub(crate) const F_TOKENS: u8 = 16;
 /// The last VC of its channel (the VCs of a channel have consecutive ids).
 pub(crate) const F_LAST_VC: u8 = 32;
+/// VC flags: the head at the front was routed as it came to the front (`want_*` hold the
+/// result; see `route_ahead`).
+pub(crate) const F_ROUTED: u8 = 64;
 /// A slot's `dst` holds the destination host in its low bits and, in the head's slot, hops
 /// not yet added to the packet record in its high bits.
 pub(crate) const DST_BITS: u32 = 24;
@@ -1180,6 +1183,7 @@ impl<'a> Sim<'a> {
                     self.t_aux[o as usize] = a0 + r;
                     self.q.push(route_class, now, ev(K_ROUTE, o, 0));
                 }
+                self.route_ahead(node as usize, o, dst & DST_MASK);
             }
         } else {
             self.chans[c as usize].landing = a0;
@@ -1454,6 +1458,14 @@ impl<'a> Sim<'a> {
             word &= word - 1;
             let v = &self.vcs[self.sw_in[(sw.in_base + l) as usize] as usize];
             self.ring.prefetch((v.buf + (v.head & v.mask)) as usize);
+            if v.flags & F_ROUTED != 0 && v.want_port != u16::MAX {
+                // Routed ahead: the output it will ask for.
+                let port = &self.ports[(sw.port_base + v.want_port as u32) as usize];
+                if port.out != NONE {
+                    self.vcs.prefetch((port.vc_base + v.want_lo as u32) as usize);
+                    self.chans.prefetch(port.out as usize);
+                }
+            }
         }
     }
 

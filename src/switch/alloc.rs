@@ -18,7 +18,7 @@
 
 use super::{Arbitration, Selection, SwitchMode};
 use crate::engine::*;
-use crate::routing::{At, Header, PortSet};
+use crate::routing::{At, Header, PortSet, RouteError, Want};
 use crate::time::Time;
 
 impl Sim<'_> {
@@ -265,6 +265,7 @@ impl Sim<'_> {
     /// only after that instant's first switch allocation. `sending`: we are in that phase.
     pub(crate) fn start_at(&mut self, i: u32, t: Time, late: bool, sending: bool) {
         let now = self.now;
+        self.vcs[i as usize].flags &= !F_ROUTED;
         let node = self.vcs[i as usize].node;
         let sw = &self.sws[node as usize];
         let r = sw.router_delay;
@@ -421,30 +422,12 @@ impl Sim<'_> {
         let i = self.sw_in[(in_base + l) as usize];
         let v = &self.vcs[i as usize];
         let front = self.ring[(v.buf + (v.head & v.mask)) as usize];
-        let (in_vc, in_port, chan) = (v.vc, v.in_port, v.chan);
         let (pid, dst) = (front.flit & PID, front.dst & DST_MASK);
-        // The packet record only for routes carried in the packet.
-        let sym: &[u16] = if self.route_stride == 0 {
-            &[]
+        let want = if v.flags & F_ROUTED != 0 {
+            self.vcs[i as usize].flags &= !F_ROUTED;
+            self.want_of(i)
         } else {
-            let pkt = &self.pkts[pid as usize];
-            let base = pid as usize * self.route_stride;
-            &self.route_store[base + pkt.route_pos as usize..base + pkt.route_len as usize]
-        };
-        let at = At {
-            switch: s as u32,
-            in_port,
-            in_vc,
-            in_class: if self.uses_class {
-                self.chans[chan as usize].class
-            } else {
-                0
-            },
-        };
-        let want = self
-            .routing
-            .route(self.fab, at, Header { dst, sym })
-            .map_err(|err| {
+            let want = self.routing_step(s, i, dst, pid).map_err(|err| {
                 Box::new(SimError::Route {
                     time: self.now,
                     src: self.pkts[pid as usize].src,
@@ -452,19 +435,11 @@ impl Sim<'_> {
                     err,
                 })
             })?;
+            self.keep_want(i, want);
+            want
+        };
         let single = want.ports.len() == 1;
         self.set_state(i, WAITING);
-        let v = &mut self.vcs[i as usize];
-        v.want_lo = want.vc_lo;
-        v.want_hi = want.vc_hi;
-        v.want_port = if single {
-            want.ports.0.trailing_zeros() as u16
-        } else {
-            u16::MAX
-        };
-        if !single {
-            self.wants[i as usize] = want;
-        }
         let chosen = if single {
             None
         } else {
@@ -485,6 +460,65 @@ impl Sim<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The routing step for the head of packet `pid` to host `dst` at the front of input VC
+    /// `i` of switch `s` (reads only).
+    #[inline(always)]
+    fn routing_step(&self, s: usize, i: u32, dst: u32, pid: u32) -> Result<Want, RouteError> {
+        let v = &self.vcs[i as usize];
+        // The packet record only for routes carried in the packet.
+        let sym: &[u16] = if self.route_stride == 0 {
+            &[]
+        } else {
+            let pkt = &self.pkts[pid as usize];
+            let base = pid as usize * self.route_stride;
+            &self.route_store[base + pkt.route_pos as usize..base + pkt.route_len as usize]
+        };
+        let at = At {
+            switch: s as u32,
+            in_port: v.in_port,
+            in_vc: v.vc,
+            in_class: if self.uses_class {
+                self.chans[v.chan as usize].class
+            } else {
+                0
+            },
+        };
+        self.routing.route(self.fab, at, Header { dst, sym })
+    }
+
+    /// Keeps the routed head's admissible outputs with input VC `i`.
+    #[inline(always)]
+    fn keep_want(&mut self, i: u32, want: Want) {
+        let single = want.ports.len() == 1;
+        let v = &mut self.vcs[i as usize];
+        v.want_lo = want.vc_lo;
+        v.want_hi = want.vc_hi;
+        v.want_port = if single {
+            want.ports.0.trailing_zeros() as u16
+        } else {
+            u16::MAX
+        };
+        if !single {
+            self.wants[i as usize] = want;
+        }
+    }
+
+    /// A head to host `dst` has just become the front of input VC `i` of switch `s`, from a
+    /// sender that has it in hand: where the route does not depend on header symbols (which
+    /// later header operations could change), it is taken now, when it costs no memory
+    /// traffic, so that the switch's evaluation can fetch the output ahead (`F_ROUTED`). A
+    /// failing step is left to the usual path, which reports it at the routing time.
+    #[inline]
+    pub(crate) fn route_ahead(&mut self, s: usize, i: u32, dst: u32) {
+        if self.route_stride != 0 {
+            return;
+        }
+        if let Ok(want) = self.routing_step(s, i, dst, 0) {
+            self.keep_want(i, want);
+            self.vcs[i as usize].flags |= F_ROUTED;
+        }
     }
 
     /// A free output VC of channel `c` among `lo..=hi` with at least `need` credits (0: any).
