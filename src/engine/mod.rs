@@ -1462,7 +1462,9 @@ impl<'a> Sim<'a> {
                 // Routed ahead: the output it will ask for.
                 let port = &self.ports[(sw.port_base + v.want_port as u32) as usize];
                 if port.out != NONE {
-                    self.vcs.prefetch((port.vc_base + v.want_lo as u32) as usize);
+                    let o = (port.vc_base + v.want_lo as u32) as usize;
+                    self.vcs.prefetch(o);
+                    self.held.prefetch(o);
                     self.chans.prefetch(port.out as usize);
                 }
             }
