@@ -1458,6 +1458,8 @@ impl<'a> Sim<'a> {
             word &= word - 1;
             let v = &self.vcs[self.sw_in[(sw.in_base + l) as usize] as usize];
             self.ring.prefetch((v.buf + (v.head & v.mask)) as usize);
+            // Its own channel, for the credits its flits send back.
+            self.chans.prefetch(v.chan as usize);
             if v.flags & F_ROUTED != 0 && v.want_port != u16::MAX {
                 // Routed ahead: the output it will ask for.
                 let port = &self.ports[(sw.port_base + v.want_port as u32) as usize];
