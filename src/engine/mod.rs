@@ -81,8 +81,10 @@ pub(crate) const HELD: u32 = u32::MAX - 1;
 /// ... or with a `TAILGONE` event due then, because a head waits for it.
 pub(crate) const HELD_EV: u32 = u32::MAX - 2;
 
-/// `K_ROUTE` payload: the head came to the front because a tail left at this instant;
-/// without router delay it is routed after the instant's first switch allocation.
+/// `K_ROUTE` payload: the switch (above this bit, so that its record is fetched without
+/// waiting for the VC's), and this bit: the head came to the front because a tail left at
+/// this instant; without router delay it is routed after the instant's first switch
+/// allocation.
 pub(crate) const ROUTE_LATE: u32 = 1;
 
 /// VC flags: the sender waits for a credit (wake it when one returns).
@@ -1181,7 +1183,7 @@ impl<'a> Sim<'a> {
                     self.set_state(o, ROUTING);
                     let r = self.sws[node as usize].router_delay;
                     self.t_aux[o as usize] = a0 + r;
-                    self.q.push(route_class, now, ev(K_ROUTE, o, 0));
+                    self.q.push(route_class, now, ev(K_ROUTE, o, node << 1));
                 }
                 self.route_ahead(node as usize, o, dst & DST_MASK);
             }
@@ -1387,7 +1389,7 @@ impl<'a> Sim<'a> {
                 Ok(())
             }
             K_ROUTE => {
-                self.route_timer_done(id, e as u32 & ROUTE_LATE != 0);
+                self.route_timer_done(id, e as u32 >> 1, e as u32 & ROUTE_LATE != 0);
                 Ok(())
             }
             K_TAILGONE => {

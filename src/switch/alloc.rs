@@ -286,7 +286,11 @@ impl Sim<'_> {
         let class = sw.route_class;
         self.set_state(i, ROUTING);
         self.t_aux[i as usize] = t + r;
-        let e = ev(K_ROUTE, i, if late && r == 0 { ROUTE_LATE } else { 0 });
+        let e = ev(
+            K_ROUTE,
+            i,
+            node << 1 | if late && r == 0 { ROUTE_LATE } else { 0 },
+        );
         if t == now {
             self.q.push(class, now, e);
         } else {
@@ -295,12 +299,11 @@ impl Sim<'_> {
     }
 
     /// The router delay of the head at input VC `i` has passed.
-    pub(crate) fn route_timer_done(&mut self, i: u32, late: bool) {
-        self.set_state(i, READY);
-        let v = &self.vcs[i as usize];
-        let (local, node) = (v.local, v.node);
+    pub(crate) fn route_timer_done(&mut self, i: u32, node: u32, late: bool) {
         let sw = &self.sws[node as usize];
         let base = if late { sw.late_base() } else { sw.bits_base };
+        let local = self.vcs[i as usize].local;
+        self.set_state(i, READY);
         set_bit(&mut self.bits, base as usize, local as usize);
         self.mark_dirty(node);
     }
