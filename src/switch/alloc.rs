@@ -1098,14 +1098,22 @@ impl Sim<'_> {
             }
         }
         if pending > 0 {
+            let in_port = v.in_port;
             for l in 0..n_in {
                 let x = self.sw_in[(in_base + l) as usize];
                 if x == i {
                     continue;
                 }
-                match self.vcs[x as usize].state {
-                    ROUTING => h = h.min(self.t_aux[x as usize]),
-                    READY => return 1,
+                let w = &self.vcs[x as usize];
+                // A head routed ahead to another output, on another input port, never
+                // competes with this train: not for the output, not for the crossbar input.
+                let elsewhere = w.flags & F_ROUTED != 0
+                    && w.want_port != u16::MAX
+                    && w.want_port as u32 != p
+                    && w.in_port != in_port;
+                match w.state {
+                    ROUTING if !elsewhere => h = h.min(self.t_aux[x as usize]),
+                    READY if !elsewhere => return 1,
                     _ => {}
                 }
             }
