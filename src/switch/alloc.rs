@@ -666,26 +666,9 @@ impl Sim<'_> {
             if self.vcs[o as usize].owner != NONE {
                 return;
             }
-            let last = self.ports[pi].va_rr;
-            let start = if last == NONE || last + 1 >= n_in {
-                0
-            } else {
-                last + 1
-            };
-            let (w0, b0) = ((start >> 6) as usize, start & 63);
+            let (w0, b0) = rr_start(self.ports[pi].va_rr, n_in);
             for pass in 0..=nw {
-                let wi = if w0 + pass >= nw {
-                    w0 + pass - nw
-                } else {
-                    w0 + pass
-                };
-                let keep = if pass == 0 {
-                    !0u64 << b0
-                } else if pass == nw {
-                    !(!0u64 << b0)
-                } else {
-                    !0u64
-                };
+                let (wi, keep) = rr_pass(w0, b0, nw, pass);
                 let mut word = self.bits[rq + wi] & keep;
                 while word != 0 {
                     let l = (wi << 6) as u32 + word.trailing_zeros();
@@ -702,31 +685,9 @@ impl Sim<'_> {
         loop {
             let mut grant: Option<(u32, u32, u8)> = None;
             let mut best_created = Time::MAX;
-            let last = self.ports[(port_base + p) as usize].va_rr;
-            let start = if last == NONE || last + 1 >= n_in {
-                0
-            } else {
-                last + 1
-            };
-            let (w0, b0) = ((start >> 6) as usize, start & 63);
-            // Requesters in circular order from `start`: the rest of word w0, the other
-            // words, then the beginning of w0.
+            let (w0, b0) = rr_start(self.ports[pi].va_rr, n_in);
             'scan: for pass in 0..=nw {
-                let wi = if w0 + pass >= nw {
-                    w0 + pass - nw
-                } else {
-                    w0 + pass
-                };
-                let keep = if pass == 0 {
-                    !0u64 << b0
-                } else if pass == nw {
-                    if b0 == 0 {
-                        break;
-                    }
-                    !(!0u64 << b0)
-                } else {
-                    !0u64
-                };
+                let (wi, keep) = rr_pass(w0, b0, nw, pass);
                 let mut word = self.bits[rq + wi] & keep;
                 while word != 0 {
                     let l = (wi << 6) as u32 + word.trailing_zeros();
@@ -1147,4 +1108,36 @@ impl Sim<'_> {
             set_bit(&mut self.bits, (bits_base + words) as usize, p as usize);
         }
     }
+}
+
+/// Where a round-robin scan of requesters starts: after `last`, the one granted last
+/// (`NONE`: none yet), wrapping at `n_in`; as a word index and a bit in it.
+#[inline(always)]
+fn rr_start(last: u32, n_in: u32) -> (usize, u32) {
+    let start = if last == NONE || last + 1 >= n_in {
+        0
+    } else {
+        last + 1
+    };
+    ((start >> 6) as usize, start & 63)
+}
+
+/// Pass `pass` (`0..=nw`) of a circular scan over `nw` request words from word `w0`, bit
+/// `b0`: the word to look at and which of its bits belong to this pass (the rest of `w0`,
+/// the other words, then the beginning of `w0`).
+#[inline(always)]
+fn rr_pass(w0: usize, b0: u32, nw: usize, pass: usize) -> (usize, u64) {
+    let wi = if w0 + pass >= nw {
+        w0 + pass - nw
+    } else {
+        w0 + pass
+    };
+    let keep = if pass == 0 {
+        !0u64 << b0
+    } else if pass == nw {
+        !(!0u64 << b0)
+    } else {
+        !0u64
+    };
+    (wi, keep)
 }
