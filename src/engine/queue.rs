@@ -5,8 +5,10 @@
 //! left, a routed head one router delay after it reached the front. Events of one delay
 //! class are therefore pushed in time order, and a FIFO per class is already sorted: pushing
 //! and popping are O(1), and the next time is the minimum over a handful of FIFO fronts.
-//! Events at arbitrary times (packet arrivals at sources, a head that starts when a train's
-//! tail has passed) go to a radix heap: the engine never schedules into the past, so keys
+//! An event pushed at an explicit time that is some class's delay after the present still
+//! goes to that class's FIFO (a head that starts when a train's tail has passed, j flit times
+//! plus a router delay from now, has classes made for it). Events at other times (packet
+//! arrivals at sources) go to a radix heap: the engine never schedules into the past, so keys
 //! only grow, and a radix heap pushes in O(1) and pops in amortised O(log of the time span)
 //! without comparing tuples as a binary heap does.
 //!
