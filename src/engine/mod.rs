@@ -1511,7 +1511,8 @@ impl<'a> Sim<'a> {
                 let sw = &self.sws[m as usize];
                 self.bits.prefetch(sw.bits_base as usize);
                 self.ports.prefetch(sw.port_base as usize);
-                self.ports.prefetch((sw.port_base + sw.n_ports - 1) as usize);
+                self.ports
+                    .prefetch((sw.port_base + sw.n_ports.saturating_sub(1)) as usize);
             }
             if let Some(&m) = self.dirty.get(k + 2)
                 && (m as usize) < nsw

@@ -657,17 +657,11 @@ impl Sim<'_> {
         let nw = words as usize;
         if single_vc && mode == SwitchMode::Wormhole && arb == Arbitration::RoundRobin {
             // One VC, granted without credits: it is free or not for every requester alike,
-            // and the first requester in round-robin order that may use it has it.
-            let o = self.ports[pi].vc_base;
-            let owner = self.vcs[o as usize].owner;
-            if owner == HELD || owner == HELD_EV {
-                self.look_at_held(o, owner);
-            }
-            if self.vcs[o as usize].owner != NONE {
-                return;
-            }
+            // and the first requester in round-robin order that may use it has it. (The VC
+            // is looked at only if there is such a requester, as the general scan does.)
             let (w0, b0) = rr_start(self.ports[pi].va_rr, n_in);
-            for pass in 0..=nw {
+            let mut first = None;
+            'find: for pass in 0..=nw {
                 let (wi, keep) = rr_pass(w0, b0, nw, pass);
                 let mut word = self.bits[rq + wi] & keep;
                 while word != 0 {
@@ -675,10 +669,19 @@ impl Sim<'_> {
                     word &= word - 1;
                     let i = self.sw_in[(in_base + l) as usize];
                     if self.vcs[i as usize].want_lo == 0 {
-                        self.grant(s, p, l, i, c, 0);
-                        return;
+                        first = Some((l, i));
+                        break 'find;
                     }
                 }
+            }
+            let Some((l, i)) = first else { return };
+            let o = self.ports[pi].vc_base;
+            let owner = self.vcs[o as usize].owner;
+            if owner == HELD || owner == HELD_EV {
+                self.look_at_held(o, owner);
+            }
+            if self.vcs[o as usize].owner == NONE {
+                self.grant(s, p, l, i, c, 0);
             }
             return;
         }
