@@ -372,6 +372,14 @@ fn real_main() -> Result<ExitCode> {
                 println!("{}", serde_json::to_string(&rec)?);
                 return Ok(ExitCode::SUCCESS);
             }
+            if cfg!(feature = "checked") {
+                // `cargo test` builds the binary with the tests' `checked` feature.
+                eprintln!(
+                    "warning: this binary was built by `cargo test`, with every engine array \
+                     access bounds-checked (about 9 % slower); for representative numbers run \
+                     `cargo run --release -- bench`"
+                );
+            }
             let exe = std::env::current_exe().ok();
             let mut recs: Vec<BenchRecord> = Vec::new();
             println!(
