@@ -346,8 +346,6 @@ pub(crate) struct Sw {
     /// The switch-allocation starting output rotates once per this period [ps] (the
     /// shortest flit time of its outputs).
     pub sa_period: Time,
-    /// Inputs whose head is being routed (state `ROUTING` or `READY`).
-    pub pending: u32,
     pub in_base: u32,
     pub n_in: u32,
     pub words: u32,
@@ -510,6 +508,9 @@ pub struct Sim<'a> {
     /// Delay classes of `j · flit_time` (see `Chan::train_class`).
     pub(crate) train_class_ids: Vec<Class>,
     pub(crate) sws: Arr<Sw>,
+    /// Per switch, its inputs whose head is being routed (state `ROUTING` or `READY`): apart
+    /// from the switch's record, which a sender handing a head over need not touch.
+    pub(crate) pending: Arr<u32>,
     pub(crate) sw_in: Arr<u32>,
     /// Per port of every node (index `port_base + port`).
     pub(crate) ports: Arr<Port>,
@@ -750,7 +751,6 @@ impl<'a> Sim<'a> {
                 .max()
                 .unwrap_or(1);
             sws.push(Sw {
-                pending: 0,
                 in_base,
                 n_in,
                 words,
@@ -868,6 +868,7 @@ impl<'a> Sim<'a> {
             caps,
             wants,
             train_class_ids,
+            pending: Arr(vec![0; sws.len()]),
             sws: Arr(sws),
             sw_in: Arr(sw_in),
             ports: Arr(ports),
@@ -1763,13 +1764,13 @@ impl<'a> Sim<'a> {
                 pending[v.node as usize] += 1;
             }
         }
-        for (s, sw) in self.sws.iter().enumerate() {
-            if sw.pending != pending[s] {
+        for (s, &counted) in self.pending.iter().enumerate() {
+            if counted != pending[s] {
                 return Err(Box::new(SimError::Invariant {
                     time: self.now,
                     what: format!(
                         "switch {} counts {} inputs being routed, but {} are",
-                        self.fab.nodes[s].name, sw.pending, pending[s]
+                        self.fab.nodes[s].name, counted, pending[s]
                     ),
                 }));
             }

@@ -409,11 +409,11 @@ impl Sim<'_> {
         let is = matches!(st, ROUTING | READY);
         v.state = st;
         if was != is {
-            let sw = &mut self.sws[v.node as usize];
+            let n = &mut self.pending[v.node as usize];
             if is {
-                sw.pending += 1;
+                *n += 1;
             } else {
-                sw.pending -= 1;
+                *n -= 1;
             }
         }
     }
@@ -1027,14 +1027,9 @@ impl Sim<'_> {
     fn train_horizon(&mut self, s: usize, p: u32, c: u32, o: u32, i: u32, unit: Time) -> u32 {
         let now = self.now;
         let sw = &self.sws[s];
-        let (r, in_base, n_in, req_base, words, pending) = (
-            sw.router_delay,
-            sw.in_base,
-            sw.n_in,
-            sw.req_base,
-            sw.words,
-            sw.pending,
-        );
+        let (r, in_base, n_in, req_base, words) =
+            (sw.router_delay, sw.in_base, sw.n_in, sw.req_base, sw.words);
+        let pending = self.pending[s];
         if any_bit(&self.bits, (req_base + p * words) as usize, words as usize) {
             return 1;
         }
