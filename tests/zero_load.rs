@@ -6,6 +6,7 @@
 
 mod common;
 use common::*;
+use reef::engine::result::RunResult;
 
 /// Network latency of a lone packet [ps]: `channels` = propagation delay of each channel on
 /// the path, `switches` on the path, flit and tail unit times, router delay, `len` flits.
@@ -16,7 +17,10 @@ fn formula(channels: &[u64], switches: u64, flit: u64, tail: u64, router: u64, l
     per_channel + switches * router + body
 }
 
-fn check_lone_packets(text: &str, expected_ps: u64) {
+/// Runs `text` with trains and flit by flit, checks every packet's latency, and gives back
+/// both results.
+fn check_lone_packets(text: &str, expected_ps: u64) -> Vec<RunResult> {
+    let mut results = Vec::new();
     for trains in ["true", "false"] {
         let s = spec_with(text, &[&format!("sim.trains={trains}")]);
         let r = run(&s);
@@ -28,7 +32,9 @@ fn check_lone_packets(text: &str, expected_ps: u64) {
         assert_eq!(n.mean, want, "mean network latency (trains={trains})");
         assert_eq!(r.packet_latency_ns.mean, want, "no source queueing at zero load");
         assert!(r.deadlock.is_none() && !r.saturated);
+        results.push(r);
     }
+    results
 }
 
 const SIM: &str = r#"
@@ -233,9 +239,8 @@ injection = "periodic"
 load = 0.0005
 packet_size = 3
 "#;
-    check_lone_packets(text, formula(&[0; 302], 301, 1000, 1000, 1000, 3));
-    for trains in ["true", "false"] {
-        let r = run(&spec_with(text, &[&format!("sim.trains={trains}")]));
+    let results = check_lone_packets(text, formula(&[0; 302], 301, 1000, 1000, 1000, 3));
+    for (r, trains) in results.iter().zip(["true", "false"]) {
         assert_eq!(r.mean_hops, 301.0, "trains = {trains}");
     }
 }
