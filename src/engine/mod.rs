@@ -13,7 +13,7 @@
 //! stream, so results are the same bit for bit whatever order the components are visited in.
 
 pub mod agent;
-mod arr;
+pub(crate) mod arr;
 pub mod queue;
 pub mod result;
 pub mod watchdog;

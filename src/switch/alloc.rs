@@ -17,6 +17,7 @@
 //! flit-by-flit path (`trains = false`) is the reference; the tests require identical results.
 
 use super::{Arbitration, Selection, SwitchMode};
+use crate::engine::arr::Arr;
 use crate::engine::*;
 use crate::routing::{At, Header, PortSet, RouteError, Want};
 use crate::time::Time;
@@ -659,19 +660,13 @@ impl Sim<'_> {
             // One VC, granted without credits: it is free or not for every requester alike,
             // and the first requester in round-robin order that may use it has it. (The VC
             // is looked at only if there is such a requester, as the general scan does.)
-            let (w0, b0) = rr_start(self.ports[pi].va_rr, n_in);
+            let mut scan = RrScan::new(rq, nw, self.ports[pi].va_rr, n_in);
             let mut first = None;
-            'find: for pass in 0..=nw {
-                let (wi, keep) = rr_pass(w0, b0, nw, pass);
-                let mut word = self.bits[rq + wi] & keep;
-                while word != 0 {
-                    let l = (wi << 6) as u32 + word.trailing_zeros();
-                    word &= word - 1;
-                    let i = self.sw_in[(in_base + l) as usize];
-                    if self.vcs[i as usize].want_lo == 0 {
-                        first = Some((l, i));
-                        break 'find;
-                    }
+            while let Some(l) = scan.next(&self.bits) {
+                let i = self.sw_in[(in_base + l) as usize];
+                if self.vcs[i as usize].want_lo == 0 {
+                    first = Some((l, i));
+                    break;
                 }
             }
             let Some((l, i)) = first else { return };
@@ -688,13 +683,9 @@ impl Sim<'_> {
         loop {
             let mut grant: Option<(u32, u32, u8)> = None;
             let mut best_created = Time::MAX;
-            let (w0, b0) = rr_start(self.ports[pi].va_rr, n_in);
-            'scan: for pass in 0..=nw {
-                let (wi, keep) = rr_pass(w0, b0, nw, pass);
-                let mut word = self.bits[rq + wi] & keep;
-                while word != 0 {
-                    let l = (wi << 6) as u32 + word.trailing_zeros();
-                    word &= word - 1;
+            let mut scan = RrScan::new(rq, nw, self.ports[pi].va_rr, n_in);
+            'scan: {
+                while let Some(l) = scan.next(&self.bits) {
                     let i = self.sw_in[(in_base + l) as usize];
                     let v = &self.vcs[i as usize];
                     let (vc_lo, vc_hi) = (v.want_lo, v.want_hi);
@@ -1108,34 +1099,67 @@ impl Sim<'_> {
     }
 }
 
-/// Where a round-robin scan of requesters starts: after `last`, the one granted last
-/// (`NONE`: none yet), wrapping at `n_in`; as a word index and a bit in it.
-#[inline(always)]
-fn rr_start(last: u32, n_in: u32) -> (usize, u32) {
-    let start = if last == NONE || last + 1 >= n_in {
-        0
-    } else {
-        last + 1
-    };
-    ((start >> 6) as usize, start & 63)
+/// The requesters of one output in round-robin order: the local inputs whose bits are set
+/// in the `nw` request words at `rq`, starting after `last` (the one granted last, `NONE`:
+/// none yet) and wrapping at `n_in`. Each word is read when the scan reaches it; the bits
+/// are passed to every step, so the caller may change the engine's state in between.
+struct RrScan {
+    rq: usize,
+    nw: usize,
+    /// Word and bit the scan starts at.
+    w0: usize,
+    b0: u32,
+    /// Passes begun: the rest of `w0`, the other words, then the beginning of `w0`.
+    pass: usize,
+    /// The word of the current pass and its bits not yet given out.
+    wi: usize,
+    word: u64,
 }
 
-/// Pass `pass` (`0..=nw`) of a circular scan over `nw` request words from word `w0`, bit
-/// `b0`: the word to look at and which of its bits belong to this pass (the rest of `w0`,
-/// the other words, then the beginning of `w0`).
-#[inline(always)]
-fn rr_pass(w0: usize, b0: u32, nw: usize, pass: usize) -> (usize, u64) {
-    let wi = if w0 + pass >= nw {
-        w0 + pass - nw
-    } else {
-        w0 + pass
-    };
-    let keep = if pass == 0 {
-        !0u64 << b0
-    } else if pass == nw {
-        !(!0u64 << b0)
-    } else {
-        !0u64
-    };
-    (wi, keep)
+impl RrScan {
+    #[inline(always)]
+    fn new(rq: usize, nw: usize, last: u32, n_in: u32) -> RrScan {
+        let start = if last == NONE || last + 1 >= n_in {
+            0
+        } else {
+            last + 1
+        };
+        RrScan {
+            rq,
+            nw,
+            w0: (start >> 6) as usize,
+            b0: start & 63,
+            pass: 0,
+            wi: 0,
+            word: 0,
+        }
+    }
+
+    /// The next requester, as a local input index.
+    #[inline(always)]
+    fn next(&mut self, bits: &Arr<u64>) -> Option<u32> {
+        while self.word == 0 {
+            if self.pass > self.nw {
+                return None;
+            }
+            let p = self.pass;
+            self.pass += 1;
+            self.wi = if self.w0 + p >= self.nw {
+                self.w0 + p - self.nw
+            } else {
+                self.w0 + p
+            };
+            let keep = if p == 0 {
+                !0u64 << self.b0
+            } else if p == self.nw {
+                !(!0u64 << self.b0)
+            } else {
+                !0u64
+            };
+            self.word = bits[self.rq + self.wi] & keep;
+        }
+        let l = (self.wi << 6) as u32 + self.word.trailing_zeros();
+        self.word &= self.word - 1;
+        Some(l)
+    }
 }
