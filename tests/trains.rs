@@ -171,7 +171,11 @@ fn without_events(mut r: reef::engine::result::RunResult) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    // REEF_TRAIN_CASES=N runs N cases (a deeper check after a change to the engine).
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("REEF_TRAIN_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(64),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn trains_and_event_order_change_nothing(n in net()) {

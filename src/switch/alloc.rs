@@ -225,7 +225,8 @@ impl Sim<'_> {
     pub(crate) fn start_front(&mut self, i: u32, freed: Option<Time>, sending: bool) {
         let now = self.now;
         let v = &self.vcs[i as usize];
-        let arrival = self.ring[(v.buf + (v.head & v.mask)) as usize].time;
+        let front = self.ring[(v.buf + (v.head & v.mask)) as usize];
+        let arrival = front.time;
         let (mut t, mut late) = match freed {
             Some(f) if f >= arrival => (f, true),
             _ => (arrival.max(now), false),
@@ -249,6 +250,8 @@ impl Sim<'_> {
             }
         }
         self.start_at(i, t, late, sending);
+        let node = self.vcs[i as usize].node;
+        self.route_ahead(node as usize, i, front.dst & DST_MASK);
     }
 
     /// Arrival time of the front packet's tail, if it is in the buffer.
@@ -490,6 +493,18 @@ impl Sim<'_> {
             },
         };
         self.routing.route(self.fab, at, Header { dst, sym })
+    }
+
+    /// The VCs the routed head at input VC `i` may take (on each of its ports).
+    #[inline]
+    fn want_vcs(&self, i: u32) -> (u8, u8) {
+        let v = &self.vcs[i as usize];
+        if v.want_port == u16::MAX {
+            let w = &self.wants[i as usize];
+            (w.vc_lo, w.vc_hi)
+        } else {
+            (v.want_lo, v.want_hi)
+        }
     }
 
     /// Keeps the routed head's admissible outputs with input VC `i`.
@@ -1021,14 +1036,27 @@ impl Sim<'_> {
         let (r, in_base, n_in, req_base, words) =
             (sw.router_delay, sw.in_base, sw.n_in, sw.req_base, sw.words);
         let pending = self.pending[s];
-        if any_bit(&self.bits, (req_base + p * words) as usize, words as usize) {
-            return 1;
-        }
         let ch = &self.chans[c as usize];
-        for w in ch.vc_base..ch.vc_base + ch.nvc as u32 {
+        let (vc_base, nvc) = (ch.vc_base, ch.nvc as u32);
+        for w in vc_base..vc_base + nvc {
             // A worm on another VC (not a train's tail passing) competes for the channel.
             if w != o && self.vcs[w as usize].owner < HELD_EV {
                 return 1;
+            }
+        }
+        let rq = (req_base + p * words) as usize;
+        if nvc > 1 && any_bit(&self.bits, rq, words as usize) {
+            // A head waiting for this output competes only if it may take another of its
+            // VCs (one freed at this instant, granted in the next round): one that may
+            // take only `o` waits for this train's tail.
+            let ov = (o - vc_base) as u8;
+            let mut scan = RrScan::new(rq, words as usize, NONE, n_in);
+            while let Some(l) = scan.next(&self.bits) {
+                let x = self.sw_in[(in_base + l) as usize];
+                let (lo, hi) = self.want_vcs(x);
+                if lo > ov || hi.min((nvc - 1) as u8) < ov || lo != hi.min((nvc - 1) as u8) {
+                    return 1;
+                }
             }
         }
         let mut h = now + r.max(1);
@@ -1057,10 +1085,16 @@ impl Sim<'_> {
                 let w = &self.vcs[x as usize];
                 // A head routed ahead to another output, on another input port, never
                 // competes with this train: not for the output, not for the crossbar input.
+                // Nor does one routed ahead to this output that may take only `o`: it
+                // waits for this train's tail.
                 let elsewhere = w.flags & F_ROUTED != 0
                     && w.want_port != u16::MAX
-                    && w.want_port as u32 != p
-                    && w.in_port != in_port;
+                    && w.in_port != in_port
+                    && (w.want_port as u32 != p || {
+                        let ov = (o - vc_base) as u8;
+                        let hi = w.want_hi.min((nvc - 1) as u8);
+                        w.want_lo == ov && hi == ov
+                    });
                 match w.state {
                     ROUTING if !elsewhere => h = h.min(self.t_aux[x as usize]),
                     READY if !elsewhere => return 1,
