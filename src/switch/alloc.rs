@@ -524,10 +524,12 @@ impl Sim<'_> {
         }
     }
 
-    /// A head to host `dst` has just become the front of input VC `i` of switch `s`, from a
-    /// sender that has it in hand: where the route does not depend on header symbols (which
-    /// later header operations could change), it is taken now, when it costs no memory
-    /// traffic, so that the switch's evaluation can fetch the output ahead (`F_ROUTED`). A
+    /// A head to host `dst` has just become the front of input VC `i` of switch `s` (from a
+    /// sender that has it in hand, on landing, or as the packet before it left): where the
+    /// route does not depend on header symbols (which later header operations could
+    /// change), it is taken now, while its slot is at hand, so that the switch's evaluation
+    /// can fetch the output ahead and trains can tell that the head will not compete with
+    /// them (`F_ROUTED`). The router delay still runs before the head asks for an output. A
     /// failing step is left to the usual path, which reports it at the routing time.
     #[inline]
     pub(crate) fn route_ahead(&mut self, s: usize, i: u32, dst: u32) {
