@@ -495,18 +495,6 @@ impl Sim<'_> {
         self.routing.route(self.fab, at, Header { dst, sym })
     }
 
-    /// The VCs the routed head at input VC `i` may take (on each of its ports).
-    #[inline]
-    fn want_vcs(&self, i: u32) -> (u8, u8) {
-        let v = &self.vcs[i as usize];
-        if v.want_port == u16::MAX {
-            let w = &self.wants[i as usize];
-            (w.vc_lo, w.vc_hi)
-        } else {
-            (v.want_lo, v.want_hi)
-        }
-    }
-
     /// Keeps the routed head's admissible outputs with input VC `i`.
     #[inline(always)]
     fn keep_want(&mut self, i: u32, want: Want) {
@@ -1046,17 +1034,17 @@ impl Sim<'_> {
                 return 1;
             }
         }
+        // A routed head that may take only `o` of this channel's VCs waits for this train's
+        // tail (`want_lo..=want_hi` are its VCs on each of its ports).
+        let ov = (o - vc_base) as u8;
+        let only_o = |w: &Vc| w.want_lo == ov && w.want_hi.min((nvc - 1) as u8) == ov;
         let rq = (req_base + p * words) as usize;
         if nvc > 1 && any_bit(&self.bits, rq, words as usize) {
             // A head waiting for this output competes only if it may take another of its
-            // VCs (one freed at this instant, granted in the next round): one that may
-            // take only `o` waits for this train's tail.
-            let ov = (o - vc_base) as u8;
+            // VCs (one freed at this instant, granted in the next round).
             let mut scan = RrScan::new(rq, words as usize, NONE, n_in);
             while let Some(l) = scan.next(&self.bits) {
-                let x = self.sw_in[(in_base + l) as usize];
-                let (lo, hi) = self.want_vcs(x);
-                if lo > ov || hi.min((nvc - 1) as u8) < ov || lo != hi.min((nvc - 1) as u8) {
+                if !only_o(&self.vcs[self.sw_in[(in_base + l) as usize] as usize]) {
                     return 1;
                 }
             }
@@ -1087,16 +1075,11 @@ impl Sim<'_> {
                 let w = &self.vcs[x as usize];
                 // A head routed ahead to another output, on another input port, never
                 // competes with this train: not for the output, not for the crossbar input.
-                // Nor does one routed ahead to this output that may take only `o`: it
-                // waits for this train's tail.
+                // Nor does one routed ahead to this output that may take only `o`.
                 let elsewhere = w.flags & F_ROUTED != 0
                     && w.want_port != u16::MAX
                     && w.in_port != in_port
-                    && (w.want_port as u32 != p || {
-                        let ov = (o - vc_base) as u8;
-                        let hi = w.want_hi.min((nvc - 1) as u8);
-                        w.want_lo == ov && hi == ov
-                    });
+                    && (w.want_port as u32 != p || only_o(w));
                 match w.state {
                     ROUTING if !elsewhere => h = h.min(self.t_aux[x as usize]),
                     READY if !elsewhere => return 1,
