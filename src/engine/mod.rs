@@ -508,9 +508,11 @@ pub struct Sim<'a> {
     /// Delay classes of `j · flit_time` (see `Chan::train_class`).
     pub(crate) train_class_ids: Vec<Class>,
     pub(crate) sws: Arr<Sw>,
-    /// Per switch, its inputs whose head is being routed (state `ROUTING` or `READY`): apart
-    /// from the switch's record, which a sender handing a head over need not touch.
-    pub(crate) pending: Arr<u32>,
+    /// Per switch, its inputs whose head is being routed (state `ROUTING` or `READY`), one
+    /// bit per local input in `pend_words` words from `s · pend_words`: apart from the
+    /// switch's record, which a sender handing a head over need not touch.
+    pub(crate) pending: Arr<u64>,
+    pub(crate) pend_words: u32,
     pub(crate) sw_in: Arr<u32>,
     /// Per port of every node (index `port_base + port`).
     pub(crate) ports: Arr<Port>,
@@ -718,6 +720,7 @@ impl<'a> Sim<'a> {
         let mut sws = Vec::with_capacity(fab.switches as usize);
         let mut sw_in = Vec::new();
         let mut bits_len = 0u32;
+        let mut pend_words = 1u32;
         let mut sw_rng = Vec::new();
         #[allow(clippy::needless_range_loop)] // s indexes five parallel per-node tables
         for s in 0..fab.switches as usize {
@@ -776,6 +779,7 @@ impl<'a> Sim<'a> {
                 xbar: max_in_vcs > sp.speedup.max(1),
             });
             bits_len += 2 * words + 2 * pwords + n_ports * words;
+            pend_words = pend_words.max(words);
             sw_rng.push(Stream::new(p.seed, Purpose::Switch, s as u64));
         }
         // A head that lands behind a train still leaving starts routing when that train's
@@ -868,7 +872,8 @@ impl<'a> Sim<'a> {
             caps,
             wants,
             train_class_ids,
-            pending: Arr(vec![0; sws.len()]),
+            pending: Arr(vec![0; sws.len() * pend_words as usize]),
+            pend_words,
             sws: Arr(sws),
             sw_in: Arr(sw_in),
             ports: Arr(ports),
@@ -1757,20 +1762,24 @@ impl<'a> Sim<'a> {
                 }));
             }
         }
-        // Each switch's count of inputs being routed matches their states.
-        let mut pending = vec![0u32; self.sws.len()];
+        // Each switch's set of inputs being routed matches their states.
         for v in self.vcs.iter() {
-            if (v.node as usize) < self.sws.len() && matches!(v.state, ROUTING | READY) {
-                pending[v.node as usize] += 1;
+            let s = v.node as usize;
+            if s >= self.sws.len() {
+                continue;
             }
-        }
-        for (s, &counted) in self.pending.iter().enumerate() {
-            if counted != pending[s] {
+            let l = v.local as usize;
+            let word = self.pending[s * self.pend_words as usize + (l >> 6)];
+            let marked = word >> (l & 63) & 1 != 0;
+            if marked != matches!(v.state, ROUTING | READY) {
                 return Err(Box::new(SimError::Invariant {
                     time: self.now,
                     what: format!(
-                        "switch {} counts {} inputs being routed, but {} are",
-                        self.fab.nodes[s].name, counted, pending[s]
+                        "switch {}: input {} is {}marked as being routed, in state {}",
+                        self.fab.nodes[s].name,
+                        l,
+                        if marked { "" } else { "not " },
+                        v.state
                     ),
                 }));
             }

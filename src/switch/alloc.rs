@@ -405,7 +405,8 @@ impl Sim<'_> {
         }
     }
 
-    /// Sets the state of switch input VC `i`, counting the switch's inputs being routed.
+    /// Sets the state of switch input VC `i`, keeping the switch's set of inputs being
+    /// routed.
     #[inline]
     pub(crate) fn set_state(&mut self, i: u32, st: u8) {
         let v = &mut self.vcs[i as usize];
@@ -413,12 +414,9 @@ impl Sim<'_> {
         let is = matches!(st, ROUTING | READY);
         v.state = st;
         if was != is {
-            let n = &mut self.pending[v.node as usize];
-            if is {
-                *n += 1;
-            } else {
-                *n -= 1;
-            }
+            let l = v.local as usize;
+            let word = &mut self.pending[v.node as usize * self.pend_words as usize + (l >> 6)];
+            *word ^= 1 << (l & 63);
         }
     }
 
@@ -1025,7 +1023,7 @@ impl Sim<'_> {
         let sw = &self.sws[s];
         let (r, in_base, n_in, req_base, words) =
             (sw.router_delay, sw.in_base, sw.n_in, sw.req_base, sw.words);
-        let pending = self.pending[s];
+        let pb = s * self.pend_words as usize;
         let ch = &self.chans[c as usize];
         let (vc_base, nvc) = (ch.vc_base, ch.nvc as u32);
         for w in vc_base..vc_base + nvc {
@@ -1065,13 +1063,13 @@ impl Sim<'_> {
                 x += 1;
             }
         }
-        if pending > 0 {
-            let in_port = v.in_port;
-            for l in 0..n_in {
+        let in_port = v.in_port;
+        for wi in 0..words as usize {
+            let mut word = self.pending[pb + wi];
+            while word != 0 {
+                let l = (wi << 6) as u32 + word.trailing_zeros();
+                word &= word - 1;
                 let x = self.sw_in[(in_base + l) as usize];
-                if x == i {
-                    continue;
-                }
                 let w = &self.vcs[x as usize];
                 // A head routed ahead to another output, on another input port, never
                 // competes with this train: not for the output, not for the crossbar input.
