@@ -424,6 +424,11 @@ impl Sim<'_> {
     pub(crate) fn batch_of(&self, t: Time) -> usize {
         let n = self.c.batches.len();
         let span = (self.me - self.ms).max(1);
-        (((t.saturating_sub(self.ms)) as u128 * n as u128 / span as u128) as usize).min(n - 1)
+        let since = t.saturating_sub(self.ms);
+        let b = match since.checked_mul(n as u64) {
+            Some(x) => x / span,
+            None => (since as u128 * n as u128 / span as u128) as u64,
+        };
+        (b as usize).min(n - 1)
     }
 }
