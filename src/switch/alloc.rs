@@ -357,11 +357,23 @@ impl Sim<'_> {
                 // none always has the first pick.
                 // The rotation follows time, not the number of visits, so that it does not
                 // depend on how many wake-ups an instant happens to have.
-                let n = self.sws[s].n_ports;
-                let start = ((self.now / self.sws[s].sa_period) % n as Time) as u32;
+                let (n, period) = (self.sws[s].n_ports, self.sws[s].sa_period);
+                let (at, per, mut q) = self.sa_memo;
+                if at != self.now || per != period {
+                    q = self.now / period;
+                    self.sa_memo = (self.now, period, q);
+                }
+                let start = match u32::try_from(q) {
+                    Ok(q) => q % n,
+                    Err(_) => (q % n as Time) as u32,
+                };
                 let (w0, b0) = ((start >> 6) as usize, start & 63);
                 for pass in 0..=pwords {
-                    let wi = (w0 + pass) % pwords;
+                    let wi = if w0 + pass >= pwords {
+                        w0 + pass - pwords
+                    } else {
+                        w0 + pass
+                    };
                     let keep = if pass == 0 {
                         !0u64 << b0
                     } else if pass == pwords {
@@ -870,8 +882,10 @@ impl Sim<'_> {
             return;
         }
         let mut xbar_wait = Time::MAX;
-        for k in 1..=nvc {
-            let vv = if nvc == 1 { 0 } else { (rr + k) % nvc };
+        // The VCs in round-robin order from the one after the last that sent.
+        let mut vv = rr;
+        for _ in 0..nvc {
+            vv = if vv + 1 >= nvc { 0 } else { vv + 1 };
             let o = vc_base + vv;
             let i = self.vcs[o as usize].owner;
             if i >= HELD_EV {
@@ -975,7 +989,12 @@ impl Sim<'_> {
         let sw = &self.sws[s];
         if sw.xbar {
             let u = if ends_tail { self.tm(c).tail_time } else { unit };
-            self.ports[in_port as usize].xbar_free = last_start + u / sw.speedup as Time;
+            let u = if sw.speedup == 1 {
+                u
+            } else {
+                u / sw.speedup as Time
+            };
+            self.ports[in_port as usize].xbar_free = last_start + u;
         }
         if ends_tail {
             if k == 1 {
@@ -1085,10 +1104,14 @@ impl Sim<'_> {
                 }
             }
         }
-        // Flit j starts at now + j·unit and must start before h.
-        (h.saturating_sub(now).div_ceil(unit))
-            .min(MAX_TRAIN as Time)
-            .max(1) as u32
+        // Flit j starts at now + j·unit and must start before h (a division only for a
+        // horizon shorter than the longest train).
+        let span = h.saturating_sub(now);
+        if span >= MAX_TRAIN as Time * unit {
+            MAX_TRAIN
+        } else {
+            span.div_ceil(unit).max(1) as u32
+        }
     }
 
     /// The tail of input VC `i`'s packet has passed output VC `o` (port `p`): the output is
