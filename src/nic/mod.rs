@@ -308,7 +308,13 @@ impl Sim<'_> {
             self.hosts[h as usize].rx_trains.pop_front();
         }
         self.hosts[h as usize].rx_trains.push_back((now, k, ends_tail));
-        if now < self.me && last >= self.ms {
+        let inside = now >= self.ms && last < self.me;
+        let b = if inside { self.batch_of(now) } else { usize::MAX };
+        if inside && b == self.batch_of(last) {
+            // The whole train lands in one batch of the window (the usual case).
+            self.c.flits_window[h as usize] += k as u64;
+            self.c.batches[b].flits += k as u64;
+        } else if now < self.me && last >= self.ms {
             for j in 0..k {
                 let t = self.train_arrival(c, now, j, k, ends_tail);
                 if t >= self.ms && t < self.me {
