@@ -1083,6 +1083,7 @@ impl Sim<'_> {
             }
         }
         let in_port = v.in_port;
+        // (Input `i` itself is `ACTIVE`, never among the inputs being routed.)
         for wi in 0..words as usize {
             let mut word = self.pending[pb + wi];
             while word != 0 {
