@@ -32,7 +32,8 @@ use queue::{Class, EventQueue};
 pub const NONE: u32 = u32::MAX;
 
 // Events: kind (3 bits) | train flits still to come (4 bits) | train ends with the tail (1
-// bit) | id (24 bits) | payload (32 bits).
+// bit) | the train's flits are two flit times apart (1 bit) | id (23 bits) | payload (32
+// bits).
 pub(crate) const K_FLIT: u64 = 0;
 pub(crate) const K_CREDIT: u64 = 1;
 pub(crate) const K_TXFREE: u64 = 2;
@@ -43,7 +44,10 @@ pub(crate) const K_DELIVER: u64 = 6;
 pub(crate) const K_TIMER: u64 = 7;
 
 /// Largest id an event can carry (channel VCs, channels, hosts).
-pub const MAX_ID: u32 = (1 << 24) - 1;
+pub const MAX_ID: u32 = (1 << 23) - 1;
+
+/// Flit event bit: the train's flits land two flit times apart (an interleaved train).
+pub(crate) const EV_STRIDE2: u64 = 1 << 55;
 
 /// Most flits sent as one train.
 pub const MAX_TRAIN: u32 = 16;
@@ -1144,7 +1148,6 @@ impl<'a> Sim<'a> {
         }
         ch.tr_start = now;
         ch.tr_k = k as u8;
-        let credit = ch.credit;
         let single_tail = k == 1 && ends_tail;
         let (class, route_class) = if single_tail {
             (tm.arr_tail, tm.head_route_tail)
@@ -1152,11 +1155,46 @@ impl<'a> Sim<'a> {
             (tm.arr_data, tm.head_route)
         };
         let a0 = now + if single_tail { tt } else { ft } + tm.latency;
+        self.land_train::<false>(
+            c,
+            o,
+            first,
+            dst,
+            k,
+            ends_tail,
+            (now, a0, ft),
+            (class, route_class),
+        );
+        last_start
+    }
+
+    /// The receiving half of [`Self::send_train`]: `k` flits of one packet toward VC `o` of
+    /// channel `c`, the first starting at `start` (now, or later for the second worm of an
+    /// interleaved train) and landing at `a0`, the others `stride` apart; `class` and
+    /// `route_class` are the delay classes of the landing and of the routed head, for a
+    /// train that starts now. `INTERLEAVED`: the train may start later or have stride two
+    /// (without, the code is that of an ordinary train). The caller has checked `k` credits.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn land_train<const INTERLEAVED: bool>(
+        &mut self,
+        c: u32,
+        o: u32,
+        first: u32,
+        dst: u32,
+        k: u32,
+        ends_tail: bool,
+        (start, a0, stride): (Time, Time, Time),
+        (class, route_class): (Class, Class),
+    ) {
+        let now = self.now;
+        let ch = &self.chans[c as usize];
+        let credit = ch.credit;
         // Skipping the arrival event is exact only if no flits are still on the wire ahead.
         let shortcut =
             ch.shortcut && credit && first & HEAD != 0 && self.spec.params.trains && ch.landing <= now;
         let mut flit = first;
-        if single_tail {
+        if k == 1 && ends_tail {
             flit |= TAIL;
         }
         if credit {
@@ -1173,6 +1211,7 @@ impl<'a> Sim<'a> {
             // A host takes flits as they arrive, each at a known time: record it all now.
             // The result is the same as arrival by arrival (a host keeps no state that
             // anything else reads before then); only the tail's delivery waits for its time.
+            debug_assert_eq!(stride, self.tm(c).flit_time);
             if let Err(e) = self.host_accept(o, flit, k, ends_tail, a0) {
                 self.failed.get_or_insert(e);
             }
@@ -1182,7 +1221,7 @@ impl<'a> Sim<'a> {
             // starts when it lands or, behind a packet still there, when that one has left.
             let v = &self.vcs[o as usize];
             let (was_empty, state) = (v.len == 0, v.state);
-            self.ring_put(o, flit, dst, k, ends_tail, a0);
+            self.ring_put::<INTERLEAVED>(o, flit, dst, k, ends_tail, a0, stride);
             if was_empty {
                 self.vcs[o as usize].last_move = a0;
                 let freed = self.t_aux[o as usize];
@@ -1193,13 +1232,31 @@ impl<'a> Sim<'a> {
                     self.set_state(o, ROUTING);
                     let r = self.sws[node as usize].router_delay;
                     self.t_aux[o as usize] = a0 + r;
-                    self.q.push(route_class, now, ev(K_ROUTE, o, node << 1));
+                    let e = ev(K_ROUTE, o, node << 1);
+                    if !INTERLEAVED || start == now {
+                        self.q.push(route_class, now, e);
+                    } else {
+                        self.q.push_at(now, a0 + r, e);
+                    }
                 }
                 self.route_ahead(node as usize, o, dst & DST_MASK);
             }
         } else {
-            self.chans[c as usize].landing = a0;
-            self.q.push(class, now, ev_train(o, flit, k - 1, ends_tail));
+            let mut e = ev_train(o, flit, k - 1, ends_tail);
+            if INTERLEAVED {
+                let ch = &mut self.chans[c as usize];
+                ch.landing = ch.landing.max(a0);
+                if stride != self.timing[ch.prof as usize].flit_time {
+                    e |= EV_STRIDE2;
+                }
+            } else {
+                self.chans[c as usize].landing = a0;
+            }
+            if !INTERLEAVED || start == now {
+                self.q.push(class, now, e);
+            } else {
+                self.q.push_at(now, a0, e);
+            }
             if self.check {
                 self.inflight[o as usize] += k;
             }
@@ -1208,7 +1265,6 @@ impl<'a> Sim<'a> {
         if self.vcs[o as usize].flags & F_FROM_HOST != 0 {
             self.c.flits_injected += k as u64;
         }
-        last_start
     }
 
     /// The `k` flits just taken out of input VC `i` (its ring head has moved past them) left
@@ -1369,7 +1425,11 @@ impl<'a> Sim<'a> {
                 if self.check {
                     self.inflight[id as usize] -= k;
                 }
-                if (node as usize) < self.sws.len() {
+                if e & EV_STRIDE2 != 0 {
+                    // Only switches receive interleaved trains (see `send_pair`).
+                    let ft = self.tm(self.vcs[id as usize].chan).flit_time;
+                    self.receive_at(id, flit, k, ends_tail, self.now, 2 * ft)
+                } else if (node as usize) < self.sws.len() {
                     self.switch_receive(id, flit, k, ends_tail)
                 } else {
                     self.host_receive(id, flit, k, ends_tail)

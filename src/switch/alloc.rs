@@ -13,8 +13,11 @@
 //! their flit-by-flit times ([`Sim::send_train`]). The one thing that happens later, the tail
 //! passing, is replayed at its own time: the output stays `HELD` until then and is released
 //! lazily, or by a `TAILGONE` event at that instant if a head waits for it; the input VC
-//! moves on at once, its next head reaching the front no earlier than the tail leaves. The
-//! flit-by-flit path (`trains = false`) is the reference; the tests require identical results.
+//! moves on at once, its next head reaching the front no earlier than the tail leaves. Two
+//! worms on the two VCs of one channel take turns flit by flit; while nothing else can come
+//! between them, their turns go as one interleaved train ([`Sim::send_pair`]): two trains of
+//! stride two, the second starting one flit time later. The flit-by-flit path (`trains =
+//! false`) is the reference; the tests require identical results.
 
 use super::{Arbitration, Selection, SwitchMode};
 use crate::engine::arr::Arr;
@@ -30,7 +33,8 @@ impl Sim<'_> {
         if self.vcs[o as usize].strip_pending > 0 {
             return self.receive_stripping(o, first, k, ends_tail);
         }
-        self.receive_at(o, first, k, ends_tail, self.now)
+        let ft = self.tm(self.vcs[o as usize].chan).flit_time;
+        self.receive_at(o, first, k, ends_tail, self.now, ft)
     }
 
     /// Flits land in a buffer that owes header strips: the first ones (never a tail) are
@@ -58,12 +62,22 @@ impl Sim<'_> {
             return Ok(());
         }
         let first = first & PID;
-        self.receive_at(o, first, k - j, ends_tail, now + j as Time * ft)
+        self.receive_at(o, first, k - j, ends_tail, now + j as Time * ft, ft)
     }
 
-    /// As [`Self::switch_receive`], the first flit landing at `a0` (now or later).
+    /// As [`Self::switch_receive`], the first flit landing at `a0` (now or later) and the
+    /// others `stride` apart (one flit time, or two for an interleaved train, whose channel
+    /// has tail time = flit time).
     #[inline]
-    fn receive_at(&mut self, o: u32, first: u32, k: u32, ends_tail: bool, a0: Time) -> Res<()> {
+    pub(crate) fn receive_at(
+        &mut self,
+        o: u32,
+        first: u32,
+        k: u32,
+        ends_tail: bool,
+        a0: Time,
+        stride: Time,
+    ) -> Res<()> {
         let now = self.now;
         let v = &self.vcs[o as usize];
         if v.len + k > v.mask + 1 {
@@ -74,7 +88,7 @@ impl Sim<'_> {
             self.vcs[o as usize].last_move = a0;
         }
         let dst = self.pkts[(first & PID) as usize].dst;
-        self.ring_put(o, first, dst, k, ends_tail, a0);
+        self.ring_put::<true>(o, first, dst, k, ends_tail, a0, stride);
         if self.chans[c as usize].tokens {
             self.tokens_arrived(c);
         }
@@ -103,7 +117,11 @@ impl Sim<'_> {
             }
             AWAIT_TAIL if ends_tail => {
                 // Routing starts when the tail is in and the head at the front.
-                let t = self.train_arrival(c, a0, k - 1, k, ends_tail);
+                let t = if stride == self.tm(c).flit_time {
+                    self.train_arrival(c, a0, k - 1, k, ends_tail)
+                } else {
+                    a0 + (k - 1) as Time * stride
+                };
                 let front = self.t_aux[o as usize];
                 if t > front {
                     self.start_at(o, t, false, false);
@@ -118,11 +136,27 @@ impl Sim<'_> {
     }
 
     /// Puts `k` flits of one packet at the back of input VC `o`'s buffer, the first landing at
-    /// `a0` and each next one a unit later (the tail its own unit).
+    /// `a0` and each next one `stride` later: one flit time, or two for an interleaved train
+    /// (the tail lands its own unit, not a flit time, after its slot starts).
     #[inline]
-    pub(crate) fn ring_put(&mut self, o: u32, first: u32, dst: u32, k: u32, ends_tail: bool, a0: Time) {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn ring_put<const STRIDED: bool>(
+        &mut self,
+        o: u32,
+        first: u32,
+        dst: u32,
+        k: u32,
+        ends_tail: bool,
+        a0: Time,
+        stride: Time,
+    ) {
         let c = self.vcs[o as usize].chan;
-        let (ft, tt) = (self.tm(c).flit_time, self.tm(c).tail_time);
+        let tm = self.tm(c);
+        let (ft, tt) = if STRIDED {
+            (stride, stride - tm.flit_time + tm.tail_time)
+        } else {
+            (tm.flit_time, tm.tail_time)
+        };
         let v = &mut self.vcs[o as usize];
         let (buf, mask, mut at) = (v.buf, v.mask, v.head.wrapping_add(v.len));
         v.len += k;
@@ -160,7 +194,7 @@ impl Sim<'_> {
             };
             t += ft;
         }
-        // The tail lands its own unit time after the flit before it.
+        // The tail lands its own unit time after its slot starts.
         at = at.wrapping_add(1);
         ring[(buf + (at & mask)) as usize] = Slot {
             time: if ends_tail { t - ft + tt } else { t },
@@ -912,8 +946,16 @@ impl Sim<'_> {
                     continue;
                 }
             }
-            self.send_flits(s, p, i, o, c, in_port, nvc == 1 && !xbar);
-            self.chans[c as usize].rr = vv as u8;
+            let pair = nvc == 2 && {
+                // Another worm on the other VC: the two may take turns as one train.
+                let ob = vc_base + (1 - vv);
+                let ib = self.vcs[ob as usize].owner;
+                ib < HELD_EV && self.send_pair(s, p, c, (i, o), (ib, ob))
+            };
+            if !pair {
+                self.send_flits(s, p, i, o, c, in_port, nvc == 1 && !xbar);
+                self.chans[c as usize].rr = vv as u8;
+            }
             // More to send on this output once these flits are out?
             let busy = self.chans[c as usize].tx_busy;
             if self.output_has_work(c) {
@@ -1000,35 +1042,227 @@ impl Sim<'_> {
             if k == 1 {
                 self.release(s, p, i, o);
             } else {
-                // The tail passes at `last_start` (flit-by-flit time): the output is held
-                // until then, released lazily or, if a head waits for it, by an event then.
-                // The input moves on now; its next head reaches the front no earlier.
                 debug_assert_eq!(last_start, now + (k - 1) as Time * unit);
-                self.held[o as usize] = last_start;
-                let sw = &self.sws[s];
-                let waiting = any_bit(
-                    &self.bits,
-                    (sw.req_base + p * sw.words) as usize,
-                    sw.words as usize,
-                );
-                if waiting {
-                    self.vcs[o as usize].owner = HELD_EV;
-                    let cl = self.train_class_ids[(self.tm(c).train_class + k - 2) as usize];
-                    self.q.push(cl, now, ev(K_TAILGONE, o, 0));
-                } else {
-                    self.vcs[o as usize].owner = HELD;
+                let cl = self.train_class_ids[(self.tm(c).train_class + k - 2) as usize];
+                self.tail_later(s, p, i, o, last_start, Some(cl));
+            }
+        }
+    }
+
+    /// The tail of input VC `i`'s packet, sent on output VC `o` (port `p`), passes at
+    /// `last_start`, after now (flit-by-flit time): the output is held until then, released
+    /// lazily or, if a head waits for it, by an event then (`class`: the delay class from
+    /// now, if there is one). The input moves on now; its next head reaches the front no
+    /// earlier.
+    #[inline(always)]
+    fn tail_later(
+        &mut self,
+        s: usize,
+        p: u32,
+        i: u32,
+        o: u32,
+        last_start: Time,
+        class: Option<crate::engine::queue::Class>,
+    ) {
+        self.held[o as usize] = last_start;
+        let sw = &self.sws[s];
+        let waiting = any_bit(
+            &self.bits,
+            (sw.req_base + p * sw.words) as usize,
+            sw.words as usize,
+        );
+        if waiting {
+            self.vcs[o as usize].owner = HELD_EV;
+            let e = ev(K_TAILGONE, o, 0);
+            match class {
+                Some(cl) => self.q.push(cl, self.now, e),
+                None => self.q.push_at(self.now, last_start, e),
+            }
+        } else {
+            self.vcs[o as usize].owner = HELD;
+        }
+        let v = &mut self.vcs[i as usize];
+        v.fwd = NONE;
+        if v.len > 0 {
+            self.start_front(i, Some(last_start), true);
+        } else {
+            debug_assert_eq!(v.state, ACTIVE);
+            v.state = DRAIN;
+            self.t_aux[i as usize] = last_start;
+        }
+    }
+
+    /// Output `p` of switch `s` (channel `c`, two VCs) has two live worms: input VC `ia` on
+    /// output VC `oa`, which may send now, and `ib` on `ob`. Flit by flit they take turns,
+    /// one flit time each, as long as each has its next flit in, a credit for it and its
+    /// crossbar input, and neither has ended; nothing else can use the channel meanwhile
+    /// (both its VCs are held), nor, if inputs share the crossbar, these two inputs. Sends
+    /// that stretch as one interleaved train (two trains of stride two, `ib`'s starting one
+    /// flit time later) and returns whether it did (it does not for fewer than two flits).
+    #[inline(never)]
+    fn send_pair(&mut self, s: usize, p: u32, c: u32, (ia, oa): (u32, u32), (ib, ob): (u32, u32)) -> bool {
+        let now = self.now;
+        let tm = *self.tm(c);
+        let u = tm.flit_time;
+        if !self.fail_at.is_empty()
+            || !self.spec.params.trains
+            || tm.no_trains
+            || tm.tail_time != u
+            || tm.delete_header
+            || self.routing.uses_header()
+            || (self.vcs[oa as usize].node as usize) >= self.sws.len()
+        {
+            return false;
+        }
+        let (va, vb) = (self.vcs[ia as usize], self.vcs[ib as usize]);
+        if vb.state != ACTIVE || vb.len == 0 || (va.flags | vb.flags) & F_TOKENS != 0 {
+            return false;
+        }
+        let sw = self.sws[s];
+        let (pa, pb) = (va.in_port, vb.in_port);
+        let mut h = Time::MAX;
+        if sw.xbar {
+            // The two inputs must have the crossbar to themselves: no other live VC on
+            // either input port, and no head there that could be granted another output
+            // before the train ends.
+            if self.ports[(sw.port_base + pb as u32) as usize].xbar_free > now + u {
+                return false;
+            }
+            for (i, v) in [(ia, &va), (ib, &vb)] {
+                let mut x = i - v.vc as u32;
+                loop {
+                    let w = &self.vcs[x as usize];
+                    if x != ia && x != ib && matches!(w.state, ACTIVE | WAITING) {
+                        return false;
+                    }
+                    if w.flags & F_LAST_VC != 0 {
+                        break;
+                    }
+                    x += 1;
                 }
-                let v = &mut self.vcs[i as usize];
-                v.fwd = NONE;
-                if v.len > 0 {
-                    self.start_front(i, Some(last_start), true);
-                } else {
-                    debug_assert_eq!(v.state, ACTIVE);
-                    v.state = DRAIN;
-                    self.t_aux[i as usize] = last_start;
+            }
+            h = now + sw.router_delay.max(1);
+            let pbase = s * self.pend_words as usize;
+            for wi in 0..sw.words as usize {
+                let mut word = self.pending[pbase + wi];
+                while word != 0 {
+                    let l = (wi << 6) as u32 + word.trailing_zeros();
+                    word &= word - 1;
+                    let x = self.sw_in[(sw.in_base + l) as usize];
+                    let w = &self.vcs[x as usize];
+                    // Routed ahead to this output (both its VCs are held) or, from another
+                    // input port, anywhere: no competition.
+                    let harmless = w.flags & F_ROUTED != 0
+                        && w.want_port != u16::MAX
+                        && (w.want_port as u32 == p || (w.in_port != pa && w.in_port != pb));
+                    match w.state {
+                        ROUTING if !harmless => h = h.min(self.t_aux[x as usize]),
+                        READY if !harmless => return false,
+                        _ => {}
+                    }
                 }
             }
         }
+        // Slot j (flit time now + j·u) belongs to `ia` for even j, `ib` for odd j.
+        let credit = self.chans[c as usize].credit;
+        let held = if credit {
+            [self.credits_now(oa), self.credits_now(ob)]
+        } else {
+            [u32::MAX; 2]
+        };
+        let (ins, outs) = ([ia, ib], [oa, ob]);
+        let mut k = [0u32; 2];
+        let mut ends = [false; 2];
+        let mut n = 0u32;
+        loop {
+            let w = (n & 1) as usize;
+            let t = now + n as Time * u;
+            let f = k[w];
+            let v = &self.vcs[ins[w] as usize];
+            if t >= h || f >= MAX_TRAIN || f >= v.len {
+                break;
+            }
+            let slot = self.ring[(v.buf + (v.head.wrapping_add(f) & v.mask)) as usize];
+            if slot.time > t {
+                break;
+            }
+            if f >= held[w] {
+                // A credit on its way back must have landed by then.
+                let ov = &self.vcs[outs[w] as usize];
+                let j = f - held[w];
+                if j >= ov.head.wrapping_sub(ov.cr_head)
+                    || self.ring[(ov.buf + (ov.cr_head.wrapping_add(j) & ov.mask)) as usize].time > t
+                {
+                    break;
+                }
+            }
+            k[w] += 1;
+            n += 1;
+            if slot.flit & TAIL != 0 {
+                ends[w] = true;
+                break;
+            }
+        }
+        if n < 2 {
+            return false;
+        }
+        // The channel: n flits back to back from now.
+        let (ms, me) = (self.ms, self.me);
+        let ch = &mut self.chans[c as usize];
+        let last = now + (n - 1) as Time * u;
+        ch.tx_busy = last + u;
+        if now >= ms && last < me {
+            ch.busy += n as Time * u;
+        } else if now < me && last >= ms {
+            let first_in = if now >= ms { 0 } else { (ms - now).div_ceil(u) };
+            let last_in = ((me - 1 - now) / u).min((n - 1) as Time);
+            ch.busy += (last_in + 1).saturating_sub(first_in) * u;
+        }
+        ch.tr_start = now;
+        ch.tr_k = n as u8;
+        ch.mid = !ends[((n - 1) & 1) as usize];
+        ch.rr = (outs[((n - 1) & 1) as usize] - ch.vc_base) as u8;
+        let xf_unit = if sw.speedup == 1 {
+            u
+        } else {
+            u / sw.speedup as Time
+        };
+        for w in 0..2 {
+            let (i, o, kw) = (ins[w], outs[w], k[w]);
+            let start = now + w as Time * u;
+            let last_w = start + (kw - 1) as Time * 2 * u;
+            let v = &mut self.vcs[i as usize];
+            let front = self.ring[(v.buf + (v.head & v.mask)) as usize];
+            v.head = v.head.wrapping_add(kw);
+            v.len -= kw;
+            v.last_move = now;
+            let in_port = v.in_port;
+            let a0 = start + u + tm.latency;
+            let classes = if kw == 1 && ends[w] {
+                (tm.arr_tail, tm.head_route_tail)
+            } else {
+                (tm.arr_data, tm.head_route)
+            };
+            self.land_train::<true>(
+                c,
+                o,
+                front.flit & !TAIL,
+                front.dst,
+                kw,
+                ends[w],
+                (start, a0, 2 * u),
+                classes,
+            );
+            self.return_credits(i, kw, start, 2 * u, last_w);
+            if sw.xbar {
+                let xf = &mut self.ports[(sw.port_base + in_port as u32) as usize].xbar_free;
+                *xf = (*xf).max(last_w + xf_unit);
+            }
+            if ends[w] {
+                self.tail_later(s, p, i, o, last_w, None);
+            }
+        }
+        true
     }
 
     /// How many flits a train from input VC `i` on output VC `o` (channel `c`, port `p`) of
