@@ -946,13 +946,8 @@ impl Sim<'_> {
                     continue;
                 }
             }
-            let pair = nvc == 2 && {
-                // Another worm on the other VC: the two may take turns as one train.
-                let ob = vc_base + (1 - vv);
-                let ib = self.vcs[ob as usize].owner;
-                ib < HELD_EV && self.send_pair(s, p, c, (i, o), (ib, ob))
-            };
-            if !pair {
+            // With a worm on the other VC of two, the two may take turns as one train.
+            if nvc != 2 || !self.send_pair(s, p, c, (i, o), vc_base + (1 - vv)) {
                 self.send_flits(s, p, i, o, c, in_port, nvc == 1 && !xbar);
                 self.chans[c as usize].rr = vv as u8;
             }
@@ -1092,15 +1087,20 @@ impl Sim<'_> {
         }
     }
 
-    /// Output `p` of switch `s` (channel `c`, two VCs) has two live worms: input VC `ia` on
-    /// output VC `oa`, which may send now, and `ib` on `ob`. Flit by flit they take turns,
+    /// Output `p` of switch `s` (channel `c`, two VCs) has a live worm, input VC `ia` on
+    /// output VC `oa`, which may send now; if another, `ib`, holds the other VC `ob`, then
+    /// flit by flit they take turns,
     /// one flit time each, as long as each has its next flit in, a credit for it and its
     /// crossbar input, and neither has ended; nothing else can use the channel meanwhile
     /// (both its VCs are held), nor, if inputs share the crossbar, these two inputs. Sends
     /// that stretch as one interleaved train (two trains of stride two, `ib`'s starting one
     /// flit time later) and returns whether it did (it does not for fewer than two flits).
     #[inline(never)]
-    fn send_pair(&mut self, s: usize, p: u32, c: u32, (ia, oa): (u32, u32), (ib, ob): (u32, u32)) -> bool {
+    fn send_pair(&mut self, s: usize, p: u32, c: u32, (ia, oa): (u32, u32), ob: u32) -> bool {
+        let ib = self.vcs[ob as usize].owner;
+        if ib >= HELD_EV {
+            return false;
+        }
         let now = self.now;
         let tm = *self.tm(c);
         let u = tm.flit_time;
