@@ -1148,6 +1148,10 @@ impl<'a> Sim<'a> {
         }
         ch.tr_start = now;
         ch.tr_k = k as u8;
+        let credit = ch.credit;
+        // Skipping the arrival event is exact only if no flits are still on the wire ahead.
+        let shortcut =
+            ch.shortcut && credit && first & HEAD != 0 && self.spec.params.trains && ch.landing <= now;
         let single_tail = k == 1 && ends_tail;
         let (class, route_class) = if single_tail {
             (tm.arr_tail, tm.head_route_tail)
@@ -1164,6 +1168,7 @@ impl<'a> Sim<'a> {
             ends_tail,
             (now, a0, ft),
             (class, route_class),
+            (credit, shortcut),
         );
         last_start
     }
@@ -1172,8 +1177,10 @@ impl<'a> Sim<'a> {
     /// channel `c`, the first starting at `start` (now, or later for the second worm of an
     /// interleaved train) and landing at `a0`, the others `stride` apart; `class` and
     /// `route_class` are the delay classes of the landing and of the routed head, for a
-    /// train that starts now. `INTERLEAVED`: the train may start later or have stride two
-    /// (without, the code is that of an ordinary train). The caller has checked `k` credits.
+    /// train that starts now; `credit`: the channel has credit flow control; `shortcut`: the
+    /// flits may skip their arrival event (see `send_train`). `INTERLEAVED`: the train may
+    /// start later or have stride two (without, the code is that of an ordinary train). The
+    /// caller has checked `k` credits.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn land_train<const INTERLEAVED: bool>(
@@ -1186,13 +1193,9 @@ impl<'a> Sim<'a> {
         ends_tail: bool,
         (start, a0, stride): (Time, Time, Time),
         (class, route_class): (Class, Class),
+        (credit, shortcut): (bool, bool),
     ) {
         let now = self.now;
-        let ch = &self.chans[c as usize];
-        let credit = ch.credit;
-        // Skipping the arrival event is exact only if no flits are still on the wire ahead.
-        let shortcut =
-            ch.shortcut && credit && first & HEAD != 0 && self.spec.params.trains && ch.landing <= now;
         let mut flit = first;
         if k == 1 && ends_tail {
             flit |= TAIL;
@@ -1428,7 +1431,7 @@ impl<'a> Sim<'a> {
                 if e & EV_STRIDE2 != 0 {
                     // Only switches receive interleaved trains (see `send_pair`).
                     let ft = self.tm(self.vcs[id as usize].chan).flit_time;
-                    self.receive_at(id, flit, k, ends_tail, self.now, 2 * ft)
+                    self.receive_at::<true>(id, flit, k, ends_tail, self.now, 2 * ft)
                 } else if (node as usize) < self.sws.len() {
                     self.switch_receive(id, flit, k, ends_tail)
                 } else {

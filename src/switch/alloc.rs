@@ -33,8 +33,7 @@ impl Sim<'_> {
         if self.vcs[o as usize].strip_pending > 0 {
             return self.receive_stripping(o, first, k, ends_tail);
         }
-        let ft = self.tm(self.vcs[o as usize].chan).flit_time;
-        self.receive_at(o, first, k, ends_tail, self.now, ft)
+        self.receive_at::<false>(o, first, k, ends_tail, self.now, 0)
     }
 
     /// Flits land in a buffer that owes header strips: the first ones (never a tail) are
@@ -62,14 +61,14 @@ impl Sim<'_> {
             return Ok(());
         }
         let first = first & PID;
-        self.receive_at(o, first, k - j, ends_tail, now + j as Time * ft, ft)
+        self.receive_at::<false>(o, first, k - j, ends_tail, now + j as Time * ft, 0)
     }
 
     /// As [`Self::switch_receive`], the first flit landing at `a0` (now or later) and the
-    /// others `stride` apart (one flit time, or two for an interleaved train, whose channel
-    /// has tail time = flit time).
+    /// others one unit apart or, `STRIDED`, `stride` apart (two flit times for an
+    /// interleaved train, whose channel has tail time = flit time).
     #[inline]
-    pub(crate) fn receive_at(
+    pub(crate) fn receive_at<const STRIDED: bool>(
         &mut self,
         o: u32,
         first: u32,
@@ -88,7 +87,7 @@ impl Sim<'_> {
             self.vcs[o as usize].last_move = a0;
         }
         let dst = self.pkts[(first & PID) as usize].dst;
-        self.ring_put::<true>(o, first, dst, k, ends_tail, a0, stride);
+        self.ring_put::<STRIDED>(o, first, dst, k, ends_tail, a0, stride);
         if self.chans[c as usize].tokens {
             self.tokens_arrived(c);
         }
@@ -117,10 +116,10 @@ impl Sim<'_> {
             }
             AWAIT_TAIL if ends_tail => {
                 // Routing starts when the tail is in and the head at the front.
-                let t = if stride == self.tm(c).flit_time {
-                    self.train_arrival(c, a0, k - 1, k, ends_tail)
-                } else {
+                let t = if STRIDED {
                     a0 + (k - 1) as Time * stride
+                } else {
+                    self.train_arrival(c, a0, k - 1, k, ends_tail)
                 };
                 let front = self.t_aux[o as usize];
                 if t > front {
@@ -1243,6 +1242,10 @@ impl Sim<'_> {
             } else {
                 (tm.arr_data, tm.head_route)
             };
+            let ch = &self.chans[c as usize];
+            // As in `send_train` (trains are on here); the first part's arrival event, if it
+            // has one, holds back the second part's shortcut.
+            let shortcut = ch.shortcut && credit && front.flit & HEAD != 0 && ch.landing <= now;
             self.land_train::<true>(
                 c,
                 o,
@@ -1252,6 +1255,7 @@ impl Sim<'_> {
                 ends[w],
                 (start, a0, 2 * u),
                 classes,
+                (credit, shortcut),
             );
             self.return_credits(i, kw, start, 2 * u, last_w);
             if sw.xbar {
