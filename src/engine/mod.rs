@@ -456,6 +456,8 @@ pub(crate) struct Counters {
     pub packets_injected: u64,
     pub packets_delivered: u64,
     pub events: u64,
+    /// Interleaved trains sent (`send_pair`).
+    pub pair_trains: u64,
     pub injected_measured: u64,
     pub offered_flits: u64,
     pub delivered_measured: u64,
