@@ -1087,13 +1087,13 @@ impl Sim<'_> {
     }
 
     /// Output `p` of switch `s` (channel `c`, two VCs) has a live worm, input VC `ia` on
-    /// output VC `oa`, which may send now; if another, `ib`, holds the other VC `ob`, then
-    /// flit by flit they take turns,
-    /// one flit time each, as long as each has its next flit in, a credit for it and its
-    /// crossbar input, and neither has ended; nothing else can use the channel meanwhile
-    /// (both its VCs are held), nor, if inputs share the crossbar, these two inputs. Sends
-    /// that stretch as one interleaved train (two trains of stride two, `ib`'s starting one
-    /// flit time later) and returns whether it did (it does not for fewer than two flits).
+    /// output VC `oa`, which may send now. If another, `ib`, holds the other VC `ob`, flit by
+    /// flit the two take turns, one flit time each, as long as each has its next flit in, a
+    /// credit for it and its crossbar input, and neither has ended; nothing else can use the
+    /// channel meanwhile (both its VCs are held), nor, if inputs share the crossbar, these
+    /// two inputs. Sends that stretch as one interleaved train (two trains of stride two,
+    /// `ib`'s starting one flit time later) and returns whether it did (not for fewer than
+    /// two flits).
     #[inline(never)]
     fn send_pair(&mut self, s: usize, p: u32, c: u32, (ia, oa): (u32, u32), ob: u32) -> bool {
         let ib = self.vcs[ob as usize].owner;
