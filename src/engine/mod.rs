@@ -113,6 +113,29 @@ pub(crate) const DST_BITS: u32 = 24;
 pub(crate) const DST_MASK: u32 = (1 << DST_BITS) - 1;
 const _: () = assert!(MAX_ID <= DST_MASK);
 
+/// Channel time inside the measurement window `[ms, me)` of `k` flits sent back to back from
+/// `now`, each `ft` long but the last, which is `last` long (a flit counts by its start).
+#[inline(always)]
+pub(crate) fn window_busy((ms, me): (Time, Time), now: Time, k: u32, ft: Time, last: Time) -> Time {
+    let last_start = now + (k - 1) as Time * ft;
+    if now >= ms && last_start < me {
+        last_start - now + last
+    } else if now < me && last_start >= ms {
+        // The flits straddle the window: flits `first_in..=last_in` start inside it.
+        let first_in = if now >= ms { 0 } else { (ms - now).div_ceil(ft) };
+        let last_in = ((me - 1 - now) / ft).min((k - 1) as Time);
+        if first_in > last_in {
+            0
+        } else if last_in == (k - 1) as Time {
+            (last_in - first_in) * ft + last
+        } else {
+            (last_in - first_in + 1) * ft
+        }
+    } else {
+        0
+    }
+}
+
 /// Errors on the hot path are boxed to keep results one word wide.
 pub(crate) type Res<T> = Result<T, Box<SimError>>;
 
@@ -1136,18 +1159,9 @@ impl<'a> Sim<'a> {
         ch.mid = !ends_tail;
         let (ft, tt) = (tm.flit_time, tm.tail_time);
         let last_start = now + (k - 1) as Time * ft;
-        let end = last_start + if ends_tail { tt } else { ft };
-        ch.tx_busy = end;
-        if now >= ms && last_start < me {
-            ch.busy += end - now;
-        } else if now < me && last_start >= ms {
-            // The train straddles the window: count its flits by start time.
-            let first_in = if now >= ms { 0 } else { (ms - now).div_ceil(ft) };
-            let last_in = ((me - 1 - now) / ft).min((k - 1) as Time);
-            for j in first_in..=last_in {
-                ch.busy += if j == (k - 1) as Time && ends_tail { tt } else { ft };
-            }
-        }
+        let last_unit = if ends_tail { tt } else { ft };
+        ch.tx_busy = last_start + last_unit;
+        ch.busy += window_busy((ms, me), now, k, ft, last_unit);
         ch.tr_start = now;
         ch.tr_k = k as u8;
         let credit = ch.credit;
@@ -1180,9 +1194,9 @@ impl<'a> Sim<'a> {
     /// interleaved train) and landing at `a0`, the others `stride` apart; `class` and
     /// `route_class` are the delay classes of the landing and of the routed head, for a
     /// train that starts now; `credit`: the channel has credit flow control; `shortcut`: the
-    /// flits may skip their arrival event (see `send_train`). `INTERLEAVED`: the train may
-    /// start later or have stride two (without, the code is that of an ordinary train). The
-    /// caller has checked `k` credits.
+    /// flits may skip their arrival event (see `send_train`). `INTERLEAVED`: one worm's part
+    /// of an interleaved train, `stride` two flit times, which may start later (without,
+    /// the code is that of an ordinary train). The caller has checked `k` credits.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn land_train<const INTERLEAVED: bool>(
@@ -1251,9 +1265,7 @@ impl<'a> Sim<'a> {
             if INTERLEAVED {
                 let ch = &mut self.chans[c as usize];
                 ch.landing = ch.landing.max(a0);
-                if stride != self.timing[ch.prof as usize].flit_time {
-                    e |= EV_STRIDE2;
-                }
+                e |= EV_STRIDE2;
             } else {
                 self.chans[c as usize].landing = a0;
             }
@@ -1322,17 +1334,18 @@ impl<'a> Sim<'a> {
         v.credits
     }
 
-    /// How many of the next `max` flits on VC `o`, flit j starting at `now + j·unit`, have
-    /// a credit by the time they start: the credits held now, then those on their way back,
-    /// in the order they land. A train may run that far without waiting, exactly as the
-    /// flit-by-flit sender would find each credit there when its flit is due.
+    /// How many of the next `max` flits on VC `o`, flit j starting at `start + j·unit`
+    /// (`start` now or later), have a credit by the time they start: the credits held now,
+    /// then those on their way back, in the order they land. A train may run that far
+    /// without waiting, exactly as the flit-by-flit sender would find each credit there
+    /// when its flit is due.
     #[inline]
-    pub(crate) fn train_credits(&mut self, o: u32, max: u32, unit: Time) -> u32 {
+    pub(crate) fn train_credits(&mut self, o: u32, max: u32, start: Time, unit: Time) -> u32 {
         let held = self.credits_now(o);
         if held >= max {
             return max;
         }
-        let now = self.now;
+        let now = start;
         let v = &self.vcs[o as usize];
         let pending = v.head.wrapping_sub(v.cr_head);
         let mut n = held;
@@ -1911,4 +1924,31 @@ pub(crate) fn any_bit(bits: &Arr<u64>, base: usize, words: usize) -> bool {
         w += 1;
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// The in-window channel time of a train is the sum over its flits that start
+        /// inside the window, each its own length.
+        #[test]
+        fn window_busy_counts_flits_by_start(
+            ms in 0u64..200,
+            len in 1u64..200,
+            now in 0u64..400,
+            k in 1u32..=MAX_TRAIN,
+            ft in 1u64..20,
+            last in 1u64..20,
+        ) {
+            let me = ms + len;
+            let by_flit: Time = (0..k as Time)
+                .map(|j| (now + j * ft, if j + 1 == k as Time { last } else { ft }))
+                .filter(|&(t, _)| t >= ms && t < me)
+                .map(|(_, d)| d)
+                .sum();
+            proptest::prop_assert_eq!(window_busy((ms, me), now, k, ft, last), by_flit);
+        }
+    }
 }

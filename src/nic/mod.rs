@@ -73,7 +73,7 @@ impl Sim<'_> {
             let k = left.min(MAX_TRAIN).min(self.fail_limit(c));
             if credit {
                 let unit = self.tm(c).flit_time;
-                self.train_credits(o, k, unit)
+                self.train_credits(o, k, now, unit)
             } else {
                 k
             }

@@ -1000,7 +1000,7 @@ impl Sim<'_> {
             };
             let mut limit = len.min(MAX_TRAIN).min(horizon).min(self.fail_limit(c));
             if self.chans[c as usize].credit {
-                limit = self.train_credits(o, limit, unit);
+                limit = self.train_credits(o, limit, now, unit);
             }
             while k < limit {
                 let slot = (buf + (head.wrapping_add(k) & mask)) as usize;
@@ -1086,6 +1086,51 @@ impl Sim<'_> {
         }
     }
 
+    /// Whether the channel of input VC `i` has a live VC (one whose front packet waits for
+    /// or holds an output) other than `i` and `also`: it would compete for the crossbar input.
+    #[inline(always)]
+    fn other_live_vc(&self, i: u32, also: u32) -> bool {
+        let v = &self.vcs[i as usize];
+        if v.vc == 0 && v.flags & F_LAST_VC != 0 {
+            return false;
+        }
+        // The channel's VCs have consecutive ids.
+        let mut x = i - v.vc as u32;
+        loop {
+            let w = &self.vcs[x as usize];
+            if x != i && x != also && matches!(w.state, ACTIVE | WAITING) {
+                return true;
+            }
+            if w.flags & F_LAST_VC != 0 {
+                return false;
+            }
+            x += 1;
+        }
+    }
+
+    /// The horizon `h`, cut to the end of the router delay of each head being routed at
+    /// switch `s` that `harmless` does not clear; `None` if such a head is ready now.
+    #[inline(always)]
+    fn routing_horizon(&self, s: usize, mut h: Time, harmless: impl Fn(&Vc) -> bool) -> Option<Time> {
+        let sw = &self.sws[s];
+        let pb = s * self.pend_words as usize;
+        for wi in 0..sw.words as usize {
+            let mut word = self.pending[pb + wi];
+            while word != 0 {
+                let l = (wi << 6) as u32 + word.trailing_zeros();
+                word &= word - 1;
+                let x = self.sw_in[(sw.in_base + l) as usize];
+                let w = &self.vcs[x as usize];
+                match w.state {
+                    ROUTING if !harmless(w) => h = h.min(self.t_aux[x as usize]),
+                    READY if !harmless(w) => return None,
+                    _ => {}
+                }
+            }
+        }
+        Some(h)
+    }
+
     /// Output `p` of switch `s` (channel `c`, two VCs) has a live worm, input VC `ia` on
     /// output VC `oa`, which may send now. If another, `ib`, holds the other VC `ob`, flit by
     /// flit the two take turns, one flit time each, as long as each has its next flit in, a
@@ -1127,47 +1172,30 @@ impl Sim<'_> {
             if self.ports[(sw.port_base + pb as u32) as usize].xbar_free > now + u {
                 return false;
             }
-            for (i, v) in [(ia, &va), (ib, &vb)] {
-                let mut x = i - v.vc as u32;
-                loop {
-                    let w = &self.vcs[x as usize];
-                    if x != ia && x != ib && matches!(w.state, ACTIVE | WAITING) {
-                        return false;
-                    }
-                    if w.flags & F_LAST_VC != 0 {
-                        break;
-                    }
-                    x += 1;
-                }
+            if self.other_live_vc(ia, ib) || self.other_live_vc(ib, ia) {
+                return false;
             }
-            h = now + sw.router_delay.max(1);
-            let pbase = s * self.pend_words as usize;
-            for wi in 0..sw.words as usize {
-                let mut word = self.pending[pbase + wi];
-                while word != 0 {
-                    let l = (wi << 6) as u32 + word.trailing_zeros();
-                    word &= word - 1;
-                    let x = self.sw_in[(sw.in_base + l) as usize];
-                    let w = &self.vcs[x as usize];
-                    // Routed ahead to this output (both its VCs are held) or, from another
-                    // input port, anywhere: no competition.
-                    let harmless = w.flags & F_ROUTED != 0
-                        && w.want_port != u16::MAX
-                        && (w.want_port as u32 == p || (w.in_port != pa && w.in_port != pb));
-                    match w.state {
-                        ROUTING if !harmless => h = h.min(self.t_aux[x as usize]),
-                        READY if !harmless => return false,
-                        _ => {}
-                    }
-                }
-            }
+            // A head routed ahead to this output (both its VCs are held) or, from another
+            // input port, anywhere does not compete.
+            let Some(hr) = self.routing_horizon(s, now + sw.router_delay.max(1), |w| {
+                w.flags & F_ROUTED != 0
+                    && w.want_port != u16::MAX
+                    && (w.want_port as u32 == p || (w.in_port != pa && w.in_port != pb))
+            }) else {
+                return false;
+            };
+            h = hr;
         }
-        // Slot j (flit time now + j·u) belongs to `ia` for even j, `ib` for odd j.
+        // Slot j (flit time now + j·u) belongs to `ia` for even j, `ib` for odd j; each
+        // worm's flit f has a credit by its slot if f < `cred`.
         let credit = self.chans[c as usize].credit;
-        let held = if credit {
-            [self.credits_now(oa), self.credits_now(ob)]
+        let cred = if credit {
+            [
+                self.train_credits(oa, MAX_TRAIN, now, 2 * u),
+                self.train_credits(ob, MAX_TRAIN, now + u, 2 * u),
+            ]
         } else {
-            [u32::MAX; 2]
+            [MAX_TRAIN; 2]
         };
         let (ins, outs) = ([ia, ib], [oa, ob]);
         let mut k = [0u32; 2];
@@ -1178,22 +1206,12 @@ impl Sim<'_> {
             let t = now + n as Time * u;
             let f = k[w];
             let v = &self.vcs[ins[w] as usize];
-            if t >= h || f >= MAX_TRAIN || f >= v.len {
+            if t >= h || f >= cred[w] || f >= v.len {
                 break;
             }
             let slot = self.ring[(v.buf + (v.head.wrapping_add(f) & v.mask)) as usize];
             if slot.time > t {
                 break;
-            }
-            if f >= held[w] {
-                // A credit on its way back must have landed by then.
-                let ov = &self.vcs[outs[w] as usize];
-                let j = f - held[w];
-                if j >= ov.head.wrapping_sub(ov.cr_head)
-                    || self.ring[(ov.buf + (ov.cr_head.wrapping_add(j) & ov.mask)) as usize].time > t
-                {
-                    break;
-                }
             }
             k[w] += 1;
             n += 1;
@@ -1207,17 +1225,10 @@ impl Sim<'_> {
         }
         self.c.pair_trains += 1;
         // The channel: n flits back to back from now.
-        let (ms, me) = (self.ms, self.me);
+        let busy = window_busy((self.ms, self.me), now, n, u, u);
         let ch = &mut self.chans[c as usize];
-        let last = now + (n - 1) as Time * u;
-        ch.tx_busy = last + u;
-        if now >= ms && last < me {
-            ch.busy += n as Time * u;
-        } else if now < me && last >= ms {
-            let first_in = if now >= ms { 0 } else { (ms - now).div_ceil(u) };
-            let last_in = ((me - 1 - now) / u).min((n - 1) as Time);
-            ch.busy += (last_in + 1).saturating_sub(first_in) * u;
-        }
+        ch.tx_busy = now + n as Time * u;
+        ch.busy += busy;
         ch.tr_start = now;
         ch.tr_k = n as u8;
         ch.mid = !ends[((n - 1) & 1) as usize];
@@ -1281,7 +1292,6 @@ impl Sim<'_> {
         let sw = &self.sws[s];
         let (r, in_base, n_in, req_base, words) =
             (sw.router_delay, sw.in_base, sw.n_in, sw.req_base, sw.words);
-        let pb = s * self.pend_words as usize;
         let ch = &self.chans[c as usize];
         let (vc_base, nvc) = (ch.vc_base, ch.nvc as u32);
         for w in vc_base..vc_base + nvc {
@@ -1305,45 +1315,22 @@ impl Sim<'_> {
                 }
             }
         }
-        let mut h = now + r.max(1);
-        let v = &self.vcs[i as usize];
-        if v.vc != 0 || v.flags & F_LAST_VC == 0 {
-            // Another live VC on the same input (the channel's VCs have consecutive ids).
-            let mut x = i - v.vc as u32;
-            loop {
-                let w = &self.vcs[x as usize];
-                if x != i && matches!(w.state, ACTIVE | WAITING) {
-                    return 1;
-                }
-                if w.flags & F_LAST_VC != 0 {
-                    break;
-                }
-                x += 1;
-            }
+        if self.other_live_vc(i, i) {
+            return 1;
         }
-        let in_port = v.in_port;
-        // (Input `i` itself is `ACTIVE`, never among the inputs being routed.)
-        for wi in 0..words as usize {
-            let mut word = self.pending[pb + wi];
-            while word != 0 {
-                let l = (wi << 6) as u32 + word.trailing_zeros();
-                word &= word - 1;
-                let x = self.sw_in[(in_base + l) as usize];
-                let w = &self.vcs[x as usize];
-                // A head routed ahead to another output, on another input port, never
-                // competes with this train: not for the output, not for the crossbar input.
-                // Nor does one routed ahead to this output that may take only `o`.
-                let elsewhere = w.flags & F_ROUTED != 0
-                    && w.want_port != u16::MAX
-                    && w.in_port != in_port
-                    && (w.want_port as u32 != p || only_o(w));
-                match w.state {
-                    ROUTING if !elsewhere => h = h.min(self.t_aux[x as usize]),
-                    READY if !elsewhere => return 1,
-                    _ => {}
-                }
-            }
-        }
+        let in_port = self.vcs[i as usize].in_port;
+        // A head routed ahead to another output, on another input port, never competes with
+        // this train: not for the output, not for the crossbar input. Nor does one routed
+        // ahead to this output that may take only `o`. (Input `i` itself is `ACTIVE`, never
+        // among the inputs being routed.)
+        let Some(h) = self.routing_horizon(s, now + r.max(1), |w| {
+            w.flags & F_ROUTED != 0
+                && w.want_port != u16::MAX
+                && w.in_port != in_port
+                && (w.want_port as u32 != p || only_o(w))
+        }) else {
+            return 1;
+        };
         // Flit j starts at now + j·unit and must start before h (a division only for a
         // horizon shorter than the longest train).
         let span = h.saturating_sub(now);
