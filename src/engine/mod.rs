@@ -1287,7 +1287,7 @@ impl<'a> Sim<'a> {
     /// The `k` flits just taken out of input VC `i` (its ring head has moved past them) left
     /// the j-th at `t0 + j·unit` (the last at `last` instead): their credits start back to
     /// the sender, which is woken when the first lands only if it is waiting for it.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn return_credits(&mut self, i: u32, k: u32, t0: Time, unit: Time, last: Time) {
         let v = &mut self.vcs[i as usize];
         let ch = &self.chans[v.chan as usize];
@@ -1428,7 +1428,7 @@ impl<'a> Sim<'a> {
         false
     }
 
-    #[inline]
+    #[inline(always)]
     fn apply(&mut self, e: u64) -> Res<()> {
         let kind = e >> 61;
         let id = ((e >> 32) as u32) & MAX_ID;

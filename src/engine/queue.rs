@@ -226,7 +226,7 @@ impl EventQueue {
 
     /// Schedules `ev` at any time `t` (not before `now`): in the FIFO of the class whose
     /// delay is `t - now`, if there is one, else in the heap.
-    #[inline]
+    #[inline(always)]
     pub fn push_at(&mut self, now: Time, t: Time, ev: u64) {
         let d = t.wrapping_sub(now);
         let (delay, k) = self.lut[self.lut_index(d)];

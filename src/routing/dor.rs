@@ -55,7 +55,7 @@ impl Dor {
         self.dateline
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn route(&self, at: At, h: Header) -> Result<Want, RouteError> {
         let n = self.k.len();
         // (A division by a run-time value is slow: skip it for one host per switch.)

@@ -180,7 +180,7 @@ pub enum Routing {
 impl Routing {
     /// The admissible outputs for a head at `at` with header `h`. A buffer stage (an output
     /// FIFO, [`crate::fabric::NodeKind::Stage`]) passes every packet on on the same VC.
-    #[inline]
+    #[inline(always)]
     pub fn route(&self, fab: &Fabric, at: At, h: Header) -> Result<Want, RouteError> {
         if at.switch >= fab.stage_base {
             return Ok(Want {

@@ -255,6 +255,7 @@ impl Sim<'_> {
     /// there (a train may have announced it before it lands) and, if the packet before it
     /// leaves at `freed` (its tail passes then), not before. Store-and-forward also waits
     /// for the packet's tail. `sending`: called from this instant's send phase.
+    #[inline(always)]
     pub(crate) fn start_front(&mut self, i: u32, freed: Option<Time>, sending: bool) {
         let now = self.now;
         let v = &self.vcs[i as usize];
@@ -300,6 +301,7 @@ impl Sim<'_> {
     /// ready a router delay later. `late`: it came to the front because a tail left at `t`,
     /// which flit by flit happens in `t`'s send phase, so without router delay it is routed
     /// only after that instant's first switch allocation. `sending`: we are in that phase.
+    #[inline(always)]
     pub(crate) fn start_at(&mut self, i: u32, t: Time, late: bool, sending: bool) {
         let now = self.now;
         self.vcs[i as usize].flags &= !F_ROUTED;
