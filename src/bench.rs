@@ -39,6 +39,57 @@ pub struct BenchRecord {
     /// Peak resident memory of the process that ran it [MB = 10^6 bytes] (None if unknown).
     pub peak_rss_mb: Option<f64>,
     pub trains: bool,
+    /// Runs measured (`reef bench --repeat`); `wall_s` and `flit_hops_per_s` are those of
+    /// the fastest, `wall_s_median` the median wall time, `peak_rss_mb` the largest peak.
+    #[serde(default = "one")]
+    pub runs: u32,
+    #[serde(default)]
+    pub wall_s_median: Option<f64>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+impl BenchRecord {
+    /// Whether two runs of a workload simulated the same thing (everything but time and
+    /// memory).
+    pub fn same_results(&self, other: &BenchRecord) -> bool {
+        (
+            self.name.as_str(),
+            self.nodes,
+            self.flits_delivered,
+            self.flit_hops,
+            self.events,
+        ) == (
+            other.name.as_str(),
+            other.nodes,
+            other.flits_delivered,
+            other.flit_hops,
+            other.events,
+        ) && self.mean_latency_cycles.to_bits() == other.mean_latency_cycles.to_bits()
+            && self.accepted_flits_per_node_cycle.to_bits() == other.accepted_flits_per_node_cycle.to_bits()
+    }
+}
+
+/// One record for several runs of a workload (same results, see
+/// [`BenchRecord::same_results`]): the fastest run's, with the run count, the median wall
+/// time (the mean of the middle two for an even count) and the largest peak memory.
+pub fn summarize(mut runs: Vec<BenchRecord>) -> BenchRecord {
+    assert!(!runs.is_empty(), "summarize needs at least one run");
+    runs.sort_by(|a, b| a.wall_s.total_cmp(&b.wall_s));
+    let n = runs.len();
+    let median = if n % 2 == 1 {
+        runs[n / 2].wall_s
+    } else {
+        (runs[n / 2 - 1].wall_s + runs[n / 2].wall_s) / 2.0
+    };
+    let peak = runs.iter().filter_map(|r| r.peak_rss_mb).reduce(f64::max);
+    let mut best = runs.swap_remove(0);
+    best.runs = n as u32;
+    best.wall_s_median = Some(median);
+    best.peak_rss_mb = peak;
+    best
 }
 
 /// Peak resident set size of this process [MB], from /proc (Linux).
@@ -72,5 +123,60 @@ pub fn run_one(name: &str, overrides: &[String]) -> Result<BenchRecord, String> 
         accepted_flits_per_node_cycle: r.accepted_flits_per_node_cycle,
         peak_rss_mb: peak_rss_mb(),
         trains: spec.params.trains,
+        runs: 1,
+        wall_s_median: Some(r.wall_s),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(wall_s: f64, peak: Option<f64>) -> BenchRecord {
+        BenchRecord {
+            name: "w".into(),
+            nodes: 4,
+            flits_delivered: 100,
+            flit_hops: 1000,
+            events: 50,
+            wall_s,
+            flit_hops_per_s: 1000.0 / wall_s,
+            mean_latency_cycles: 12.5,
+            accepted_flits_per_node_cycle: 0.1,
+            peak_rss_mb: peak,
+            trains: true,
+            runs: 1,
+            wall_s_median: Some(wall_s),
+        }
+    }
+
+    #[test]
+    fn summarize_keeps_the_fastest_run_and_the_median() {
+        let s = summarize(vec![rec(3.0, Some(5.0)), rec(1.0, Some(4.0)), rec(2.0, None)]);
+        assert_eq!((s.runs, s.wall_s, s.wall_s_median), (3, 1.0, Some(2.0)));
+        assert_eq!(s.flit_hops_per_s, 1000.0);
+        assert_eq!(s.peak_rss_mb, Some(5.0));
+        let s = summarize(vec![
+            rec(4.0, None),
+            rec(1.0, None),
+            rec(2.0, None),
+            rec(3.0, None),
+        ]);
+        assert_eq!((s.runs, s.wall_s, s.wall_s_median), (4, 1.0, Some(2.5)));
+        assert_eq!(s.peak_rss_mb, None);
+        let s = summarize(vec![rec(7.0, Some(1.0))]);
+        assert_eq!((s.runs, s.wall_s, s.wall_s_median), (1, 7.0, Some(7.0)));
+    }
+
+    #[test]
+    fn same_results_ignores_time_and_memory_only() {
+        let a = rec(1.0, Some(3.0));
+        assert!(a.same_results(&rec(2.0, None)));
+        let mut b = rec(1.0, Some(3.0));
+        b.events += 1;
+        assert!(!a.same_results(&b));
+        let mut b = rec(1.0, Some(3.0));
+        b.mean_latency_cycles = 12.500001;
+        assert!(!a.same_results(&b));
+    }
 }

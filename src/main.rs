@@ -132,6 +132,11 @@ enum Cmd {
         /// Run in this process (no child per workload; peak memory is then the whole run's).
         #[arg(long)]
         in_process: bool,
+        /// Run each workload this many times, the workloads taking turns (so that a machine
+        /// whose speed drifts treats them alike), and report the fastest run and the median.
+        /// Every run must give the same results (the simulation is deterministic).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+        repeat: u32,
         #[arg(long, hide = true)]
         child: bool,
     },
@@ -356,6 +361,7 @@ fn real_main() -> Result<ExitCode> {
             only,
             no_trains,
             in_process,
+            repeat,
             child,
         } => {
             let o: Vec<String> = if no_trains {
@@ -381,16 +387,11 @@ fn real_main() -> Result<ExitCode> {
                 );
             }
             let exe = std::env::current_exe().ok();
-            let mut recs: Vec<BenchRecord> = Vec::new();
-            println!(
-                "{:<26} {:>6} {:>12} {:>9} {:>10} {:>10} {:>10} {:>9}",
-                "workload", "nodes", "flit-hops", "wall s", "Mhops/s", "latency", "accepted", "peak MB"
-            );
-            for n in names {
+            let measure = |n: &str| -> anyhow::Result<BenchRecord> {
                 if std::io::stderr().is_terminal() {
                     eprint!("running {n}…\r");
                 }
-                let rec = match (&exe, in_process) {
+                Ok(match (&exe, in_process) {
                     (Some(exe), false) => {
                         let mut cmd = std::process::Command::new(exe);
                         cmd.args(["bench", "--child", "--only", n]);
@@ -404,19 +405,61 @@ fn real_main() -> Result<ExitCode> {
                         serde_json::from_slice(&out.stdout).context("reading a bench child's record")?
                     }
                     _ => bench::run_one(n, &o).map_err(anyhow::Error::msg)?,
-                };
+                })
+            };
+            let mut runs: Vec<Vec<BenchRecord>> = vec![Vec::new(); names.len()];
+            for round in 0..repeat {
+                for (k, n) in names.iter().enumerate() {
+                    let rec = measure(n)?;
+                    if let Some(first) = runs[k].first()
+                        && !first.same_results(&rec)
+                    {
+                        bail!(
+                            "bench {n}: run {} gave other results than run 1 (the simulation \
+                             should be deterministic): {rec:?} against {first:?}",
+                            round + 1
+                        );
+                    }
+                    runs[k].push(rec);
+                }
+            }
+            let recs: Vec<BenchRecord> = runs.into_iter().map(bench::summarize).collect();
+            let many = repeat > 1;
+            println!(
+                "{:<26} {:>6} {:>12} {:>9} {:>10}{} {:>10} {:>10} {:>9}",
+                "workload",
+                "nodes",
+                "flit-hops",
+                "wall s",
+                "Mhops/s",
+                if many {
+                    format!(" {:>10}", "median")
+                } else {
+                    String::new()
+                },
+                "latency",
+                "accepted",
+                "peak MB"
+            );
+            for rec in &recs {
+                let median = rec.wall_s_median.filter(|_| many).map_or(String::new(), |w| {
+                    format!(" {:>10.2}", rec.flit_hops as f64 / w / 1e6)
+                });
                 println!(
-                    "{:<26} {:>6} {:>12} {:>9.3} {:>10.2} {:>10.2} {:>10.4} {:>9}",
+                    "{:<26} {:>6} {:>12} {:>9.3} {:>10.2}{} {:>10.2} {:>10.4} {:>9}",
                     rec.name,
                     rec.nodes,
                     rec.flit_hops,
                     rec.wall_s,
                     rec.flit_hops_per_s / 1e6,
+                    median,
                     rec.mean_latency_cycles,
                     rec.accepted_flits_per_node_cycle,
                     rec.peak_rss_mb.map_or("-".into(), |m| format!("{m:.1}"))
                 );
-                recs.push(rec);
+            }
+            if many {
+                println!("(fastest of {repeat} runs each; `median`: Mhops/s of the median run)");
             }
             if let Some(j) = json {
                 write(&j, &serde_json::to_string_pretty(&recs)?)?;

@@ -165,11 +165,16 @@ fn bench_json_has_the_promised_fields() {
         "bench",
         "--only",
         "mesh8x8-uniform-0.2",
+        "--repeat",
+        "2",
         "--json",
         j.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("mesh8x8-uniform-0.2"), "{out}");
+    assert!(
+        out.contains("mesh8x8-uniform-0.2") && out.contains("median"),
+        "{out}"
+    );
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
     let r = &v[0];
     for k in [
@@ -187,6 +192,9 @@ fn bench_json_has_the_promised_fields() {
     }
     assert_eq!(r["nodes"], 64);
     assert!((r["accepted_flits_per_node_cycle"].as_f64().unwrap() - 0.2).abs() < 0.01);
+    // Two runs, the fastest reported, the median no faster.
+    assert_eq!(r["runs"], 2);
+    assert!(r["wall_s"].as_f64().unwrap() <= r["wall_s_median"].as_f64().unwrap());
 }
 
 #[test]
