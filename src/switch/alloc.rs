@@ -475,6 +475,15 @@ impl Sim<'_> {
         let v = &self.vcs[i as usize];
         let front = self.ring[(v.buf + (v.head & v.mask)) as usize];
         let (pid, dst) = (front.flit & PID, front.dst & DST_MASK);
+        if v.flags & F_ROUTED != 0 && v.want_port != u16::MAX {
+            // Routed ahead to one output (the usual case): it asks for that one.
+            let p = v.want_port as u32;
+            self.vcs[i as usize].flags &= !F_ROUTED;
+            self.set_state(i, WAITING);
+            set_bit(&mut self.bits, (req_base + p * words) as usize, l as usize);
+            set_bit(&mut self.bits, (bits_base + words) as usize, p as usize);
+            return Ok(());
+        }
         let want = if v.flags & F_ROUTED != 0 {
             self.vcs[i as usize].flags &= !F_ROUTED;
             self.want_of(i)
