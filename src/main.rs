@@ -407,23 +407,6 @@ fn real_main() -> Result<ExitCode> {
                     _ => bench::run_one(n, &o).map_err(anyhow::Error::msg)?,
                 })
             };
-            let mut runs: Vec<Vec<BenchRecord>> = vec![Vec::new(); names.len()];
-            for round in 0..repeat {
-                for (k, n) in names.iter().enumerate() {
-                    let rec = measure(n)?;
-                    if let Some(first) = runs[k].first()
-                        && !first.same_results(&rec)
-                    {
-                        bail!(
-                            "bench {n}: run {} gave other results than run 1 (the simulation \
-                             should be deterministic): {rec:?} against {first:?}",
-                            round + 1
-                        );
-                    }
-                    runs[k].push(rec);
-                }
-            }
-            let recs: Vec<BenchRecord> = runs.into_iter().map(bench::summarize).collect();
             let many = repeat > 1;
             println!(
                 "{:<26} {:>6} {:>12} {:>9} {:>10}{} {:>10} {:>10} {:>9}",
@@ -441,22 +424,43 @@ fn real_main() -> Result<ExitCode> {
                 "accepted",
                 "peak MB"
             );
-            for rec in &recs {
-                let median = rec.wall_s_median.filter(|_| many).map_or(String::new(), |w| {
-                    format!(" {:>10.2}", rec.flit_hops as f64 / w / 1e6)
-                });
-                println!(
-                    "{:<26} {:>6} {:>12} {:>9.3} {:>10.2}{} {:>10.2} {:>10.4} {:>9}",
-                    rec.name,
-                    rec.nodes,
-                    rec.flit_hops,
-                    rec.wall_s,
-                    rec.flit_hops_per_s / 1e6,
-                    median,
-                    rec.mean_latency_cycles,
-                    rec.accepted_flits_per_node_cycle,
-                    rec.peak_rss_mb.map_or("-".into(), |m| format!("{m:.1}"))
-                );
+            let mut runs: Vec<Vec<BenchRecord>> = vec![Vec::new(); names.len()];
+            let mut recs: Vec<BenchRecord> = Vec::new();
+            for round in 0..repeat {
+                for (k, n) in names.iter().enumerate() {
+                    let rec = measure(n)?;
+                    if let Some(first) = runs[k].first()
+                        && !first.same_results(&rec)
+                    {
+                        bail!(
+                            "bench {n}: run {} gave other results than run 1 (the simulation \
+                             should be deterministic): {rec:?} against {first:?}",
+                            round + 1
+                        );
+                    }
+                    runs[k].push(rec);
+                    if round + 1 < repeat {
+                        continue;
+                    }
+                    // The workload's last run: its row.
+                    let rec = bench::summarize(std::mem::take(&mut runs[k]));
+                    let median = rec.wall_s_median.filter(|_| many).map_or(String::new(), |w| {
+                        format!(" {:>10.2}", rec.flit_hops as f64 / w / 1e6)
+                    });
+                    println!(
+                        "{:<26} {:>6} {:>12} {:>9.3} {:>10.2}{} {:>10.2} {:>10.4} {:>9}",
+                        rec.name,
+                        rec.nodes,
+                        rec.flit_hops,
+                        rec.wall_s,
+                        rec.flit_hops_per_s / 1e6,
+                        median,
+                        rec.mean_latency_cycles,
+                        rec.accepted_flits_per_node_cycle,
+                        rec.peak_rss_mb.map_or("-".into(), |m| format!("{m:.1}"))
+                    );
+                    recs.push(rec);
+                }
             }
             if many {
                 println!("(fastest of {repeat} runs each; `median`: Mhops/s of the median run)");
