@@ -475,18 +475,9 @@ impl Sim<'_> {
         let v = &self.vcs[i as usize];
         let front = self.ring[(v.buf + (v.head & v.mask)) as usize];
         let (pid, dst) = (front.flit & PID, front.dst & DST_MASK);
-        if v.flags & F_ROUTED != 0 && v.want_port != u16::MAX {
-            // Routed ahead to one output (the usual case): it asks for that one.
-            let p = v.want_port as u32;
+        if v.flags & F_ROUTED != 0 {
+            // Routed ahead, when it reached the front: its outputs are kept with it.
             self.vcs[i as usize].flags &= !F_ROUTED;
-            self.set_state(i, WAITING);
-            set_bit(&mut self.bits, (req_base + p * words) as usize, l as usize);
-            set_bit(&mut self.bits, (bits_base + words) as usize, p as usize);
-            return Ok(());
-        }
-        let want = if v.flags & F_ROUTED != 0 {
-            self.vcs[i as usize].flags &= !F_ROUTED;
-            self.want_of(i)
         } else {
             let want = self.routing_step(s, i, dst, pid).map_err(|err| {
                 Box::new(SimError::Route {
@@ -497,12 +488,13 @@ impl Sim<'_> {
                 })
             })?;
             self.keep_want(i, want);
-            want
-        };
-        let single = want.ports.len() == 1;
+        }
         self.set_state(i, WAITING);
-        let chosen = if single {
-            None
+        // One admissible output (the usual case) is asked for as it is; among several, the
+        // selection policy picks one that is free, or the head asks for all.
+        let one = self.vcs[i as usize].want_port;
+        let chosen = if one != u16::MAX {
+            Some(one)
         } else {
             let len = self.pkts[pid as usize].len;
             self.select(s, i, len)
@@ -514,7 +506,7 @@ impl Sim<'_> {
                 set_bit(&mut self.bits, vb, p as usize);
             }
             None => {
-                for p in want.ports.iter() {
+                for p in self.wants[i as usize].ports.iter() {
                     set_bit(&mut self.bits, (req_base + p as u32 * words) as usize, l as usize);
                     set_bit(&mut self.bits, vb, p as usize);
                 }
