@@ -1165,9 +1165,7 @@ impl<'a> Sim<'a> {
         ch.tr_start = now;
         ch.tr_k = k as u8;
         let credit = ch.credit;
-        // Skipping the arrival event is exact only if no flits are still on the wire ahead.
-        let shortcut =
-            ch.shortcut && credit && first & HEAD != 0 && self.spec.params.trains && ch.landing <= now;
+        let shortcut = self.may_skip_arrival(c, first);
         let single_tail = k == 1 && ends_tail;
         let (class, route_class) = if single_tail {
             (tm.arr_tail, tm.head_route_tail)
@@ -1187,6 +1185,16 @@ impl<'a> Sim<'a> {
             (credit, shortcut),
         );
         last_start
+    }
+
+    /// Whether flits starting with `first` sent on channel `c` now may go straight into the
+    /// receiver's buffer, skipping their arrival event (see [`Self::land_train`]): a head,
+    /// trains on, a channel that allows it, with credit flow control, and exact only if no
+    /// flits are still on the wire ahead.
+    #[inline(always)]
+    pub(crate) fn may_skip_arrival(&self, c: u32, first: u32) -> bool {
+        let ch = &self.chans[c as usize];
+        ch.shortcut && ch.credit && first & HEAD != 0 && self.spec.params.trains && ch.landing <= self.now
     }
 
     /// The receiving half of [`Self::send_train`]: `k` flits of one packet toward VC `o` of

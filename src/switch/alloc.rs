@@ -1257,10 +1257,9 @@ impl Sim<'_> {
             } else {
                 (tm.arr_data, tm.head_route)
             };
-            let ch = &self.chans[c as usize];
-            // As in `send_train` (trains are on here); the first part's arrival event, if it
-            // has one, holds back the second part's shortcut.
-            let shortcut = ch.shortcut && credit && front.flit & HEAD != 0 && ch.landing <= now;
+            // The first part's arrival event, if it has one, holds back the second part's
+            // shortcut.
+            let shortcut = self.may_skip_arrival(c, front.flit);
             self.land_train::<true>(
                 c,
                 o,
