@@ -376,7 +376,9 @@ impl Sim<'_> {
                 while word != 0 {
                     let l = (w << 6) as u32 + word.trailing_zeros();
                     word &= word - 1;
-                    self.route_head(s, l)?;
+                    // The last head routed in this pass (none follows in a later word).
+                    let last = word == 0 && w + 1 == words;
+                    self.route_head(s, l, last)?;
                 }
             }
             for w in 0..pwords {
@@ -467,8 +469,9 @@ impl Sim<'_> {
         }
     }
 
-    /// Routes the head at local input `l` of switch `s` and files its requests.
-    fn route_head(&mut self, s: usize, l: u32) -> Res<()> {
+    /// Routes the head at local input `l` of switch `s` and files its requests. `last`: no
+    /// other head is routed after it in this pass.
+    fn route_head(&mut self, s: usize, l: u32, last: bool) -> Res<()> {
         let sw = &self.sws[s];
         let (in_base, words, req_base, bits_base) = (sw.in_base, sw.words, sw.req_base, sw.bits_base);
         let i = self.sw_in[(in_base + l) as usize];
@@ -502,8 +505,20 @@ impl Sim<'_> {
         let vb = (bits_base + words) as usize;
         match chosen {
             Some(p) => {
-                set_bit(&mut self.bits, (req_base + p as u32 * words) as usize, l as usize);
-                set_bit(&mut self.bits, vb, p as usize);
+                let rq = (req_base + p as u32 * words) as usize;
+                // The last head routed in this pass, asking for one output that no other head
+                // asks for and that is not up for allocation yet: the allocation phase would
+                // look at this output for this head alone, so it does so now.
+                let alone = last
+                    && one != u16::MAX
+                    && self.bits[vb + (p as usize >> 6)] & (1 << (p & 63)) == 0
+                    && !any_bit(&self.bits, rq, words as usize);
+                set_bit(&mut self.bits, rq, l as usize);
+                if alone {
+                    self.allocate_alone(s, p as u32, l, i, pid);
+                } else {
+                    set_bit(&mut self.bits, vb, p as usize);
+                }
             }
             None => {
                 for p in self.wants[i as usize].ports.iter() {
@@ -775,6 +790,29 @@ impl Sim<'_> {
                 // The only VC of this output is taken now.
                 return;
             }
+        }
+    }
+
+    /// [`Self::allocate`] for output `p` of switch `s` when the head at local input `l`
+    /// (input VC `i`, packet `pid`) is its only requester: it has a free VC of its range, or
+    /// it waits. Whatever the arbitration, a lone requester is the one chosen.
+    #[inline(always)]
+    fn allocate_alone(&mut self, s: usize, p: u32, l: u32, i: u32, pid: u32) {
+        let sw = &self.sws[s];
+        let (pi, mode) = ((sw.port_base + p) as usize, sw.mode);
+        let c = self.ports[pi].out;
+        if c == NONE {
+            return;
+        }
+        let v = &self.vcs[i as usize];
+        let (vc_lo, vc_hi) = (v.want_lo, v.want_hi);
+        let need = if mode == SwitchMode::Wormhole {
+            0
+        } else {
+            self.pkts[pid as usize].len
+        };
+        if let Some(vv) = self.free_vc(pi, vc_lo, vc_hi, need) {
+            self.grant(s, p, l, i, c, vv);
         }
     }
 
