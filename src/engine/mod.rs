@@ -583,9 +583,10 @@ pub struct Sim<'a> {
     /// The switch being evaluated has been through its first send phase of this instant:
     /// a train's tail due now has passed, as it would have flit by flit.
     pub(crate) sent_phase: bool,
-    /// The last switch-allocation rotation worked out: at this instant, for this period,
-    /// `now / period` (switches with the same period share it within an instant).
-    pub(crate) sa_memo: (Time, Time, Time),
+    /// The last switch-allocation rotation worked out: at this instant, for this period and
+    /// this many ports, the output to start at, `now / period` modulo the ports (switches
+    /// alike share it within an instant).
+    pub(crate) sa_memo: (Time, Time, u32, u32),
     /// Per-host costs (the spec's `host` unless set per host).
     pub(crate) host_params: Vec<HostParams>,
     /// Token state per channel ([`crate::link::ds`]).
@@ -939,7 +940,7 @@ impl<'a> Sim<'a> {
             free_tokens: Vec::new(),
             stop: false,
             sent_phase: false,
-            sa_memo: (Time::MAX, 0, 0),
+            sa_memo: (Time::MAX, 0, 0, 0),
             host_params: vec![spec.host; n as usize],
             tok,
             fct_due: Vec::new(),

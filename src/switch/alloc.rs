@@ -395,35 +395,49 @@ impl Sim<'_> {
                 // The rotation follows time, not the number of visits, so that it does not
                 // depend on how many wake-ups an instant happens to have.
                 let (n, period) = (self.sws[s].n_ports, self.sws[s].sa_period);
-                let (at, per, mut q) = self.sa_memo;
-                if at != self.now || per != period {
-                    q = self.now / period;
-                    self.sa_memo = (self.now, period, q);
+                let (at, per, nn, mut start) = self.sa_memo;
+                if at != self.now || per != period || nn != n {
+                    let q = self.now / period;
+                    start = match u32::try_from(q) {
+                        Ok(q) => q % n,
+                        Err(_) => (q % n as Time) as u32,
+                    };
+                    self.sa_memo = (self.now, period, n, start);
                 }
-                let start = match u32::try_from(q) {
-                    Ok(q) => q % n,
-                    Err(_) => (q % n as Time) as u32,
-                };
                 let (w0, b0) = ((start >> 6) as usize, start & 63);
-                for pass in 0..=pwords {
-                    let wi = if w0 + pass >= pwords {
-                        w0 + pass - pwords
-                    } else {
-                        w0 + pass
-                    };
-                    let keep = if pass == 0 {
-                        !0u64 << b0
-                    } else if pass == pwords {
-                        !(!0u64 << b0)
-                    } else {
-                        !0u64
-                    };
-                    let mut word = self.bits[sb + wi] & keep;
-                    self.bits[sb + wi] &= !keep;
-                    while word != 0 {
-                        let p = (wi << 6) as u32 + word.trailing_zeros();
-                        word &= word - 1;
-                        self.try_send(s, p);
+                if pwords == 1 {
+                    // The usual case, one word: its bits from `b0` up, then those below.
+                    let up = !0u64 << b0;
+                    for keep in [up, !up] {
+                        let mut word = self.bits[sb] & keep;
+                        self.bits[sb] &= !keep;
+                        while word != 0 {
+                            let p = word.trailing_zeros();
+                            word &= word - 1;
+                            self.try_send(s, p);
+                        }
+                    }
+                } else {
+                    for pass in 0..=pwords {
+                        let wi = if w0 + pass >= pwords {
+                            w0 + pass - pwords
+                        } else {
+                            w0 + pass
+                        };
+                        let keep = if pass == 0 {
+                            !0u64 << b0
+                        } else if pass == pwords {
+                            !(!0u64 << b0)
+                        } else {
+                            !0u64
+                        };
+                        let mut word = self.bits[sb + wi] & keep;
+                        self.bits[sb + wi] &= !keep;
+                        while word != 0 {
+                            let p = (wi << 6) as u32 + word.trailing_zeros();
+                            word &= word - 1;
+                            self.try_send(s, p);
+                        }
                     }
                 }
             } else {
