@@ -1001,7 +1001,12 @@ impl Sim<'_> {
                 }
             }
             // With a worm on the other VC of two, the two may take turns as one train.
-            if nvc != 2 || !self.send_pair(s, p, c, (i, o), vc_base + (1 - vv)) {
+            // (Most often the other VC has no worm: that is seen here, without the call.)
+            let paired = nvc == 2 && {
+                let ob = vc_base + (1 - vv);
+                self.vcs[ob as usize].owner < HELD_EV && self.send_pair(s, p, c, (i, o), ob)
+            };
+            if !paired {
                 self.send_flits(s, p, i, o, c, in_port, nvc == 1 && !xbar);
                 self.chans[c as usize].rr = vv as u8;
             }
