@@ -57,22 +57,35 @@ impl Dor {
 
     #[inline(always)]
     pub fn route(&self, at: At, h: Header) -> Result<Want, RouteError> {
-        let n = self.k.len();
-        // (A division by a run-time value is slow: skip it for one host per switch.)
-        let dst_sw = if self.conc == 1 { h.dst } else { h.dst / self.conc };
-        let (s, t) = (at.switch as usize * n, dst_sw as usize * n);
-        if t + n > self.coords.len() {
-            return Err(RouteError::NoRoute {
+        match self.route_port(at.switch, at.in_port, at.in_vc, h.dst) {
+            Some((port, vc_lo, vc_hi)) => Ok(Want {
+                ports: PortSet::single(port),
+                vc_lo,
+                vc_hi,
+            }),
+            None => Err(RouteError::NoRoute {
                 switch: at.switch,
                 dst: h.dst,
-            });
+            }),
         }
-        for d in 0..n {
-            let (x, y) = (self.coords[s + d] as u32, self.coords[t + d] as u32);
+    }
+
+    /// The one output of a head at switch `switch`, come in on port `in_port` and VC
+    /// `in_vc`, to host `dst`: the port and its admissible VCs `lo..=hi` (`None`: `dst` is
+    /// no host of the fabric). What [`Self::route`] returns, without the port set.
+    #[inline(always)]
+    pub fn route_port(&self, switch: u32, in_port: u16, in_vc: u8, dst: u32) -> Option<(u16, u8, u8)> {
+        let n = self.k.len();
+        // (A division by a run-time value is slow: skip it for one host per switch.)
+        let dst_sw = if self.conc == 1 { dst } else { dst / self.conc };
+        let (s, t) = (switch as usize * n, dst_sw as usize * n);
+        let here = self.coords.get(s..s + n)?;
+        let there = self.coords.get(t..t + n)?;
+        for (d, ((&x, &y), &k)) in here.iter().zip(there).zip(&self.k).enumerate() {
+            let (x, y) = (x as u32, y as u32);
             if x == y {
                 continue;
             }
-            let k = self.k[d];
             let plus = if self.wrap {
                 let delta = if y >= x { y - x } else { y + k - x };
                 delta <= k - delta
@@ -82,21 +95,22 @@ impl Dor {
             let port = 2 * d as u16 + u16::from(!plus);
             let vcs = self.net_vcs;
             if !self.dateline {
-                return Ok(Want::port(port, vcs));
+                return Some((port, 0, vcs.saturating_sub(1)));
             }
             let half = vcs / 2;
-            let same_dim = at.in_port < 2 * n as u16 && at.in_port / 2 == d as u16;
+            let same_dim = in_port < 2 * n as u16 && in_port / 2 == d as u16;
             let crosses = if plus { x == k - 1 } else { x == 0 };
-            let class1 = crosses || (same_dim && at.in_vc >= half);
-            return Ok(Want {
-                ports: PortSet::single(port),
-                vc_lo: if class1 { half } else { 0 },
-                vc_hi: if class1 { vcs - 1 } else { half - 1 },
+            let class1 = crosses || (same_dim && in_vc >= half);
+            return Some(if class1 {
+                (port, half, vcs - 1)
+            } else {
+                (port, 0, half - 1)
             });
         }
-        Ok(Want::port(
-            2 * n as u16 + (h.dst - dst_sw * self.conc) as u16,
-            self.host_vcs,
+        Some((
+            2 * n as u16 + (dst - dst_sw * self.conc) as u16,
+            0,
+            self.host_vcs.saturating_sub(1),
         ))
     }
 }

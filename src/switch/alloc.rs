@@ -599,6 +599,17 @@ impl Sim<'_> {
         if self.route_stride != 0 {
             return;
         }
+        if let crate::routing::Routing::Dor(d) = &self.routing
+            && (s as u32) < self.fab.stage_base
+        {
+            // Dimension-order routing has one output: kept as it is, without a port set.
+            let v = &mut self.vcs[i as usize];
+            if let Some((port, lo, hi)) = d.route_port(s as u32, v.in_port, v.vc, dst) {
+                (v.want_port, v.want_lo, v.want_hi) = (port, lo, hi);
+                v.flags |= F_ROUTED;
+            }
+            return;
+        }
         if let Ok(want) = self.routing_step(s, i, dst, 0) {
             self.keep_want(i, want);
             self.vcs[i as usize].flags |= F_ROUTED;
