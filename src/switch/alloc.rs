@@ -1357,6 +1357,7 @@ impl Sim<'_> {
     /// output owned by a live worm, a head waiting for this port, or another live VC on the
     /// same input stop it at once; a head being routed here stops it at the end of its router
     /// delay; a head not yet here cannot be routed before `router_delay` from now.
+    #[inline(never)]
     fn train_horizon(&mut self, s: usize, p: u32, c: u32, o: u32, i: u32, unit: Time) -> u32 {
         let now = self.now;
         let sw = &self.sws[s];
