@@ -1149,12 +1149,19 @@ impl Sim<'_> {
         let v = &mut self.vcs[i as usize];
         v.fwd = NONE;
         if v.len > 0 {
-            self.start_front(i, Some(last_start), true);
+            self.start_next(i, last_start);
         } else {
             debug_assert_eq!(v.state, ACTIVE);
             v.state = DRAIN;
             self.t_aux[i as usize] = last_start;
         }
+    }
+
+    /// The next packet in input VC `i` starts behind a tail that passes at `freed` (send
+    /// phase; out of line: most trains leave their input empty).
+    #[inline(never)]
+    fn start_next(&mut self, i: u32, freed: Time) {
+        self.start_front(i, Some(freed), true);
     }
 
     /// Whether the channel of input VC `i` has a live VC (one whose front packet waits for
