@@ -481,6 +481,10 @@ pub(crate) struct Counters {
     pub events: u64,
     /// Interleaved trains sent (`send_pair`).
     pub pair_trains: u64,
+    /// Outputs allocated to a lone head as it was routed (`allocate_alone`; counted in the
+    /// tests' builds only, those with every access checked).
+    #[cfg(feature = "checked")]
+    pub lone_grants: u64,
     pub injected_measured: u64,
     pub offered_flits: u64,
     pub delivered_measured: u64,
@@ -566,6 +570,10 @@ pub struct Sim<'a> {
     /// Apply equal-time events and visit components in reverse order (a test of the claim
     /// that results do not depend on that order).
     pub reverse_order: bool,
+    /// Tests only: off, a lone head's output is allocated in the allocation phase like any
+    /// other (see `route_head`); the results are the same.
+    #[cfg(feature = "checked")]
+    pub(crate) lone_grant: bool,
     scratch_events: Vec<u64>,
     /// Where the run's counts end [ps]: flits a train has announced or committed beyond
     /// this instant are not counted, exactly as the flit-by-flit path would not have got
@@ -932,6 +940,8 @@ impl<'a> Sim<'a> {
             },
             check: p.check,
             reverse_order: false,
+            #[cfg(feature = "checked")]
+            lone_grant: true,
             scratch_events: Vec::new(),
             end: Time::MAX,
             failed: None,
