@@ -403,6 +403,17 @@ impl Sw {
     pub fn late_base(&self) -> u32 {
         self.req_base + self.n_ports * self.words
     }
+
+    /// How long a flit of unit time `u` holds its crossbar input (the crossbar runs
+    /// `speedup` times the channel rate; no division for the usual speed-up 1).
+    #[inline(always)]
+    pub fn xbar_time(&self, u: Time) -> Time {
+        if self.speedup == 1 {
+            u
+        } else {
+            u / self.speedup as Time
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -1164,18 +1175,10 @@ impl<'a> Sim<'a> {
         if !self.fail_at.is_empty() && now >= self.fail_at[c as usize] {
             return self.send_dead(c, o, first, k, ends_tail);
         }
-        let (ms, me) = (self.ms, self.me);
-        let ch = &mut self.chans[c as usize];
-        let tm = &self.timing[ch.prof as usize];
-        ch.mid = !ends_tail;
+        let tm = *self.tm(c);
         let (ft, tt) = (tm.flit_time, tm.tail_time);
-        let last_start = now + (k - 1) as Time * ft;
-        let last_unit = if ends_tail { tt } else { ft };
-        ch.tx_busy = last_start + last_unit;
-        ch.busy += window_busy((ms, me), now, k, ft, last_unit);
-        ch.tr_start = now;
-        ch.tr_k = k as u8;
-        let credit = ch.credit;
+        let last_start = self.occupy(c, k, ft, if ends_tail { tt } else { ft }, !ends_tail);
+        let credit = self.chans[c as usize].credit;
         let shortcut = self.may_skip_arrival(c, first);
         let single_tail = k == 1 && ends_tail;
         let (class, route_class) = if single_tail {
@@ -1195,6 +1198,23 @@ impl<'a> Sim<'a> {
             (class, route_class),
             (credit, shortcut),
         );
+        last_start
+    }
+
+    /// Channel `c` carries `k` flits back to back from now, each `ft` long but the last,
+    /// which is `last_unit` long (`mid`: that last one is not a tail): it is busy until they
+    /// are out, and their time inside the measurement window counts. Returns the start
+    /// time of the last flit.
+    #[inline(always)]
+    pub(crate) fn occupy(&mut self, c: u32, k: u32, ft: Time, last_unit: Time, mid: bool) -> Time {
+        let (now, window) = (self.now, (self.ms, self.me));
+        let ch = &mut self.chans[c as usize];
+        let last_start = now + (k - 1) as Time * ft;
+        ch.tx_busy = last_start + last_unit;
+        ch.busy += window_busy(window, now, k, ft, last_unit);
+        ch.tr_start = now;
+        ch.tr_k = k as u8;
+        ch.mid = mid;
         last_start
     }
 

@@ -1102,12 +1102,7 @@ impl Sim<'_> {
         let sw = &self.sws[s];
         if sw.xbar {
             let u = if ends_tail { self.tm(c).tail_time } else { unit };
-            let u = if sw.speedup == 1 {
-                u
-            } else {
-                u / sw.speedup as Time
-            };
-            self.ports[in_port as usize].xbar_free = last_start + u;
+            self.ports[in_port as usize].xbar_free = last_start + sw.xbar_time(u);
         }
         if ends_tail {
             if k == 1 {
@@ -1308,20 +1303,12 @@ impl Sim<'_> {
             return false;
         }
         self.c.pair_trains += 1;
-        // The channel: n flits back to back from now.
-        let busy = window_busy((self.ms, self.me), now, n, u, u);
+        // The channel: n flits back to back from now, the last one from worm (n - 1) & 1.
+        let last = ((n - 1) & 1) as usize;
+        self.occupy(c, n, u, u, !ends[last]);
         let ch = &mut self.chans[c as usize];
-        ch.tx_busy = now + n as Time * u;
-        ch.busy += busy;
-        ch.tr_start = now;
-        ch.tr_k = n as u8;
-        ch.mid = !ends[((n - 1) & 1) as usize];
-        ch.rr = (outs[((n - 1) & 1) as usize] - ch.vc_base) as u8;
-        let xf_unit = if sw.speedup == 1 {
-            u
-        } else {
-            u / sw.speedup as Time
-        };
+        ch.rr = (outs[last] - ch.vc_base) as u8;
+        let xf_unit = sw.xbar_time(u);
         for w in 0..2 {
             let (i, o, kw) = (ins[w], outs[w], k[w]);
             let start = now + w as Time * u;
