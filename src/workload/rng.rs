@@ -74,8 +74,16 @@ impl Stream {
         if p >= 1.0 {
             return 1;
         }
+        self.geometric_ln((-p).ln_1p())
+    }
+
+    /// [`Self::geometric`] for `p < 1`, given `ln_q` = ln(1 − p) (a source draws many with
+    /// one `p`: the logarithm is taken once).
+    #[inline]
+    pub fn geometric_ln(&mut self, ln_q: f64) -> u64 {
         let u = self.unit_open0();
-        let g = (u.ln() / (-p).ln_1p()).floor();
+        // Both logarithms are ≤ 0, so the quotient is ≥ 0 and truncation is its floor.
+        let g = u.ln() / ln_q;
         if g >= (u64::MAX / 2) as f64 {
             u64::MAX / 2
         } else {
@@ -123,6 +131,22 @@ mod tests {
         let mean = (0..n).map(|_| s.geometric(0.05) as f64).sum::<f64>() / n as f64;
         assert!((mean - 20.0).abs() < 0.3, "{mean}");
         assert_eq!(s.geometric(1.0), 1);
+    }
+
+    proptest::proptest! {
+        /// The gap drawn with ln(1 − p) taken once and truncated is the textbook
+        /// ⌊ln u / ln(1 − p)⌋ + 1, draw for draw.
+        #[test]
+        fn geometric_ln_is_the_floor_formula(seed in 0u64..1_000, p in 1e-6f64..0.999_999) {
+            let mut fast = Stream::new(seed, Purpose::Arrivals, 0);
+            let mut slow = fast.clone();
+            let ln_q = (-p).ln_1p();
+            for _ in 0..64 {
+                let g = (slow.unit_open0().ln() / (-p).ln_1p()).floor();
+                let want = if g >= (u64::MAX / 2) as f64 { u64::MAX / 2 } else { 1 + g as u64 };
+                proptest::prop_assert_eq!(fast.geometric_ln(ln_q), want);
+            }
+        }
     }
 
     #[test]

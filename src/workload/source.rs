@@ -120,6 +120,8 @@ pub struct Arrivals {
     /// On/off: cycle index of the last arrival and end of the current on-period.
     cyc: u64,
     on_end: u64,
+    /// Bernoulli with p < 1: ln(1 − p), for the geometric gaps.
+    ln_q: Option<f64>,
 }
 
 impl Arrivals {
@@ -139,6 +141,10 @@ impl Arrivals {
             phase,
             cyc: 0,
             on_end: 0,
+            ln_q: match *process {
+                Process::Bernoulli { p, .. } if p < 1.0 => Some((-p).ln_1p()),
+                _ => None,
+            },
         };
         a.first(process, sizes);
         a
@@ -193,7 +199,11 @@ impl Arrivals {
     pub fn advance(&mut self, process: &Process, sizes: &Sizes) {
         match *process {
             Process::Bernoulli { p, cycle } => {
-                self.cyc = self.cyc.saturating_add(self.rng.geometric(p));
+                let gap = match self.ln_q {
+                    Some(ln_q) => self.rng.geometric_ln(ln_q),
+                    None => self.rng.geometric(p),
+                };
+                self.cyc = self.cyc.saturating_add(gap);
                 self.time = cycle.edge(self.cyc);
             }
             Process::Poisson { mean_gap } => {
