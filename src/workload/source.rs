@@ -120,8 +120,8 @@ pub struct Arrivals {
     /// On/off: cycle index of the last arrival and end of the current on-period.
     cyc: u64,
     on_end: u64,
-    /// Bernoulli with p < 1: ln(1 − p), for the geometric gaps.
-    ln_q: Option<f64>,
+    /// Bernoulli with p < 1: p and ln(1 − p), for the geometric gaps.
+    ln_q: Option<(f64, f64)>,
 }
 
 impl Arrivals {
@@ -142,7 +142,7 @@ impl Arrivals {
             cyc: 0,
             on_end: 0,
             ln_q: match *process {
-                Process::Bernoulli { p, .. } if p < 1.0 => Some((-p).ln_1p()),
+                Process::Bernoulli { p, .. } if p < 1.0 => Some((p, (-p).ln_1p())),
                 _ => None,
             },
         };
@@ -200,8 +200,8 @@ impl Arrivals {
         match *process {
             Process::Bernoulli { p, cycle } => {
                 let gap = match self.ln_q {
-                    Some(ln_q) => self.rng.geometric_ln(ln_q),
-                    None => self.rng.geometric(p),
+                    Some((q, ln_q)) if q == p => self.rng.geometric_ln(ln_q),
+                    _ => self.rng.geometric(p),
                 };
                 self.cyc = self.cyc.saturating_add(gap);
                 self.time = cycle.edge(self.cyc);
