@@ -69,6 +69,36 @@ fn bad_units_and_values() {
 }
 
 #[test]
+fn spans_beyond_reef_clock_are_refused() {
+    // Picoseconds in 64 bits: a duration, a cycle, a packet's hop or a mean packet gap past
+    // 1000 s is an error, not a saturated or wrapped time.
+    let e = err(&format!(
+        "{MESH}[channel]\ncredit_delay = \"1e20 cycles\"\n[traffic]\nload = 0.1\n"
+    ));
+    assert_eq!((e.line, e.key.as_str()), (Some(5), "channel.credit_delay"));
+    assert!(e.msg.contains("limit of 1000 s"), "{e}");
+    let e = err(&format!(
+        "[sim]\nclock = \"1e-30 Hz\"\n{MESH}[traffic]\nload = 0.1\n"
+    ));
+    assert_eq!(e.key, "sim.clock");
+    let e = err(&format!(
+        "{MESH}[host]\nsend_per_byte = \"300 s\"\n[traffic]\nload = 0.1\npacket_size = 4\n"
+    ));
+    assert_eq!(e.key, "traffic.packet_size");
+    assert!(e.msg.contains("one hop of a 4-flit packet"), "{e}");
+    for injection in ["bernoulli", "poisson", "periodic"] {
+        let e = err(&format!(
+            "{MESH}[traffic]\ninjection = \"{injection}\"\nload = 1e-300\n"
+        ));
+        assert_eq!(e.key, "traffic.load");
+        assert!(e.msg.contains("one packet every"), "{e}");
+    }
+    // The limit itself is accepted.
+    let ok = format!("{MESH}[sim]\nwarmup = \"1000 s\"\n[traffic]\nload = 0.1\n");
+    config::load_str("ok.toml", &ok, Path::new("tests/data"), &[]).unwrap();
+}
+
+#[test]
 fn cut_through_needs_grants_for_a_whole_packet() {
     // A 5-flit buffer granted 2 flits a token: a sender holding no credit gets two tokens
     // (the fifth slot never makes one), 4 flits: a 5-flit cut-through packet never goes.
@@ -150,4 +180,22 @@ fn irregular_file_errors_name_their_own_file_and_line() {
     .unwrap_err();
     assert!(e.msg.contains("net.txt:4:"), "{e}");
     assert_eq!(e.line, Some(3));
+    // Numbers no file of this size can reach, and ports past a switch's 128, are errors on
+    // their line (a huge number used to size tables by it, or wrap).
+    for (bad, what) in [
+        ("s4294967295:0 s1:0", "numbered from 0 without gaps"),
+        ("s0:0 h99999", "numbered from 0 without gaps"),
+        ("s0:0 s1:65535", "not a port number (0 to 127)"),
+        ("switch s0 ports=300\ns0:0 s1:0", "reef supports up to 128"),
+    ] {
+        std::fs::write(dir.join("big.txt"), format!("{bad}\nh0 s0:1\nh1 s1:1\n")).unwrap();
+        let e = config::load_str(
+            "cfg.toml",
+            "[topology]\nkind = \"file\"\nfile = \"big.txt\"\n[traffic]\nload = 0.1\n",
+            &dir,
+            &[],
+        )
+        .unwrap_err();
+        assert!(e.msg.contains("big.txt:1:") && e.msg.contains(what), "{bad}: {e}");
+    }
 }

@@ -45,6 +45,24 @@ impl Source<'_> {
 
 type R<T> = Result<T, ConfigError>;
 
+/// The longest span reef takes in a config, 1,000 s: one duration, a clock period, or what
+/// one packet may take on one hop (its flits on a channel, the credit and router delays and
+/// the host costs). Simulated time is `u64` picoseconds (about 213 days), so the sums the
+/// engine forms from a few such spans cannot overflow.
+pub const MAX_SPAN: Time = 1_000 * SEC;
+
+/// `what` spans `t` ps: an error past [`MAX_SPAN`].
+fn within_span(src: &Source, key: &str, t: u128, what: impl FnOnce() -> String) -> R<Time> {
+    if t > MAX_SPAN as u128 {
+        return Err(src.err(
+            key,
+            format!("{} is longer than reef's limit of 1000 s", what()),
+            Some("times inside reef are picoseconds in 64 bits; write a shorter duration"),
+        ));
+    }
+    Ok(t as Time)
+}
+
 /// Unit conversions that need the declared clock.
 struct Units<'a> {
     src: &'a Source<'a>,
@@ -66,9 +84,10 @@ impl Units<'_> {
         }
     }
 
-    /// A duration rounded to whole picoseconds.
+    /// A duration rounded to whole picoseconds (at most [`MAX_SPAN`]).
     fn ps(&self, key: &str, s: &str) -> R<Time> {
-        Ok(self.duration(key, s)?.round())
+        let t = self.duration(key, s)?.round();
+        within_span(self.src, key, t as u128, || format!("`{s}`"))
     }
 
     fn ps_or(&self, key: &str, s: &Option<String>, default: Ratio) -> R<Time> {
@@ -91,8 +110,19 @@ fn clock_period(src: &Source, s: &Option<String>) -> R<Ratio> {
         return Ok(Ratio::int(1_000));
     };
     match parse_quantity(s).map_err(|m| src.err("sim.clock", m, Some(UNIT_HINT)))? {
-        Quantity::Frequency(f) if !f.is_zero() => Ok(Ratio::int(SEC as u128).over(f)),
-        Quantity::Duration(d) if !d.is_zero() => Ok(d),
+        Quantity::Frequency(f) if !f.is_zero() => {
+            let d = Ratio::int(SEC as u128).over(f);
+            within_span(src, "sim.clock", d.round() as u128, || {
+                format!("a cycle of `{s}`")
+            })?;
+            Ok(d)
+        }
+        Quantity::Duration(d) if !d.is_zero() => {
+            within_span(src, "sim.clock", d.round() as u128, || {
+                format!("a cycle of `{s}`")
+            })?;
+            Ok(d)
+        }
         _ => Err(src.err(
             "sim.clock",
             format!("expected a frequency or a period, got `{s}`"),
@@ -130,13 +160,20 @@ fn link_params(u: &Units, sect: &str, c: &RawChannel, base: Option<&LinkParams>)
     }
     let flit_time = match (&c.flit_time, rate) {
         (Some(s), _) => u.ps(&k("flit_time"), s)?,
-        (None, Some(_)) => bits_time(c.flit_bits.unwrap_or(8)).round(),
+        (None, Some(_)) => within_span(
+            src,
+            &k("rate"),
+            bits_time(c.flit_bits.unwrap_or(8)).round() as u128,
+            || "a flit at this rate".to_string(),
+        )?,
         (None, None) => base.map_or(u.cycle.round(), |b| b.flit_time),
     };
     let flit_time = u.positive(&k("flit_time"), flit_time)?;
     let tail_time = match (&c.tail_time, c.tail_bits, rate) {
         (Some(s), _, _) => u.ps(&k("tail_time"), s)?,
-        (None, Some(b), Some(_)) => bits_time(b).round(),
+        (None, Some(b), Some(_)) => within_span(src, &k("rate"), bits_time(b).round() as u128, || {
+            "a tail at this rate".to_string()
+        })?,
         _ if c.flit_time.is_some() || rate.is_some() => flit_time,
         _ => base.map_or(flit_time, |b| b.tail_time),
     };
@@ -644,6 +681,17 @@ fn workload(u: &Units, t: &RawTraffic, fab: &Fabric, seed: u64, flit_bytes: u32)
     }
     let mean = sizes.mean();
     let pkt_rate = load / mean; // packets per cycle
+    let gap = cycle.to_f64() / pkt_rate; // mean time between a host's packets [ps]
+    if !gap.is_finite() || gap > MAX_SPAN as f64 {
+        return Err(src.err(
+            "traffic.load",
+            format!(
+                "{load:e} flits/cycle/host is one packet every {:.3e} s per host; reef's limit is 1000 s",
+                gap / SEC as f64
+            ),
+            Some("raise the load"),
+        ));
+    }
     let clock = Clock::from_period(cycle);
     let process = match injection {
         InjectionKind::Backlogged => Process::Backlogged,
@@ -683,6 +731,12 @@ fn workload(u: &Units, t: &RawTraffic, fab: &Fabric, seed: u64, flit_bytes: u32)
                     )
                 })?,
             )?;
+            within_span(src, "traffic.on", on.round() as u128, || {
+                "the on period".to_string()
+            })?;
+            within_span(src, "traffic.off", off.round() as u128, || {
+                "the off period".to_string()
+            })?;
             let (on, off) = (on.over(cycle).to_f64(), off.over(cycle).to_f64());
             if on < 1.0 || off < 1.0 {
                 return Err(src.err(
@@ -909,21 +963,30 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
         recv_overhead: u.ps_or("host.recv_overhead", &host.recv_overhead, Ratio::int(0))?,
         recv_per_byte: u.ps_or("host.recv_per_byte", &host.recv_per_byte, Ratio::int(0))?,
     };
-    // Watchdog: long against anything a live network does in one hop.
+    // Watchdog: long against anything a live network does in one hop. (Counted wide: one
+    // hop of the longest packet must stay within reef's span.)
     let per_hop = fab
         .channels
         .iter()
         .map(|c| {
-            c.params.flit_time * max_pkt as Time
-                + c.params.latency
-                + c.params.flow.credit_delay().unwrap_or(0)
+            c.params.flit_time as u128 * max_pkt as u128
+                + c.params.latency as u128
+                + c.params.flow.credit_delay().unwrap_or(0) as u128
         })
         .max()
         .unwrap_or(0)
-        + sw.router_delay
-        + hp.send_overhead
-        + hp.recv_overhead
-        + (hp.send_per_byte + hp.recv_per_byte) * (max_pkt * flit_bytes) as Time;
+        + sw.router_delay as u128
+        + hp.send_overhead as u128
+        + hp.recv_overhead as u128
+        + (hp.send_per_byte as u128 + hp.recv_per_byte as u128) * (max_pkt as u128 * flit_bytes as u128);
+    let key = if raw.traffic.sizes.is_some() {
+        "traffic.sizes"
+    } else {
+        "traffic.packet_size"
+    };
+    let per_hop = within_span(src, key, per_hop, || {
+        format!("one hop of a {max_pkt}-flit packet (its flits on a channel, the delays and host costs)")
+    })?;
     let watchdog = match &s.watchdog {
         Some(x) => u.positive("sim.watchdog", u.ps("sim.watchdog", x)?)?,
         None => (1000 * per_hop).max(crate::time::US),

@@ -38,7 +38,14 @@ fn parse_end(tok: &str) -> Result<(End, u16), String> {
         Some((n, p)) => (
             n,
             p.parse::<u16>()
-                .map_err(|_| format!("`{p}` in `{tok}` is not a port number"))?,
+                .ok()
+                .filter(|&p| (p as usize) < crate::routing::MAX_PORTS)
+                .ok_or_else(|| {
+                    format!(
+                        "`{p}` in `{tok}` is not a port number (0 to {})",
+                        crate::routing::MAX_PORTS - 1
+                    )
+                })?,
         ),
         None => (tok, 0),
     };
@@ -136,6 +143,15 @@ pub fn parse(
                 .and_then(|t| t.strip_prefix("ports="))
                 .and_then(|p| p.parse::<u16>().ok())
                 .ok_or_else(|| err(line, "expected `ports=<number>` after the switch name".into()))?;
+            if ports as usize > crate::routing::MAX_PORTS {
+                return Err(err(
+                    line,
+                    format!(
+                        "s{s} declares {ports} ports; reef supports up to {}",
+                        crate::routing::MAX_PORTS
+                    ),
+                ));
+            }
             declared.push((s, ports, line));
             continue;
         }
@@ -161,6 +177,26 @@ pub fn parse(
             both,
             params,
         });
+    }
+    // Nodes are numbered from 0 without gaps and every link has two ends, so no number can
+    // reach twice the links (checked before any table is sized by a number).
+    let bound = 2 * edges.len() as u64;
+    let ends = edges.iter().flat_map(|e| [(e.a.0, e.line), (e.b.0, e.line)]);
+    let declared_ends = declared.iter().map(|&(s, _, line)| (End::Switch(s), line));
+    for (end, line) in ends.chain(declared_ends) {
+        let (kind, n) = match end {
+            End::Switch(s) => ('s', s),
+            End::Host(h) => ('h', h),
+        };
+        if n as u64 >= bound {
+            return Err(err(
+                line,
+                format!(
+                    "`{kind}{n}`: nodes are numbered from 0 without gaps, and {} links cannot reach that number",
+                    edges.len()
+                ),
+            ));
+        }
     }
     let mut nsw = 0u32;
     let mut nhost = 0u32;

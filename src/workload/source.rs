@@ -207,7 +207,9 @@ impl Arrivals {
                 self.time = cycle.edge(self.cyc);
             }
             Process::Poisson { mean_gap } => {
-                self.time += self.rng.exponential(mean_gap).round() as Time;
+                // (A gap too long for the clock is never: the host sends no more.)
+                let gap = self.rng.exponential(mean_gap).round() as Time;
+                self.time = self.time.saturating_add(gap);
             }
             Process::Periodic { period } => {
                 self.n += 1;
