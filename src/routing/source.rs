@@ -110,8 +110,17 @@ impl SourceRoutes {
             let w = self.table.route(at, Header::dst(dst))?;
             let p = w.ports.first().ok_or(RouteError::NoRoute { switch: s.0, dst })?;
             out.push(p);
-            let c = fab.out_chan[s.idx()][p as usize].ok_or(RouteError::BadPort { switch: s.0, port: p })?;
-            let ch = &fab.channels[c.idx()];
+            let mut c =
+                fab.out_chan[s.idx()][p as usize].ok_or(RouteError::BadPort { switch: s.0, port: p })?;
+            let mut ch = &fab.channels[c.idx()];
+            // An output buffer stage passes the packet on without reading the route.
+            while fab.is_switch(ch.dst) && ch.dst.0 >= fab.stage_base {
+                c = fab.out_chan[ch.dst.idx()][0].ok_or(RouteError::BadPort {
+                    switch: ch.dst.0,
+                    port: 0,
+                })?;
+                ch = &fab.channels[c.idx()];
+            }
             if !fab.is_switch(ch.dst) {
                 return Ok(());
             }
