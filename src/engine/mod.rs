@@ -915,7 +915,7 @@ impl<'a> Sim<'a> {
             timing: Arr(timing),
             fail_at: Vec::new(),
             vcs: Arr(vcs),
-            ring: Arr(vec![Slot::default(); flit_store as usize]),
+            ring: Arr(ring_of(flit_store as usize)?),
             inflight: vec![0; if p.check { caps.len() } else { 0 }],
             sel_rr: vec![0; caps.len()],
             t_aux: Arr(vec![0; caps.len()]),
@@ -1941,6 +1941,21 @@ pub struct RunOutcome {
 }
 
 #[inline]
+/// The buffers' `n` flit slots, or an error (not an abort) if the machine cannot allocate
+/// them.
+fn ring_of(n: usize) -> Result<Vec<Slot>, SimError> {
+    let mut ring = Vec::new();
+    ring.try_reserve_exact(n).map_err(|_| {
+        SimError::TooLarge(format!(
+            "the buffers need {:.1} GB ({n} flit slots of {} bytes), more than this machine can allocate",
+            (n * std::mem::size_of::<Slot>()) as f64 / 1e9,
+            std::mem::size_of::<Slot>()
+        ))
+    })?;
+    ring.resize(n, Slot::default());
+    Ok(ring)
+}
+
 pub(crate) fn set_bit(bits: &mut Arr<u64>, base: usize, i: usize) {
     bits[base + (i >> 6)] |= 1 << (i & 63);
 }
