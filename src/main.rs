@@ -53,31 +53,39 @@ enum Cmd {
     },
     /// Latency against offered load, up to saturation (points run in parallel).
     Sweep {
+        /// The network config (TOML); its `traffic.load` is replaced by each swept load.
         config: PathBuf,
         /// Offered loads in flits/cycle/host: FROM:TO:STEP.
         #[arg(long, value_name = "FROM:TO:STEP")]
         load: String,
+        /// Override a config key, e.g. --set channel.vcs=2 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Random seed (same as --set sim.seed=N).
         #[arg(long)]
         seed: Option<u64>,
         /// Simulations at once (default: the machine's cores).
         #[arg(long)]
         jobs: Option<usize>,
+        /// Write every point's full result as JSON.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Write one row per point as CSV (offered, accepted, latencies, saturated).
         #[arg(long, value_name = "FILE")]
         csv: Option<PathBuf>,
         /// Plot latency against accepted throughput as SVG.
         #[arg(long, value_name = "FILE")]
         svg: Option<PathBuf>,
+        /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
     },
     /// Validate a config and check its routing for unreachable destinations and cyclic
     /// channel dependencies (deadlock).
     Check {
+        /// The network config (TOML).
         config: PathBuf,
+        /// Override a config key, e.g. --set routing.dateline=false (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
     },
@@ -96,8 +104,10 @@ enum Cmd {
         /// Write a CSV per experiment and the plots (SVG) into this directory.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+        /// Random seed of the simulated runs.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
     },
@@ -109,6 +119,7 @@ enum Cmd {
     Routes {
         /// The network config (TOML); or a built-in ATOMIC LAN name with --lan.
         config: String,
+        /// Override a config key (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
         /// CONFIG names a built-in ATOMIC LAN.

@@ -90,22 +90,26 @@ pub fn parse_loads(s: &str) -> Result<Vec<f64>, String> {
     let [from, to, step] = parts[..] else {
         return Err(format!("expected FROM:TO:STEP, got `{s}`"));
     };
-    if !(from > 0.0 && to >= from && step > 0.0) {
-        return Err(format!("need 0 < FROM ≤ TO and STEP > 0, got `{s}`"));
+    if !(from > 0.0 && to >= from && step > 0.0 && to.is_finite() && step.is_finite()) {
+        return Err(format!("need 0 < FROM ≤ TO and STEP > 0, all finite, got `{s}`"));
     }
     let n = ((to - from) / step + 1e-9).floor() as usize + 1;
     if n > 10_000 {
         return Err(format!("`{s}` makes {n} points; use a larger STEP"));
     }
+    // Ten significant digits: 0.1 + 2 × 0.1 is 0.3, and a tiny load stays what it is.
     Ok((0..n)
-        .map(|i| ((from + i as f64 * step) * 1e9).round() / 1e9)
+        .map(|i| {
+            let x = from + i as f64 * step;
+            format!("{x:.9e}").parse().unwrap_or(x)
+        })
         .collect())
 }
 
 /// An error of a sweep: a config error at some load, or a run error.
 #[derive(Debug, thiserror::Error)]
 pub enum SweepError {
-    #[error("{0}")]
+    #[error(transparent)]
     Config(#[from] ConfigError),
     #[error("at load {load}: {err}")]
     Sim { load: f64, err: SimError },
@@ -197,5 +201,14 @@ mod tests {
         assert!(parse_loads("0.1:0.3").is_err());
         assert!(parse_loads("0.3:0.1:0.1").is_err());
         assert!(parse_loads("x:1:1").is_err());
+        // An infinite end made no points at all (its count overflowed).
+        assert!(parse_loads("0.1:inf:0.1").is_err());
+        assert!(parse_loads("0.1:0.2:inf").is_err());
+        // Tiny loads keep their value (rounding to nine decimals made them 0).
+        assert_eq!(
+            parse_loads("1e-12:3e-12:1e-12").unwrap(),
+            vec![1e-12, 2e-12, 3e-12]
+        );
+        assert_eq!(parse_loads("0.1:0.7:0.3").unwrap(), vec![0.1, 0.4, 0.7]);
     }
 }
