@@ -38,8 +38,8 @@ enum Cmd {
         /// Override a config key, e.g. --set traffic.load=0.3 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
-        /// Random seed (same as --set sim.seed=N).
-        #[arg(long)]
+        /// Random seed (same as --set sim.seed=N; 0 to 2^63 - 1, TOML's integers).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(..=i64::MAX as u64))]
         seed: Option<u64>,
         /// Write the full result as JSON.
         #[arg(long, value_name = "FILE")]
@@ -61,8 +61,8 @@ enum Cmd {
         /// Override a config key, e.g. --set channel.vcs=2 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
-        /// Random seed (same as --set sim.seed=N).
-        #[arg(long)]
+        /// Random seed (same as --set sim.seed=N; 0 to 2^63 - 1, TOML's integers).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(..=i64::MAX as u64))]
         seed: Option<u64>,
         /// Simulations at once (default: the machine's cores).
         #[arg(long)]
@@ -381,7 +381,15 @@ fn real_main() -> Result<ExitCode> {
                 vec![]
             };
             let names: Vec<&str> = match &only {
-                Some(n) => vec![n.as_str()],
+                Some(n) if bench::WORKLOADS.iter().any(|w| w.0 == n) => vec![n.as_str()],
+                Some(n) => bail!(
+                    "--only: no workload `{n}` (have: {})",
+                    bench::WORKLOADS
+                        .iter()
+                        .map(|w| w.0)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
                 None => bench::WORKLOADS.iter().map(|w| w.0).collect(),
             };
             if child {
