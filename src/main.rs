@@ -255,11 +255,12 @@ fn real_main() -> Result<ExitCode> {
                 write(&c, &report::sweep_csv(&sw))?;
             }
             if let Some(s) = svg {
-                // Steady-state points only: a saturated run's latency only says it grew.
+                // Steady-state points with packets only: a saturated run's latency only says
+                // it grew.
                 let pts: Vec<(f64, f64)> = sw
                     .points
                     .iter()
-                    .filter(|p| !p.result.saturated)
+                    .filter(|p| !p.result.saturated && p.result.delivered_measured_packets > 0)
                     .map(|p| {
                         (
                             p.result.accepted_flits_per_node_cycle,

@@ -45,13 +45,22 @@ pub fn summary(r: &RunResult) -> String {
         r.accepted_max_flits_per_node_cycle,
         r.accepted_total_bytes_per_s
     );
-    let _ = writeln!(
-        s,
-        "  latency over {} measured packets (mean hops {:.2}):",
-        r.delivered_measured_packets, r.mean_hops
-    );
-    lat_line(&mut s, "packet latency", &r.packet_latency_cycles, "cycles");
-    lat_line(&mut s, "network latency", &r.network_latency_cycles, "cycles");
+    if r.delivered_measured_packets == 0 {
+        // Zeros here would read as latencies.
+        let _ = writeln!(
+            s,
+            "  latency   none: no measured packet was delivered ({} created in the window)",
+            r.measured_packets
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "  latency over {} measured packets (mean hops {:.2}):",
+            r.delivered_measured_packets, r.mean_hops
+        );
+        lat_line(&mut s, "packet latency", &r.packet_latency_cycles, "cycles");
+        lat_line(&mut s, "network latency", &r.network_latency_cycles, "cycles");
+    }
     let _ = writeln!(
         s,
         "  channels  mean use {:.3}, busiest {:.3} ({})",
@@ -119,16 +128,22 @@ pub fn sweep_table(sw: &Sweep) -> String {
         } else {
             ""
         };
+        let (pl, nl) = (&r.packet_latency_cycles, &r.network_latency_cycles);
+        // No measured packet delivered: no latency, not a latency of 0.
+        let lat = if r.delivered_measured_packets == 0 {
+            format!("{:>10} {:>9} {:>10} {:>9}", "-", "-", "-", "-")
+        } else {
+            format!(
+                "{:>10.2} {:>9.1} {:>10.2} {:>9.1}",
+                pl.mean, pl.p99, nl.mean, nl.p99
+            )
+        };
         let _ = writeln!(
             s,
-            "{:>7.3} {:>9.4} {:>9.4} {:>10.2} {:>9.1} {:>10.2} {:>9.1}  {state}",
+            "{:>7.3} {:>9.4} {:>9.4} {lat}  {state}",
             p.load,
             r.offered_flits_per_node_cycle.unwrap_or(f64::NAN),
             r.accepted_flits_per_node_cycle,
-            r.packet_latency_cycles.mean,
-            r.packet_latency_cycles.p99,
-            r.network_latency_cycles.mean,
-            r.network_latency_cycles.p99
         );
     }
     if let Some(t) = sw.saturation_throughput {
@@ -148,19 +163,22 @@ pub fn sweep_csv(sw: &Sweep) -> String {
     );
     for p in &sw.points {
         let r = &p.result;
+        let (pl, nl) = (&r.packet_latency_cycles, &r.network_latency_cycles);
+        // No measured packet delivered: the latency fields are empty, not 0.
+        let lat = if r.delivered_measured_packets == 0 {
+            ",,,,,,".to_string()
+        } else {
+            format!(
+                "{},{},{},{},{},{},{}",
+                pl.mean, pl.p50, pl.p99, pl.max, nl.mean, nl.p99, r.mean_hops
+            )
+        };
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{lat},{}",
             p.load,
             r.offered_flits_per_node_cycle.unwrap_or(f64::NAN),
             r.accepted_flits_per_node_cycle,
-            r.packet_latency_cycles.mean,
-            r.packet_latency_cycles.p50,
-            r.packet_latency_cycles.p99,
-            r.packet_latency_cycles.max,
-            r.network_latency_cycles.mean,
-            r.network_latency_cycles.p99,
-            r.mean_hops,
             r.saturated
         );
     }
