@@ -51,6 +51,43 @@ fn run_prints_a_summary_and_writes_json() {
 }
 
 #[test]
+fn no_packets_no_latency() {
+    // A window too short for any packet: the summary says so instead of printing zeros that
+    // read as latencies, and the CSV leaves the latency fields empty.
+    let c = tmp("none.csv");
+    let set = ["--set", "sim.measure=\"1 cycle\"", "--set", "traffic.load=0.001"];
+    let (code, out, err) = reef(&[&["run", "examples/mesh8x8.toml", "-q"][..], &set[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("latency   none: no measured packet was delivered"),
+        "{out}"
+    );
+    assert!(!out.contains("packet latency"), "{out}");
+    let args = [
+        &[
+            "sweep",
+            "examples/mesh8x8.toml",
+            "--load",
+            "0.001:0.001:0.1",
+            "-q",
+            "--csv",
+        ][..],
+        &[c.to_str().unwrap()][..],
+        &set[..2],
+    ]
+    .concat();
+    let (code, out, err) = reef(&args);
+    assert_eq!(code, 0, "{err}");
+    let row = std::fs::read_to_string(&c)
+        .unwrap()
+        .lines()
+        .nth(1)
+        .unwrap()
+        .to_string();
+    assert!(row.contains(",,,,,,,"), "{row}\n{out}");
+}
+
+#[test]
 fn same_seed_same_json_from_the_cli() {
     let (a, b) = (tmp("a.json"), tmp("b.json"));
     for f in [&a, &b] {
