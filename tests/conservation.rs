@@ -73,3 +73,31 @@ fn flow_control_none_grows_buffers_and_loses_nothing() {
     let r = run(&spec(&c));
     assert_eq!(r.packets_injected, r.packets_delivered);
 }
+
+#[test]
+fn header_bytes_stripped_before_they_land_are_counted_once() {
+    // Mosaic routing strips a header byte at every switch. With no router delay a head may be
+    // granted before the byte behind it has landed; a run that ended with such a strip still
+    // pending failed its conservation check (the byte counted as stripped and as in flight).
+    // Flit by flit it ends that way here; the results must equal those of trains.
+    let text = std::fs::read_to_string("examples/atomic-mesh.toml").unwrap();
+    let set = |trains: &'static str| {
+        [
+            "channel.buffer=2",
+            "traffic.load=0.9",
+            "switch.router_delay=\"0 ns\"",
+            "traffic.pattern=\"permutation\"",
+            "sim.seed=35",
+            "channel.credit_delay=\"50 ns\"",
+            "sim.check=true",
+            "traffic.injection=\"poisson\"",
+            trains,
+        ]
+    };
+    let mut flit = run(&spec_with(&text, &set("sim.trains=false")));
+    let mut train = run(&spec_with(&text, &set("sim.trains=true")));
+    assert!(flit.packets_delivered > 5_000, "{}", flit.packets_delivered);
+    // The events count is how a run got there, not what it found.
+    (flit.events, train.events) = (0, 0);
+    assert_eq!(json(&flit), json(&train));
+}
