@@ -3,20 +3,34 @@
 //! the order equal-time events are applied in. Property-tested over random small networks
 //! that mix every timing the engine has (wire latency, credit delay, router delay 0..4,
 //! tail times, several VCs, crossbar contention, output buffers, adaptive selection, the
-//! three switching modes, credit and IEEE 1355 token flow control).
+//! three switching modes, credit and IEEE 1355 token flow control, routes carried in the
+//! packet and Mosaic header bytes stripped hop by hop).
 
 mod common;
 use common::*;
 use proptest::prelude::*;
 
-const TOPOS: [&str; 6] = [
+const TOPOS: [&str; 8] = [
     "kind = \"mesh\"\nk = [4, 3]",
     "kind = \"torus\"\nk = [4, 4]",
     "kind = \"ring\"\nk = 6",
     "kind = \"clos\"\nleaves = 4\nhosts_per_leaf = 3\nspines = 2",
     "kind = \"fat-tree\"\nk = 2\nn = 3",
     "kind = \"full\"\nswitches = 4\nhosts_per_switch = 2",
+    "kind = \"mesh\"\nk = [4, 3]",
+    "kind = \"mesh\"\nk = [3, 3]",
 ];
+
+/// The routing of each topology above: its default, with adaptive selection where it has
+/// any; source routes on the first mesh; Mosaic offset bytes on the second.
+fn routing(topo: usize) -> &'static str {
+    match topo {
+        3 | 4 => "adaptive = true",
+        6 => "algorithm = \"source\"\npaths = \"minimal\"",
+        7 => "algorithm = \"mosaic\"",
+        _ => "adaptive = false",
+    }
+}
 
 #[derive(Debug, Clone)]
 struct Net {
@@ -41,7 +55,6 @@ struct Net {
 
 impl Net {
     fn toml(&self) -> String {
-        let adaptive = matches!(self.topo, 3 | 4);
         // Cut-through and store-and-forward need room for a whole packet.
         let buffer = if self.mode == "wormhole" {
             self.buffer
@@ -96,13 +109,14 @@ arbitration = "{arb}"
 speedup = {speedup}
 output_buffer = {ob}
 [routing]
-adaptive = {adaptive}
+{routing}
 [traffic]
 load = {load}
 packet_size = {size}
 "#,
             seed = self.seed,
             topo = TOPOS[self.topo],
+            routing = routing(self.topo),
             lat = self.latency,
             mode = self.mode,
             rd = self.router_delay,
@@ -119,7 +133,7 @@ packet_size = {size}
 fn net() -> impl Strategy<Value = Net> {
     (
         (
-            0usize..6,
+            0usize..8,
             1u32..5,
             2u32..12,
             0u32..10,
