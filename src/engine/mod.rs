@@ -1950,19 +1950,29 @@ pub struct RunOutcome {
 }
 
 #[inline]
-/// The buffers' `n` flit slots, or an error (not an abort) if the machine cannot allocate
-/// them.
+/// The buffers' `n` flit slots, zeroed, or an error (not an abort) if the machine cannot
+/// allocate them. The memory comes zeroed from the allocator (fresh pages from the system),
+/// so a large buffer costs memory only as far as flits ever fill it.
 fn ring_of(n: usize) -> Result<Vec<Slot>, SimError> {
-    let mut ring = Vec::new();
-    ring.try_reserve_exact(n).map_err(|_| {
+    let too_large = || {
         SimError::TooLarge(format!(
             "the buffers need {:.1} GB ({n} flit slots of {} bytes), more than this machine can allocate",
-            (n * std::mem::size_of::<Slot>()) as f64 / 1e9,
+            (n as f64 * std::mem::size_of::<Slot>() as f64) / 1e9,
             std::mem::size_of::<Slot>()
         ))
-    })?;
-    ring.resize(n, Slot::default());
-    Ok(ring)
+    };
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<Slot>(n).map_err(|_| too_large())?;
+    // SAFETY: the layout is non-empty; a null pointer (allocation failure) is checked.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<Slot>();
+    if p.is_null() {
+        return Err(too_large());
+    }
+    // SAFETY: `p` was allocated by the global allocator with the layout of `n` slots, and
+    // all-zero bytes are a valid `Slot` (integers only): length and capacity `n`.
+    Ok(unsafe { Vec::from_raw_parts(p, n, n) })
 }
 
 pub(crate) fn set_bit(bits: &mut Arr<u64>, base: usize, i: usize) {
