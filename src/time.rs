@@ -295,7 +295,16 @@ pub fn parse_quantity(s: &str) -> Result<Quantity, String> {
     } else {
         (num, unit)
     };
-    let value = parse_decimal(num).ok_or_else(|| format!("`{s}` does not start with a number"))?;
+    let value = parse_decimal(num).ok_or_else(|| {
+        if num.parse::<f64>().is_ok() {
+            format!(
+                "`{num}` in `{s}` is out of range: reef reads up to 30 digits and powers of ten \
+                 from 10^-30 to 10^30"
+            )
+        } else {
+            format!("`{s}` does not start with a number")
+        }
+    })?;
     let unit = unit.trim();
     if unit.is_empty() {
         return Err(format!("`{s}` has no unit"));

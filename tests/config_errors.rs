@@ -93,6 +93,18 @@ fn spans_beyond_reef_clock_are_refused() {
         assert_eq!(e.key, "traffic.load");
         assert!(e.msg.contains("one packet every"), "{e}");
     }
+    // Far past what a host's channel sends (a source queue counted packet by packet at the
+    // window's end never finished counting).
+    let e = err(&format!(
+        "{MESH}[traffic]\ninjection = \"poisson\"\nload = \"1e20 GB/s\"\n"
+    ));
+    assert!(e.msg.contains("ten times what a host's channel can send"), "{e}");
+    assert!(e.hint.unwrap().contains("backlogged"));
+    // Numbers past what reef reads say so.
+    let e = err(&format!(
+        "{MESH}[switch]\nrouter_delay = \"1e-300 ns\"\n[traffic]\nload = 0.1\n"
+    ));
+    assert!(e.msg.contains("out of range"), "{e}");
     // The limit itself is accepted.
     let ok = format!("{MESH}[sim]\nwarmup = \"1000 s\"\n[traffic]\nload = 0.1\n");
     config::load_str("ok.toml", &ok, Path::new("tests/data"), &[]).unwrap();

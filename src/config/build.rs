@@ -692,6 +692,25 @@ fn workload(u: &Units, t: &RawTraffic, fab: &Fabric, seed: u64, flit_bytes: u32)
             Some("raise the load"),
         ));
     }
+    // Far more than a host's channel can send is a backlogged source: the packets created
+    // and never sent in the window are counted one by one at its end, so an absurd load
+    // would take forever to count. Ten times the channel covers any sweep past saturation.
+    let fastest = (0..fab.num_hosts() as u32)
+        .map(|h| fab.channels[fab.injection_channel(h).idx()].params.flit_time)
+        .min();
+    if let Some(ft) = fastest
+        && injection != InjectionKind::Backlogged
+        && load > 10.0 * cycle.to_f64() / ft as f64
+    {
+        return Err(src.err(
+            "traffic.load",
+            format!(
+                "{load} flits/cycle/host is more than ten times what a host's channel can send ({} flits/cycle)",
+                cycle.to_f64() / ft as f64
+            ),
+            Some("use injection = \"backlogged\" for sources that always have a packet"),
+        ));
+    }
     let clock = Clock::from_period(cycle);
     let process = match injection {
         InjectionKind::Backlogged => Process::Backlogged,

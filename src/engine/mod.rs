@@ -1949,7 +1949,6 @@ pub struct RunOutcome {
     pub wall_s: f64,
 }
 
-#[inline]
 /// The buffers' `n` flit slots, zeroed, or an error (not an abort) if the machine cannot
 /// allocate them. The memory comes zeroed from the allocator (fresh pages from the system),
 /// so a large buffer costs memory only as far as flits ever fill it.
@@ -1975,6 +1974,7 @@ fn ring_of(n: usize) -> Result<Vec<Slot>, SimError> {
     Ok(unsafe { Vec::from_raw_parts(p, n, n) })
 }
 
+#[inline]
 pub(crate) fn set_bit(bits: &mut Arr<u64>, base: usize, i: usize) {
     bits[base + (i >> 6)] |= 1 << (i & 63);
 }
