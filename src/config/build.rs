@@ -681,8 +681,10 @@ fn workload(u: &Units, t: &RawTraffic, fab: &Fabric, seed: u64, flit_bytes: u32)
     }
     let mean = sizes.mean();
     let pkt_rate = load / mean; // packets per cycle
+    // (Without synthetic traffic the load is not used.)
+    let synthetic = kind != PatternKind::None && injection != InjectionKind::Backlogged;
     let gap = cycle.to_f64() / pkt_rate; // mean time between a host's packets [ps]
-    if !gap.is_finite() || gap > MAX_SPAN as f64 {
+    if synthetic && (!gap.is_finite() || gap > MAX_SPAN as f64) {
         return Err(src.err(
             "traffic.load",
             format!(
@@ -699,7 +701,7 @@ fn workload(u: &Units, t: &RawTraffic, fab: &Fabric, seed: u64, flit_bytes: u32)
         .map(|h| fab.channels[fab.injection_channel(h).idx()].params.flit_time)
         .min();
     if let Some(ft) = fastest
-        && injection != InjectionKind::Backlogged
+        && synthetic
         && load > 10.0 * cycle.to_f64() / ft as f64
     {
         return Err(src.err(
