@@ -109,26 +109,21 @@ fn clock_period(src: &Source, s: &Option<String>) -> R<Ratio> {
     let Some(s) = s else {
         return Ok(Ratio::int(1_000));
     };
-    match parse_quantity(s).map_err(|m| src.err("sim.clock", m, Some(UNIT_HINT)))? {
-        Quantity::Frequency(f) if !f.is_zero() => {
-            let d = Ratio::int(SEC as u128).over(f);
-            within_span(src, "sim.clock", d.round() as u128, || {
-                format!("a cycle of `{s}`")
-            })?;
-            Ok(d)
+    let period = match parse_quantity(s).map_err(|m| src.err("sim.clock", m, Some(UNIT_HINT)))? {
+        Quantity::Frequency(f) if !f.is_zero() => Ratio::int(SEC as u128).over(f),
+        Quantity::Duration(d) if !d.is_zero() => d,
+        _ => {
+            return Err(src.err(
+                "sim.clock",
+                format!("expected a frequency or a period, got `{s}`"),
+                Some("e.g. clock = \"1 GHz\" or clock = \"1 ns\""),
+            ));
         }
-        Quantity::Duration(d) if !d.is_zero() => {
-            within_span(src, "sim.clock", d.round() as u128, || {
-                format!("a cycle of `{s}`")
-            })?;
-            Ok(d)
-        }
-        _ => Err(src.err(
-            "sim.clock",
-            format!("expected a frequency or a period, got `{s}`"),
-            Some("e.g. clock = \"1 GHz\" or clock = \"1 ns\""),
-        )),
-    }
+    };
+    within_span(src, "sim.clock", period.round() as u128, || {
+        format!("a cycle of `{s}`")
+    })?;
+    Ok(period)
 }
 
 fn link_params(u: &Units, sect: &str, c: &RawChannel, base: Option<&LinkParams>) -> R<LinkParams> {
