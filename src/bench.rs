@@ -100,14 +100,23 @@ pub fn peak_rss_mb() -> Option<f64> {
     Some(kb * 1024.0 / 1e6)
 }
 
+/// The config text of reference workload `name`, or an error naming the workloads there are.
+pub fn workload(name: &str) -> Result<&'static str, String> {
+    WORKLOADS
+        .iter()
+        .find(|w| w.0 == name)
+        .map(|w| w.1)
+        .ok_or_else(|| {
+            format!(
+                "no workload `{name}` (have: {})",
+                WORKLOADS.map(|w| w.0).join(", ")
+            )
+        })
+}
+
 /// Runs workload `name` in this process. `overrides` are `--set` style (e.g. `sim.trains=false`).
 pub fn run_one(name: &str, overrides: &[String]) -> Result<BenchRecord, String> {
-    let (_, text) = WORKLOADS.iter().find(|w| w.0 == name).ok_or_else(|| {
-        format!(
-            "no workload `{name}` (have: {})",
-            WORKLOADS.map(|w| w.0).join(", ")
-        )
-    })?;
+    let text = workload(name)?;
     let spec = config::load_str(&format!("benches/{name}.toml"), text, Path::new("."), overrides)
         .map_err(|e| e.to_string())?;
     let r = runner::run_spec(&spec, &mut |_| {}).map_err(|e| e.to_string())?;

@@ -260,7 +260,7 @@ fn real_main() -> Result<ExitCode> {
                 let pts: Vec<(f64, f64)> = sw
                     .points
                     .iter()
-                    .filter(|p| !p.result.saturated && p.result.delivered_measured_packets > 0)
+                    .filter(|p| !p.result.saturated && p.result.has_latency())
                     .map(|p| {
                         (
                             p.result.accepted_flits_per_node_cycle,
@@ -382,15 +382,10 @@ fn real_main() -> Result<ExitCode> {
                 vec![]
             };
             let names: Vec<&str> = match &only {
-                Some(n) if bench::WORKLOADS.iter().any(|w| w.0 == n) => vec![n.as_str()],
-                Some(n) => bail!(
-                    "--only: no workload `{n}` (have: {})",
-                    bench::WORKLOADS
-                        .iter()
-                        .map(|w| w.0)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
+                Some(n) => {
+                    bench::workload(n).map_err(|m| anyhow::anyhow!("--only: {m}"))?;
+                    vec![n.as_str()]
+                }
                 None => bench::WORKLOADS.iter().map(|w| w.0).collect(),
             };
             if child {

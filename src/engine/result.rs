@@ -72,6 +72,12 @@ pub struct RunResult {
 }
 
 impl RunResult {
+    /// Whether the run has latencies to show: some measured packet was delivered (else
+    /// its latency figures are zeros that mean nothing).
+    pub fn has_latency(&self) -> bool {
+        self.delivered_measured_packets > 0
+    }
+
     /// Flit transmissions per wall-clock second.
     pub fn flit_hops_per_s(&self) -> f64 {
         self.flit_hops as f64 / self.wall_s.max(1e-9)

@@ -45,7 +45,7 @@ pub fn summary(r: &RunResult) -> String {
         r.accepted_max_flits_per_node_cycle,
         r.accepted_total_bytes_per_s
     );
-    if r.delivered_measured_packets == 0 {
+    if !r.has_latency() {
         // Zeros here would read as latencies.
         let _ = writeln!(
             s,
@@ -130,7 +130,7 @@ pub fn sweep_table(sw: &Sweep) -> String {
         };
         let (pl, nl) = (&r.packet_latency_cycles, &r.network_latency_cycles);
         // No measured packet delivered: no latency, not a latency of 0.
-        let lat = if r.delivered_measured_packets == 0 {
+        let lat = if !r.has_latency() {
             format!("{:>10} {:>9} {:>10} {:>9}", "-", "-", "-", "-")
         } else {
             format!(
@@ -165,7 +165,7 @@ pub fn sweep_csv(sw: &Sweep) -> String {
         let r = &p.result;
         let (pl, nl) = (&r.packet_latency_cycles, &r.network_latency_cycles);
         // No measured packet delivered: the latency fields are empty, not 0.
-        let lat = if r.delivered_measured_packets == 0 {
+        let lat = if !r.has_latency() {
             ",,,,,,".to_string()
         } else {
             format!(
