@@ -61,7 +61,10 @@ impl Sim<'_> {
             return Ok(());
         }
         let first = first & PID;
-        self.receive_at::<false>(o, first, k - j, ends_tail, now + j as Time * ft, 0)
+        // The rest lands from flit j on; a lone tail after the stripped flits lands at the
+        // tail's own time (its unit time may differ from a flit's).
+        let a0 = self.train_arrival(c, now, j, k, ends_tail);
+        self.receive_at::<false>(o, first, k - j, ends_tail, a0, 0)
     }
 
     /// As [`Self::switch_receive`], the first flit landing at `a0` (now or later) and the
