@@ -4,7 +4,10 @@
 //! that mix every timing the engine has (wire latency, credit delay, router delay 0..4,
 //! tail times, several VCs, crossbar contention, output buffers, adaptive selection, the
 //! three switching modes, credit and IEEE 1355 token flow control, routes carried in the
-//! packet and Mosaic header bytes stripped hop by hop).
+//! packet and Mosaic header bytes stripped hop by hop), fed by every injection process,
+//! with host channels of their own, host costs and both drain modes.
+//! `REEF_TRAIN_CASES=20000 cargo test --release --test trains` is the deep check to run
+//! after a change to the engine (about ten minutes).
 
 mod common;
 use common::*;
@@ -40,7 +43,8 @@ struct Net {
     latency: u32,
     credit_delay: u32,
     router_delay: u32,
-    tail_half: bool,
+    /// The tail's time on every channel, in cycles ("1": the flit time).
+    tail: &'static str,
     mode: &'static str,
     selection: &'static str,
     arbitration: &'static str,
@@ -51,6 +55,13 @@ struct Net {
     load: f64,
     size: u32,
     seed: u64,
+    injection: &'static str,
+    /// Host channels of their own: flit time and latency [cycles], VCs.
+    host_channel: Option<(u32, u32, u32)>,
+    /// Sources stop at the end of the window and the run goes on until the network is empty.
+    drain_all: bool,
+    /// Per-packet host costs at both ends.
+    host_costs: bool,
 }
 
 impl Net {
@@ -83,11 +94,36 @@ impl Net {
         } else {
             format!("credit_delay = \"{} cycles\"\n", self.credit_delay)
         };
-        let tail = if self.tail_half {
-            "tail_time = \"0.5 cycles\"\n"
+        let tail = if self.tail == "1" {
+            String::new()
         } else {
-            ""
+            format!("tail_time = \"{} cycles\"\n", self.tail)
         };
+        // On-off sources send at most one packet a cycle while on (a third of the time).
+        let load = if self.injection == "on-off" {
+            self.load.min(self.size as f64 / 3.5)
+        } else {
+            self.load
+        };
+        let mut traffic = format!("injection = \"{}\"\n", self.injection);
+        match self.injection {
+            "backlogged" => {}
+            "on-off" => traffic += &format!("load = {load}\non = \"20 cycles\"\noff = \"40 cycles\"\n"),
+            _ => traffic += &format!("load = {load}\n"),
+        }
+        let mut extra = String::new();
+        if let Some((flit_time, latency, host_vcs)) = self.host_channel {
+            let host_vcs = if self.tokens && vcs == 1 { 1 } else { host_vcs };
+            extra += &format!(
+                "[host_channel]\nflit_time = \"{flit_time} cycles\"\nlatency = \"{latency} cycles\"\n\
+                 vcs = {host_vcs}\nbuffer = {}\n{fc}",
+                buffer.max(8)
+            );
+        }
+        if self.host_costs {
+            extra += "[host]\nsend_overhead = \"3 ns\"\nrecv_overhead = \"2 ns\"\nrecv_per_byte = \"1 ns\"\n";
+        }
+        let drain = if self.drain_all { "all" } else { "measured" };
         format!(
             r#"
 [sim]
@@ -95,6 +131,7 @@ warmup = "300 cycles"
 measure = "1500 cycles"
 check = true
 seed = {seed}
+drain = "{drain}"
 [topology]
 {topo}
 [channel]
@@ -111,9 +148,8 @@ output_buffer = {ob}
 [routing]
 {routing}
 [traffic]
-load = {load}
-packet_size = {size}
-"#,
+{traffic}packet_size = {size}
+{extra}"#,
             seed = self.seed,
             topo = TOPOS[self.topo],
             routing = routing(self.topo),
@@ -124,7 +160,6 @@ packet_size = {size}
             arb = self.arbitration,
             speedup = self.speedup,
             ob = output_buffer,
-            load = self.load,
             size = self.size,
         )
     }
@@ -152,11 +187,26 @@ fn net() -> impl Strategy<Value = Net> {
             1u32..7,
             0u64..1000,
         ),
+        (
+            prop::sample::select(vec!["1", "1", "0.5", "0.25", "1.5"]),
+            prop::sample::select(vec![
+                "bernoulli",
+                "bernoulli",
+                "poisson",
+                "periodic",
+                "on-off",
+                "backlogged",
+            ]),
+            prop::option::weighted(0.3, (1u32..4, 0u32..8, 1u32..3)),
+            prop::bool::weighted(0.25),
+            prop::bool::weighted(0.2),
+        ),
     )
         .prop_map(
             |(
-                (topo, vcs, buffer, latency, credit_delay, router_delay, tail_half),
+                (topo, vcs, buffer, latency, credit_delay, router_delay, tail),
                 (mode, selection, arbitration, speedup, output_buffer, tokens, load, size, seed),
+                (tail_time, injection, host_channel, drain_all, host_costs),
             )| Net {
                 topo,
                 vcs,
@@ -164,7 +214,7 @@ fn net() -> impl Strategy<Value = Net> {
                 latency,
                 credit_delay,
                 router_delay,
-                tail_half,
+                tail: if tail { tail_time } else { "1" },
                 mode,
                 selection,
                 arbitration,
@@ -174,6 +224,10 @@ fn net() -> impl Strategy<Value = Net> {
                 load,
                 size,
                 seed,
+                injection,
+                host_channel,
+                drain_all,
+                host_costs,
             },
         )
 }
@@ -223,7 +277,7 @@ fn lone_tail_after_stripped_header_flits_lands_at_its_own_time() {
         latency: 0,
         credit_delay: 1,
         router_delay: 0,
-        tail_half: true,
+        tail: "0.5",
         mode: "wormhole",
         selection: "first-free",
         arbitration: "round-robin",
@@ -233,6 +287,10 @@ fn lone_tail_after_stripped_header_flits_lands_at_its_own_time() {
         load: 0.5368778180048074,
         size: 3,
         seed: 0,
+        injection: "bernoulli",
+        host_channel: None,
+        drain_all: false,
+        host_costs: false,
     };
     let c = n.toml();
     let trains = run(&spec(&c));
