@@ -82,6 +82,10 @@ enum Cmd {
     },
     /// Validate a config and check its routing for unreachable destinations and cyclic
     /// channel dependencies (deadlock).
+    ///
+    /// Exit status: 0 if every destination is reachable and the channel dependency graph
+    /// is acyclic; 1 if a pair cannot be routed, a cycle makes deadlock possible (the
+    /// cycle is printed), or the config is bad.
     Check {
         /// The network config (TOML).
         config: PathBuf,

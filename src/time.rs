@@ -296,7 +296,9 @@ pub fn parse_quantity(s: &str) -> Result<Quantity, String> {
         (num, unit)
     };
     let value = parse_decimal(num).ok_or_else(|| {
-        if num.parse::<f64>().is_ok() {
+        if num.starts_with('-') && num.parse::<f64>().is_ok() {
+            format!("`{s}`: durations, rates and frequencies cannot be negative")
+        } else if num.parse::<f64>().is_ok() {
             format!(
                 "`{num}` in `{s}` is out of range: reef reads up to 30 digits and powers of ten \
                  from 10^-30 to 10^30"

@@ -214,3 +214,31 @@ fn irregular_file_errors_name_their_own_file_and_line() {
         assert!(e.msg.contains("big.txt:1:") && e.msg.contains(what), "{bad}: {e}");
     }
 }
+
+/// The deserialiser's own words (Rust type and enum names) do not reach the user.
+#[test]
+fn messages_speak_config_not_rust() {
+    let e = err("[topology]\nkind = \"mesh\"\nk = \"eight\"\n[traffic]\nload = 0.1\n");
+    assert_eq!((e.line, e.key.as_str()), (Some(3), "topology.k"));
+    assert!(e.msg.contains("switches per dimension"), "{e}");
+    assert!(e.hint.as_deref().unwrap().contains("k = [8, 4]"));
+    let e = err(&format!("{MESH}[switch]\nmode = {{}}\n[traffic]\nload = 0.1\n"));
+    assert_eq!(e.key, "switch.mode");
+    assert!(e.msg.contains("a name in quotes"), "{e}");
+    let e = err(&format!("{MESH}[traffic]\nload = {{}}\n"));
+    assert_eq!(e.key, "traffic.load");
+    assert!(e.msg.contains("flits per cycle per host, or a rate"), "{e}");
+    let e = err(&format!("{MESH}[channel]\nbuffer = -1\n[traffic]\nload = 0.1\n"));
+    assert_eq!((e.line, e.key.as_str()), (Some(5), "channel.buffer"));
+    assert!(e.msg.contains("a whole number from 0 to 4294967295"), "{e}");
+    for text in [&e.msg, e.hint.as_deref().unwrap_or("")] {
+        assert!(!text.contains("u32") && !text.contains("enum"), "{e}");
+    }
+    let e = err(&format!(
+        "{MESH}[switch]\nrouter_delay = \"-3 ns\"\n[traffic]\nload = 0.1\n"
+    ));
+    assert!(e.msg.contains("cannot be negative"), "{e}");
+    let e = err("[sim]\nseed = 18446744073709551615\n");
+    assert_eq!(e.line, Some(2));
+    assert!(e.hint.as_deref().unwrap().contains("2^63 - 1"), "{e}");
+}

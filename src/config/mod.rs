@@ -117,6 +117,52 @@ pub fn load(path: &Path, overrides: &[String]) -> Result<Spec, ConfigError> {
     load_str(&file, &text, &dir, overrides)
 }
 
+/// A deserialiser's message in the words of the config (its Rust names for types and enums
+/// mean nothing to a user), and a hint where the new words call for one.
+fn plain_words(msg: &str) -> (String, Option<String>) {
+    let msg = msg.trim();
+    if msg.contains("untagged enum Radix") {
+        return (
+            "expected a number of switches per dimension, or a list of them".into(),
+            Some("e.g. k = 8 (every dimension) or k = [8, 4]".into()),
+        );
+    }
+    if msg.contains("untagged enum LoadValue") {
+        return (
+            "expected a load: flits per cycle per host, or a rate in quotes".into(),
+            Some("e.g. load = 0.2 or load = \"5 MB/s\"".into()),
+        );
+    }
+    if msg.contains("untagged enum") {
+        return (
+            "not a value this key takes".into(),
+            Some("see docs/config.md".into()),
+        );
+    }
+    // A table (`{}`) where a name is expected.
+    if msg.starts_with("wanted exactly 1 element") || msg.contains("unit variant, expected string only") {
+        return (
+            "expected a name in quotes".into(),
+            Some("see docs/config.md for the allowed values".into()),
+        );
+    }
+    let mut out = msg.to_string();
+    for (rust, words) in [
+        ("expected u8", "expected a whole number from 0 to 255"),
+        ("expected u16", "expected a whole number from 0 to 65535"),
+        ("expected u32", "expected a whole number from 0 to 4294967295"),
+        ("expected u64", "expected a whole number from 0 to 2^63 - 1"),
+        ("expected f64", "expected a number"),
+    ] {
+        if let Some(at) = out.find(rust)
+            && !out[at + rust.len()..].starts_with(|c: char| c.is_ascii_alphanumeric())
+        {
+            out.replace_range(at..at + rust.len(), words);
+        }
+    }
+    (out, None)
+}
+
 /// Like [`load`], from text; `dir` resolves relative file names (topology files).
 pub fn load_str(file: &str, text: &str, dir: &Path, overrides: &[String]) -> Result<Spec, ConfigError> {
     let err = |line, key: String, msg: String, hint: Option<String>| ConfigError {
@@ -130,12 +176,13 @@ pub fn load_str(file: &str, text: &str, dir: &Path, overrides: &[String]) -> Res
         let line = e
             .span()
             .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
-        err(
-            line,
-            String::new(),
-            e.message().trim().to_string(),
-            Some("check the TOML syntax".into()),
-        )
+        let msg = e.message().trim().to_string();
+        let hint = if msg.contains("too large") || msg.contains("too small") {
+            "TOML integers are from -2^63 to 2^63 - 1"
+        } else {
+            "check the TOML syntax"
+        };
+        err(line, String::new(), msg, Some(hint.into()))
     })?;
     let mut overridden = Vec::new();
     for o in overrides {
@@ -157,7 +204,7 @@ pub fn load_str(file: &str, text: &str, dir: &Path, overrides: &[String]) -> Res
     }
     let raw: raw::RawConfig = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
         let mut path = e.path().to_string();
-        let inner = e.inner().message().to_string();
+        let (inner, plain_hint) = plain_words(e.inner().message());
         // An unknown key is reported at its table; point at the key itself.
         let mut hint = None;
         if let Some(rest) = inner.strip_prefix("unknown field `")
@@ -179,6 +226,8 @@ pub fn load_str(file: &str, text: &str, dir: &Path, overrides: &[String]) -> Res
             }
         } else if inner.contains("unknown variant") {
             hint = Some("see docs/config.md for the allowed values".into());
+        } else if plain_hint.is_some() {
+            hint = plain_hint;
         } else if inner.starts_with("invalid type") {
             hint = Some("quantities with units are strings, e.g. \"10 ns\"; counts are numbers".into());
         }
