@@ -205,7 +205,7 @@ fn real_main() -> Result<ExitCode> {
                 o.push("sim.check=true".into());
             }
             let spec = config::load(&path, &o)?;
-            let rep = runner::check(&spec);
+            let rep = runner::check_with_bar(&spec, !quiet);
             if rep.failure_count > 0 {
                 let (s, d, m) = &rep.failures[0];
                 bail!(
@@ -293,7 +293,7 @@ fn real_main() -> Result<ExitCode> {
         }
         Cmd::Check { config: path, set } => {
             let spec = config::load(&path, &set)?;
-            let rep = runner::check(&spec);
+            let rep = runner::check_with_bar(&spec, true);
             println!("{}: {}", path.display(), spec.fabric);
             println!(
                 "routing {}: {} (channel, VC) pairs in use, {} dependencies",

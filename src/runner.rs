@@ -77,6 +77,21 @@ pub fn check(spec: &Spec) -> CdgReport {
     cdg::check(&spec.fabric, &spec.routing)
 }
 
+/// [`check`] with a progress bar on a terminal (`show`; the check of a network of many
+/// thousand hosts takes seconds).
+pub fn check_with_bar(spec: &Spec, show: bool) -> CdgReport {
+    let bar = std::sync::Mutex::new(Bar::new(&format!("{}: checking the routing", spec.name), show));
+    let rep = cdg::check_with(&spec.fabric, &spec.routing, &|f| {
+        if let Ok(mut b) = bar.lock() {
+            b.set(f);
+        }
+    });
+    if let Ok(mut b) = bar.lock() {
+        b.finish();
+    }
+    rep
+}
+
 /// `FROM:TO:STEP` → the loads, inclusive of `TO` (to rounding).
 pub fn parse_loads(s: &str) -> Result<Vec<f64>, String> {
     let parts: Vec<f64> = s

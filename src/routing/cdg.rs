@@ -100,13 +100,37 @@ impl Graph {
 
 /// Builds the dependency graph of `routing` on `fab` and looks for a cycle.
 pub fn check(fab: &Fabric, routing: &Routing) -> CdgReport {
+    check_with(fab, routing, &|_| {})
+}
+
+/// [`check`], telling `progress` the fraction of the walk done now and then.
+pub fn check_with(fab: &Fabric, routing: &Routing, progress: &(dyn Fn(f64) + Sync)) -> CdgReport {
+    // Threads pay from a few million steps on.
+    let states: usize = fab.channels.iter().map(|c| c.params.vcs as usize).sum();
+    let threads = if fab.num_hosts() * states < 1 << 22 {
+        1
+    } else {
+        std::thread::available_parallelism()
+            .map_or(1, |t| t.get())
+            .clamp(1, 8)
+    };
+    check_threads(fab, routing, threads, progress)
+}
+
+/// [`check_with`] on `threads` threads at most (one for a small walk).
+fn check_threads(
+    fab: &Fabric,
+    routing: &Routing,
+    threads: usize,
+    progress: &(dyn Fn(f64) + Sync),
+) -> CdgReport {
     let mut g = Graph::new(fab);
     let mut rep = CdgReport::default();
     let nh = fab.num_hosts() as u32;
     if routing.uses_header() {
         walk_headers(fab, routing, &mut g, &mut rep, nh);
     } else {
-        walk_destinations(fab, routing, &mut g, &mut rep, nh);
+        walk_destinations(fab, routing, &mut g, &mut rep, (nh, threads), progress);
     }
     rep.used = g.reached.iter().filter(|&&r| r).count();
     rep.edges = g.adj.iter().map(|v| v.len()).sum();
@@ -122,42 +146,139 @@ fn fail(rep: &mut CdgReport, s: u32, d: u32, m: String) {
 }
 
 /// Routing by destination: one breadth-first walk per destination over every (channel,
-/// VC) a packet to it can hold, from all sources at once.
-fn walk_destinations(fab: &Fabric, routing: &Routing, g: &mut Graph, rep: &mut CdgReport, nh: u32) {
+/// VC) a packet to it can hold, from all sources at once. That is O(hosts × channels) steps
+/// (about 1.6 G for 16,384 hosts), so the walk allocates nothing per step and the
+/// destinations are shared out among the machine's cores, each with its own graph: the
+/// edge lists are merged and sorted, and the failures kept in destination order, so the
+/// report does not depend on the number of cores. `progress` hears the fraction done.
+fn walk_destinations(
+    fab: &Fabric,
+    routing: &Routing,
+    g: &mut Graph,
+    rep: &mut CdgReport,
+    (nh, threads): (u32, usize),
+    progress: &(dyn Fn(f64) + Sync),
+) {
     let n = g.adj.len();
-    let mut seen = vec![u32::MAX; n];
-    let mut origin = vec![0u32; n];
-    let mut q = VecDeque::new();
-    for d in 0..nh {
-        q.clear();
-        for s in (0..nh).filter(|&s| s != d) {
-            let c = fab.injection_channel(s);
-            for v in 0..fab.channels[c.idx()].params.vcs {
-                let id = g.id(c, v);
-                if seen[id as usize] != d {
-                    seen[id as usize] = d;
-                    origin[id as usize] = s;
-                    q.push_back((c, v));
+    // Per (channel, VC) state: its channel.
+    let mut chan_of = vec![0u32; n];
+    for (c, w) in g.base.windows(2).enumerate() {
+        chan_of[w[0] as usize..w[1] as usize].fill(c as u32);
+    }
+    let done = std::sync::atomic::AtomicU32::new(0);
+    let part = |lo: u32, hi: u32| {
+        let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut reached = vec![false; n];
+        let mut part_rep = CdgReport::default();
+        let mut seen = vec![u32::MAX; n];
+        let mut origin = vec![0u32; n];
+        let mut q: Vec<u32> = Vec::with_capacity(n);
+        for d in lo..hi {
+            q.clear();
+            for s in (0..nh).filter(|&s| s != d) {
+                let c = fab.injection_channel(s);
+                for id in g.base[c.idx()]..g.base[c.idx() + 1] {
+                    if seen[id as usize] != d {
+                        seen[id as usize] = d;
+                        origin[id as usize] = s;
+                        q.push(id);
+                    }
+                }
+            }
+            let mut next = 0;
+            while next < q.len() {
+                let a = q[next];
+                next += 1;
+                reached[a as usize] = true;
+                let src = origin[a as usize];
+                let c = chan_of[a as usize] as usize;
+                let v = (a - g.base[c]) as u8;
+                let ch = &fab.channels[c];
+                if let Some(h) = fab.host_of(ch.dst) {
+                    if h != d {
+                        fail(&mut part_rep, src, d, format!("delivered to host {h} instead"));
+                    }
+                    continue;
+                }
+                let at = At {
+                    switch: ch.dst.0,
+                    in_port: ch.dst_port,
+                    in_vc: v,
+                    in_class: routing.channel_class(c),
+                };
+                let want = match routing.route(fab, at, Header { dst: d, sym: &[] }) {
+                    Ok(w) if !w.ports.is_empty() => w,
+                    Ok(_) => {
+                        let m = format!("switch s{} returned no output", ch.dst.0);
+                        fail(&mut part_rep, src, d, m);
+                        continue;
+                    }
+                    Err(e) => {
+                        fail(&mut part_rep, src, d, e.to_string());
+                        continue;
+                    }
+                };
+                for p in want.ports.iter() {
+                    let Some(oc) = fab.out_chan[ch.dst.idx()].get(p as usize).copied().flatten() else {
+                        let m = format!("switch s{} routes to port {p}, which leads nowhere", ch.dst.0);
+                        fail(&mut part_rep, src, d, m);
+                        continue;
+                    };
+                    let (b0, b1) = (g.base[oc.idx()], g.base[oc.idx() + 1]);
+                    let hi = (b0 + want.vc_hi as u32).min(b1 - 1);
+                    for b in b0 + want.vc_lo as u32..=hi {
+                        let out = &mut adj[a as usize];
+                        if !out.contains(&b) {
+                            out.push(b);
+                        }
+                        if seen[b as usize] != d {
+                            seen[b as usize] = d;
+                            origin[b as usize] = src;
+                            q.push(b);
+                        }
+                    }
+                }
+            }
+            let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            if k.is_multiple_of(64) {
+                progress(k as f64 / nh as f64);
+            }
+        }
+        (adj, reached, part_rep)
+    };
+    let per = nh.div_ceil(threads as u32).max(1);
+    let parts: Vec<_> = std::thread::scope(|sc| {
+        let part = &part;
+        let handles: Vec<_> = (0..threads as u32)
+            .map(|t| (t * per, ((t + 1) * per).min(nh)))
+            .filter(|(lo, hi)| lo < hi)
+            .map(|(lo, hi)| sc.spawn(move || part(lo, hi)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a check thread panicked"))
+            .collect()
+    });
+    for (adj, reached, part_rep) in parts {
+        for (mine, theirs) in g.adj.iter_mut().zip(adj) {
+            for b in theirs {
+                if !mine.contains(&b) {
+                    mine.push(b);
                 }
             }
         }
-        while let Some((c, v)) = q.pop_front() {
-            let a = g.id(c, v);
-            g.reached[a as usize] = true;
-            let src = origin[a as usize];
-            let Some(outs) = step(fab, routing, rep, src, d, c, v, &[]) else {
-                continue;
-            };
-            for (oc, w, _) in outs {
-                let b = g.id(oc, w);
-                g.edge(a, b);
-                if seen[b as usize] != d {
-                    seen[b as usize] = d;
-                    origin[b as usize] = src;
-                    q.push_back((oc, w));
-                }
+        for (r, x) in g.reached.iter_mut().zip(reached) {
+            *r |= x;
+        }
+        rep.failure_count += part_rep.failure_count;
+        for f in part_rep.failures {
+            if rep.failures.len() < 20 {
+                rep.failures.push(f);
             }
         }
+    }
+    for out in &mut g.adj {
+        out.sort_unstable();
     }
 }
 
@@ -327,6 +448,32 @@ pub fn find_cycle(adj: &[Vec<u32>]) -> Option<Vec<u32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The walk shared out among threads reports what one thread does: the same
+    /// dependencies, cycle and failures.
+    #[test]
+    fn threads_change_nothing() {
+        let nets = [
+            // Dimension order on a torus without datelines: a cycle.
+            "[topology]\nkind = \"torus\"\nk = [6, 5]\n[channel]\nvcs = 1\n[routing]\ndateline = false\n",
+            // Up*/down* on a fat tree with two VCs, adaptive.
+            "[topology]\nkind = \"fat-tree\"\nk = 4\nn = 3\n[channel]\nvcs = 2\n[routing]\nadaptive = true\n",
+        ];
+        for net in nets {
+            let text = format!("{net}[traffic]\nload = 0.1\n");
+            let spec = crate::config::load_str("t.toml", &text, std::path::Path::new("."), &[]).unwrap();
+            let run = |t| check_threads(&spec.fabric, &spec.routing, t, &|_| {});
+            let one = run(1);
+            for t in [2, 3, 7] {
+                let many = run(t);
+                assert_eq!((one.used, one.edges), (many.used, many.edges), "{net}");
+                assert_eq!(one.cycle, many.cycle, "{net}");
+                assert_eq!(one.failures, many.failures, "{net}");
+            }
+            assert!(one.used > 0 && one.edges > 0);
+            assert_eq!(one.cycle.is_some(), net.contains("torus"), "{net}");
+        }
+    }
 
     #[test]
     fn finds_a_cycle_and_none_in_a_dag() {
