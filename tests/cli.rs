@@ -266,3 +266,30 @@ fn examples_are_the_bench_networks() {
         assert_eq!(e.routing.name(), s.routing.name());
     }
 }
+
+/// On a network of many thousand hosts `reef run` does not spend longer on the static check
+/// (hosts × channels steps) than on the run: it says it leaves it to `reef check`.
+#[test]
+fn a_large_run_leaves_the_static_check_to_reef_check() {
+    let short = [
+        "--set",
+        "sim.warmup=\"50 cycles\"",
+        "--set",
+        "sim.measure=\"100 cycles\"",
+        "-q",
+    ];
+    let mut args = vec!["run", "examples/mesh8x8.toml", "--set", "topology.k=96"];
+    args.extend(short);
+    let (code, out, err) = reef(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("9216 hosts") && err.contains("left to `reef check`"),
+        "{err}"
+    );
+    assert!(out.contains("accepted"), "{out}");
+    let mut args = vec!["run", "examples/mesh32x32.toml"];
+    args.extend(short);
+    let (code, _, err) = reef(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("left to"), "{err}");
+}
