@@ -14,7 +14,7 @@ const EXIT_DEADLOCK: u8 = 2;
 /// Exit status when an engine invariant did not hold.
 const EXIT_INVARIANT: u8 = 3;
 /// Largest static check `reef run` makes first (walk steps; about 2 s on this machine).
-const LARGE_CHECK: u64 = 1 << 28;
+const LARGE_CHECK: u64 = 1 << 29;
 
 #[derive(Parser)]
 #[command(

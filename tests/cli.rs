@@ -278,12 +278,12 @@ fn a_large_run_leaves_the_static_check_to_reef_check() {
         "sim.measure=\"100 cycles\"",
         "-q",
     ];
-    let mut args = vec!["run", "examples/mesh8x8.toml", "--set", "topology.k=96"];
+    let mut args = vec!["run", "examples/mesh8x8.toml", "--set", "topology.k=112"];
     args.extend(short);
     let (code, out, err) = reef(&args);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("9216 hosts") && err.contains("left to `reef check`"),
+        err.contains("12544 hosts") && err.contains("left to `reef check`"),
         "{err}"
     );
     assert!(out.contains("accepted"), "{out}");
