@@ -78,10 +78,6 @@ impl Graph {
         }
     }
 
-    fn id(&self, c: ChannelId, vc: u8) -> u32 {
-        self.base[c.idx()] + vc as u32
-    }
-
     fn edge(&mut self, a: u32, b: u32) {
         let v = &mut self.adj[a as usize];
         if !v.contains(&b) {
@@ -103,22 +99,40 @@ pub fn check(fab: &Fabric, routing: &Routing) -> CdgReport {
     check_with(fab, routing, &|_| {})
 }
 
-/// The size of the check's walk: destinations × (channel, VC) states. It takes about 7 ns
-/// a step on one core of this machine.
-pub fn walk_steps(fab: &Fabric) -> u64 {
+/// The size of the check's walk in steps of about 7 ns on one core of this machine: for
+/// routing by destination, destinations × (channel, VC) states; for routing on header
+/// symbols, host pairs × 512 (a 32×32 mesh's source routes take 3.3 µs a pair: each path
+/// built, then walked).
+pub fn walk_steps(fab: &Fabric, routing: &Routing) -> u64 {
+    let hosts = fab.num_hosts() as u64;
+    if routing.uses_header() {
+        return hosts * hosts * 512;
+    }
     let states: u64 = fab.channels.iter().map(|c| c.params.vcs as u64).sum();
-    fab.num_hosts() as u64 * states
+    hosts * states
+}
+
+/// About how long [`check`] takes on this machine [s]: 7 ns a step on one core, the
+/// destination walk shared out among the cores.
+pub fn estimate_seconds(fab: &Fabric, routing: &Routing) -> f64 {
+    let cores = if routing.uses_header() { 1 } else { cores() };
+    walk_steps(fab, routing) as f64 * 7e-9 / cores as f64
+}
+
+/// The cores the destination walk uses (at most 8).
+fn cores() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |t| t.get())
+        .clamp(1, 8)
 }
 
 /// [`check`], telling `progress` the fraction of the walk done now and then.
 pub fn check_with(fab: &Fabric, routing: &Routing, progress: &(dyn Fn(f64) + Sync)) -> CdgReport {
     // Threads pay from a few million steps on.
-    let threads = if walk_steps(fab) < 1 << 22 {
+    let threads = if walk_steps(fab, routing) < 1 << 22 {
         1
     } else {
-        std::thread::available_parallelism()
-            .map_or(1, |t| t.get())
-            .clamp(1, 8)
+        cores()
     };
     check_threads(fab, routing, threads, progress)
 }
@@ -134,7 +148,7 @@ fn check_threads(
     let mut rep = CdgReport::default();
     let nh = fab.num_hosts() as u32;
     if routing.uses_header() {
-        walk_headers(fab, routing, &mut g, &mut rep, nh);
+        walk_headers(fab, routing, &mut g, &mut rep, nh, progress);
     } else {
         walk_destinations(fab, routing, &mut g, &mut rep, (nh, threads), progress);
     }
@@ -332,115 +346,162 @@ fn walk_destinations(
     }
 }
 
-/// The outputs a packet to `d` holding (`c`, `v`) with header `sym` may take next, with the
-/// header it leaves with; `None` when it has arrived (or cannot go on: recorded in `rep`).
-#[allow(clippy::too_many_arguments)]
-fn step(
+/// Routing on header symbols: packets that start with the same header (and destination)
+/// share one breadth-first walk, whose states are (channel, VC, header left). The header
+/// left is the starting one less some symbols, the first perhaps rewritten (header
+/// operations advance and set): a state is kept as (channel VC, symbols consumed, the
+/// rewritten first symbol), in one 64-bit key, and nothing is allocated per step.
+fn walk_headers(
     fab: &Fabric,
     routing: &Routing,
+    g: &mut Graph,
     rep: &mut CdgReport,
-    src: u32,
-    d: u32,
-    c: ChannelId,
-    v: u8,
-    sym: &[u16],
-) -> Option<Vec<(ChannelId, u8, Vec<u16>)>> {
-    let ch = &fab.channels[c.idx()];
-    if let Some(h) = fab.host_of(ch.dst) {
-        if h != d {
-            fail(rep, src, d, format!("delivered to host {h} instead"));
-        }
-        return None;
-    }
-    let at = At {
-        switch: ch.dst.0,
-        in_port: ch.dst_port,
-        in_vc: v,
-        in_class: routing.channel_class(c.idx()),
-    };
-    let hdr = Header { dst: d, sym };
-    let want = match routing.route(fab, at, hdr) {
-        Ok(w) if !w.ports.is_empty() => w,
-        Ok(_) => {
-            fail(rep, src, d, format!("switch s{} returned no output", ch.dst.0));
-            return None;
-        }
-        Err(e) => {
-            fail(rep, src, d, e.to_string());
-            return None;
-        }
-    };
-    let mut outs = Vec::new();
-    for p in want.ports.iter() {
-        let Some(oc) = fab.out_chan[ch.dst.idx()].get(p as usize).copied().flatten() else {
-            fail(
-                rep,
-                src,
-                d,
-                format!("switch s{} routes to port {p}, which leads nowhere", ch.dst.0),
-            );
-            continue;
-        };
-        let next = if routing.uses_header() {
-            let mut op = routing.header_op(fab, at, hdr, p);
-            if fab.channels[oc.idx()].params.delete_header {
-                op.advance += 1;
-            }
-            let mut rest: Vec<u16> = sym.get(op.advance as usize..).unwrap_or(&[]).to_vec();
-            if let (Some(x), Some(first)) = (op.set, rest.first_mut()) {
-                *first = x;
-            }
-            rest
-        } else {
-            Vec::new()
-        };
-        let vcs = fab.channels[oc.idx()].params.vcs;
-        for w in want.vc_lo..=want.vc_hi.min(vcs - 1) {
-            outs.push((oc, w, next.clone()));
-        }
-    }
-    Some(outs)
-}
-
-/// Routing on header symbols: packets that start with the same header (and destination)
-/// share one breadth-first walk, whose states are (channel, VC, header left).
-fn walk_headers(fab: &Fabric, routing: &Routing, g: &mut Graph, rep: &mut CdgReport, nh: u32) {
-    let mut groups: std::collections::BTreeMap<(u32, Vec<u16>), Vec<u32>> = Default::default();
+    nh: u32,
+    progress: &(dyn Fn(f64) + Sync),
+) {
+    // Every pair's header in one arena; pairs sorted by (destination, header, source).
+    let mut arena: Vec<u16> = Vec::new();
+    let mut pairs: Vec<(u32, usize, usize, u32)> = Vec::new();
     let mut hdr = Vec::new();
     for s in 0..nh {
         for d in (0..nh).filter(|&d| d != s && routing.has_route(s, d)) {
             match routing.header_for(fab, s, d, &mut hdr) {
-                Ok(()) => groups.entry((d, hdr.clone())).or_default().push(s),
+                Ok(()) if hdr.len() >= 1 << 15 => fail(
+                    rep,
+                    s,
+                    d,
+                    format!("a header of {} symbols is too long", hdr.len()),
+                ),
+                Ok(()) => {
+                    pairs.push((d, arena.len(), hdr.len(), s));
+                    arena.extend_from_slice(&hdr);
+                }
                 Err(e) => fail(rep, s, d, e.to_string()),
             }
         }
     }
-    let mut seen: std::collections::HashSet<(ChannelId, u8, Vec<u16>)> = Default::default();
-    let mut q = VecDeque::new();
-    for ((d, h0), sources) in groups {
+    let key = |p: &(u32, usize, usize, u32)| (p.0, &arena[p.1..p.1 + p.2], p.3);
+    pairs.sort_unstable_by(|x, y| key(x).cmp(&key(y)));
+    /// No rewritten first symbol.
+    const KEEP: u32 = 1 << 16;
+    let pack = |a: u32, off: usize, first: u32| (a as u64) << 32 | (off as u64) << 17 | first as u64;
+    let mut seen: std::collections::HashSet<u64, std::hash::BuildHasherDefault<Mix>> = Default::default();
+    let mut q: VecDeque<(u32, usize, u32, u32)> = VecDeque::new();
+    let mut sym: Vec<u16> = Vec::new();
+    let mut i = 0;
+    while i < pairs.len() {
+        let (d, h_at, h_len, _) = pairs[i];
+        let h0 = &arena[h_at..h_at + h_len];
+        let mut j = i;
+        while j < pairs.len() && pairs[j].0 == d && &arena[pairs[j].1..pairs[j].1 + pairs[j].2] == h0 {
+            j += 1;
+        }
+        if seen.capacity() > 4096 && seen.len() < seen.capacity() / 8 {
+            seen.shrink_to(1024);
+        }
         seen.clear();
         q.clear();
-        for s in sources {
+        for &(_, _, _, s) in &pairs[i..j] {
             let c = fab.injection_channel(s);
-            for v in 0..fab.channels[c.idx()].params.vcs {
-                if seen.insert((c, v, h0.clone())) {
-                    q.push_back((c, v, h0.clone(), s));
+            for a in g.base[c.idx()]..g.base[c.idx() + 1] {
+                if seen.insert(pack(a, 0, KEEP)) {
+                    q.push_back((a, 0, KEEP, s));
                 }
             }
         }
-        while let Some((c, v, sym, src)) = q.pop_front() {
-            let a = g.id(c, v);
+        while let Some((a, off, first, src)) = q.pop_front() {
             g.reached[a as usize] = true;
-            let Some(outs) = step(fab, routing, rep, src, d, c, v, &sym) else {
+            let c = g.chan_vc(a);
+            let ch = &fab.channels[c.channel.idx()];
+            if let Some(h) = fab.host_of(ch.dst) {
+                if h != d {
+                    fail(rep, src, d, format!("delivered to host {h} instead"));
+                }
                 continue;
+            }
+            // The header left.
+            sym.clear();
+            sym.extend_from_slice(&h0[off..]);
+            if first != KEEP {
+                sym[0] = first as u16;
+            }
+            let at = At {
+                switch: ch.dst.0,
+                in_port: ch.dst_port,
+                in_vc: c.vc,
+                in_class: routing.channel_class(c.channel.idx()),
             };
-            for (oc, w, next) in outs {
-                g.edge(a, g.id(oc, w));
-                if seen.insert((oc, w, next.clone())) {
-                    q.push_back((oc, w, next, src));
+            let hdr = Header { dst: d, sym: &sym };
+            let want = match routing.route(fab, at, hdr) {
+                Ok(w) if !w.ports.is_empty() => w,
+                Ok(_) => {
+                    fail(rep, src, d, format!("switch s{} returned no output", ch.dst.0));
+                    continue;
+                }
+                Err(e) => {
+                    fail(rep, src, d, e.to_string());
+                    continue;
+                }
+            };
+            for p in want.ports.iter() {
+                let Some(oc) = fab.out_chan[ch.dst.idx()].get(p as usize).copied().flatten() else {
+                    let m = format!("switch s{} routes to port {p}, which leads nowhere", ch.dst.0);
+                    fail(rep, src, d, m);
+                    continue;
+                };
+                let mut op = routing.header_op(fab, at, hdr, p);
+                if fab.channels[oc.idx()].params.delete_header {
+                    op.advance += 1;
+                }
+                // The header it leaves with: symbols consumed, then its first rewritten.
+                let (off2, mut first2) = if op.advance == 0 {
+                    (off, first)
+                } else {
+                    ((off + op.advance as usize).min(h0.len()), KEEP)
+                };
+                if let Some(x) = op.set
+                    && off2 < h0.len()
+                {
+                    first2 = x as u32;
+                }
+                if first2 != KEEP && h0[off2] as u32 == first2 {
+                    first2 = KEEP;
+                }
+                let (b0, b1) = (g.base[oc.idx()], g.base[oc.idx() + 1]);
+                for b in b0 + want.vc_lo as u32..=(b0 + want.vc_hi as u32).min(b1 - 1) {
+                    g.edge(a, b);
+                    if seen.insert(pack(b, off2, first2)) {
+                        q.push_back((b, off2, first2, src));
+                    }
                 }
             }
         }
+        if i / 256 != j / 256 {
+            progress(j as f64 / pairs.len() as f64);
+        }
+        i = j;
+    }
+}
+
+/// A hasher for the walk's 64-bit state keys: a multiply and a fold (the keys are not
+/// chosen by an adversary).
+#[derive(Default)]
+struct Mix(u64);
+
+impl std::hash::Hasher for Mix {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(self.0 ^ b as u64);
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        let h = (self.0 ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = h ^ (h >> 32);
     }
 }
 
