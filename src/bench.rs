@@ -45,6 +45,10 @@ pub struct BenchRecord {
     pub runs: u32,
     #[serde(default)]
     pub wall_s_median: Option<f64>,
+    /// The processor's clock as [`clock_ghz`] read it before the runs [GHz] (None off
+    /// x86-64): the speed to compare a record's Mhops/s against another day's.
+    #[serde(default)]
+    pub clock_ghz: Option<f64>,
 }
 
 fn one() -> u32 {
@@ -100,6 +104,42 @@ pub fn peak_rss_mb() -> Option<f64> {
     Some(kb * 1024.0 / 1e6)
 }
 
+/// Dependent multiplies [`clock_ghz`] times in one reading.
+const CLOCK_CHAIN: u64 = 100_000_000;
+
+/// The clock the processor runs this thread at now [GHz], read from a chain of dependent
+/// 64-bit multiplies (3 cycles each on every x86-64 core of the last decade, AMD and
+/// Intel): the best of three readings of about 0.1 s. A virtual machine may report a
+/// nominal clock (this one says 2.6 GHz) far from the one it runs at, and that one moves
+/// from day to day; flit-hops per second are comparable only at like clocks. `None` off
+/// x86-64.
+pub fn clock_ghz() -> Option<f64> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut best = f64::INFINITY;
+        for _ in 0..3 {
+            let mut x: u64 = std::hint::black_box(3);
+            let t = std::time::Instant::now();
+            for _ in 0..CLOCK_CHAIN / 8 {
+                // SAFETY: register-only multiplies; no memory, stack or flags read.
+                unsafe {
+                    std::arch::asm!(
+                        "imul {x}, {x}", "imul {x}, {x}", "imul {x}, {x}", "imul {x}, {x}",
+                        "imul {x}, {x}", "imul {x}, {x}", "imul {x}, {x}", "imul {x}, {x}",
+                        x = inout(reg) x,
+                        options(nomem, nostack)
+                    );
+                }
+            }
+            std::hint::black_box(x);
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        Some(3.0 * CLOCK_CHAIN as f64 / best / 1e9)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    None
+}
+
 /// The config text of reference workload `name`, or an error naming the workloads there are.
 pub fn workload(name: &str) -> Result<&'static str, String> {
     WORKLOADS
@@ -134,6 +174,7 @@ pub fn run_one(name: &str, overrides: &[String]) -> Result<BenchRecord, String> 
         trains: spec.params.trains,
         runs: 1,
         wall_s_median: Some(r.wall_s),
+        clock_ghz: None,
     })
 }
 
@@ -156,7 +197,17 @@ mod tests {
             trains: true,
             runs: 1,
             wall_s_median: Some(wall_s),
+            clock_ghz: None,
         }
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn the_clock_reading_is_a_processor_clock() {
+        // Any x86-64 processor of the last two decades runs between 1 and 7 GHz; a chain
+        // the optimizer had folded away would read far above that.
+        let g = clock_ghz().expect("x86-64 reads its clock");
+        assert!((0.5..8.0).contains(&g), "{g} GHz");
     }
 
     #[test]

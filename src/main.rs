@@ -440,6 +440,8 @@ fn real_main() -> Result<ExitCode> {
                 })
             };
             let many = repeat > 1;
+            // Read before the runs, while the machine is as they will find it.
+            let clock = bench::clock_ghz();
             println!(
                 "{:<26} {:>6} {:>12} {:>9} {:>10}{} {:>10} {:>10} {:>9}",
                 "workload",
@@ -475,7 +477,8 @@ fn real_main() -> Result<ExitCode> {
                         continue;
                     }
                     // The workload's last run: its row.
-                    let rec = bench::summarize(std::mem::take(&mut runs[k]));
+                    let mut rec = bench::summarize(std::mem::take(&mut runs[k]));
+                    rec.clock_ghz = clock;
                     let median = rec.wall_s_median.filter(|_| many).map_or(String::new(), |w| {
                         format!(" {:>10.2}", rec.flit_hops as f64 / w / 1e6)
                     });
@@ -496,6 +499,12 @@ fn real_main() -> Result<ExitCode> {
             }
             if many {
                 println!("(fastest of {repeat} runs each; `median`: Mhops/s of the median run)");
+            }
+            if let Some(g) = clock {
+                println!(
+                    "(processor clock {g:.2} GHz, read by a chain of dependent multiplies: \
+                     compare Mhops/s with other runs at a like clock)"
+                );
             }
             if let Some(j) = json {
                 write(&j, &serde_json::to_string_pretty(&recs)?)?;
