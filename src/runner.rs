@@ -108,10 +108,14 @@ pub fn parse_loads(s: &str) -> Result<Vec<f64>, String> {
     if !(from > 0.0 && to >= from && step > 0.0 && to.is_finite() && step.is_finite()) {
         return Err(format!("need 0 < FROM ≤ TO and STEP > 0, all finite, got `{s}`"));
     }
-    let n = ((to - from) / step + 1e-9).floor() as usize + 1;
-    if n > 10_000 {
-        return Err(format!("`{s}` makes {n} points; use a larger STEP"));
+    // Counted in floating point: a tiny STEP makes more points than any integer holds.
+    let n = ((to - from) / step + 1e-9).floor() + 1.0;
+    if n > 10_000.0 {
+        return Err(format!(
+            "`{s}` makes {n:.3e} points, more than 10000; use a larger STEP"
+        ));
     }
+    let n = n as usize;
     // Ten significant digits: 0.1 + 2 × 0.1 is 0.3, and a tiny load stays what it is.
     Ok((0..n)
         .map(|i| {
@@ -219,6 +223,10 @@ mod tests {
         // An infinite end made no points at all (its count overflowed).
         assert!(parse_loads("0.1:inf:0.1").is_err());
         assert!(parse_loads("0.1:0.2:inf").is_err());
+        // A tiny step's count saturated the integer and wrapped to no points at all.
+        let e = parse_loads("0.1:0.2:1e-300").unwrap_err();
+        assert!(e.contains("more than 10000"), "{e}");
+        assert!(parse_loads("0.1:0.2:1e-19").is_err());
         // Tiny loads keep their value (rounding to nine decimals made them 0).
         assert_eq!(
             parse_loads("1e-12:3e-12:1e-12").unwrap(),

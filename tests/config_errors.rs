@@ -134,7 +134,8 @@ fn impossible_topologies() {
         e.msg.contains("impossible topology") && e.msg.contains("at least 2"),
         "{e}"
     );
-    assert_eq!(e.line, Some(2));
+    // The line of `k`, not of `kind`.
+    assert_eq!((e.key.as_str(), e.line), ("topology.k", Some(3)));
     let e = err("[topology]\nkind = \"clos\"\nleaves = 4\n[traffic]\nload = 0.1\n");
     assert!(e.msg.contains("needs `hosts_per_leaf`"), "{e}");
     let e = err("[topology]\nkind = \"mesh\"\nk = [4, 4]\nspines = 2\n[traffic]\nload = 0.1\n");
@@ -143,6 +144,11 @@ fn impossible_topologies() {
     assert!(e.msg.contains("unknown variant `meshy`"), "{e}");
     let e = err("[topology]\nkind = \"file\"\nfile = \"missing.txt\"\n[traffic]\nload = 0.1\n");
     assert!(e.msg.contains("cannot read"), "{e}");
+    // A file that never ends is refused, not read for ever.
+    if cfg!(target_os = "linux") {
+        let e = err("[topology]\nkind = \"file\"\nfile = \"/dev/zero\"\n[traffic]\nload = 0.1\n");
+        assert!(e.msg.contains("larger than 256 MB"), "{e}");
+    }
     let e =
         err("[topology]\nkind = \"torus\"\nk = [4, 4]\n[routing]\ndateline = true\n[traffic]\nload = 0.1\n");
     assert!(e.msg.contains("even number of VCs"), "{e}");
@@ -213,6 +219,28 @@ fn irregular_file_errors_name_their_own_file_and_line() {
         .unwrap_err();
         assert!(e.msg.contains("big.txt:1:") && e.msg.contains(what), "{bad}: {e}");
     }
+    // Token flow control on a link the file makes one-way, or gives two VCs or a buffer
+    // smaller than a grant: refused as the config loads (`reef check` passed these once and
+    // only the run refused them).
+    for (net, what) in [
+        (
+            "s0:1 -> s1:1\ns1:2 -> s0:2",
+            "needs a channel in the opposite direction",
+        ),
+        ("s0:1 s1:1 vcs=2", "runs on one VC, not 2"),
+        ("s0:1 s1:1 buffer=2", "token_max 56, buffer 2"),
+    ] {
+        std::fs::write(dir.join("tok.txt"), format!("h0 s0:0\nh1 s1:0\n{net}\n")).unwrap();
+        let e = config::load_str(
+            "cfg.toml",
+            "[topology]\nkind = \"file\"\nfile = \"tok.txt\"\n[channel]\nflow_control = \"tokens\"\n[traffic]\nload = 0.1\n",
+            &dir,
+            &[],
+        )
+        .unwrap_err();
+        assert_eq!((e.key.as_str(), e.line), ("topology.file", Some(3)), "{net}: {e}");
+        assert!(e.msg.contains(what), "{net}: {e}");
+    }
 }
 
 /// The deserialiser's own words (Rust type and enum names) do not reach the user.
@@ -228,6 +256,12 @@ fn messages_speak_config_not_rust() {
     let e = err(&format!("{MESH}[traffic]\nload = {{}}\n"));
     assert_eq!(e.key, "traffic.load");
     assert!(e.msg.contains("flits per cycle per host, or a rate"), "{e}");
+    // An output FIFO past 2^31 flits once overflowed the engine's buffer sizing.
+    let e = err(&format!(
+        "{MESH}[switch]\noutput_buffer = 3000000000\n[traffic]\nload = 0.1\n"
+    ));
+    assert_eq!((e.line, e.key.as_str()), (Some(5), "switch.output_buffer"));
+    assert!(e.msg.contains("must be 1..=1048576 flits, got 3000000000"), "{e}");
     let e = err(&format!("{MESH}[channel]\nbuffer = -1\n[traffic]\nload = 0.1\n"));
     assert_eq!((e.line, e.key.as_str()), (Some(5), "channel.buffer"));
     assert!(e.msg.contains("a whole number from 0 to 4294967295"), "{e}");

@@ -314,3 +314,15 @@ fn a_header_for_nowhere_is_reported_by_the_check() {
         rep.failures
     );
 }
+
+#[test]
+fn source_routes_from_a_host_to_itself_are_carried() {
+    // The route storage was sized by routes between distinct hosts only: with one host
+    // (traffic to itself) packets carried no route and stopped at the first switch.
+    let s = spec(
+        "[sim]\nwarmup = \"100 cycles\"\nmeasure = \"1000 cycles\"\n[topology]\nkind = \"file\"\nfile = \"one-host.txt\"\n[routing]\nalgorithm = \"source\"\n[traffic]\ninclude_self = true\nload = 0.1\n",
+    );
+    let r = run(&s);
+    assert!(r.flits_delivered > 0);
+    assert_eq!(r.flits_delivered, r.flits_injected, "{}", json(&r));
+}

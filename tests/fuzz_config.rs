@@ -105,7 +105,7 @@ const KEYS: &[(&str, &[&str])] = &[
     ("switch.router_delay", &["\"0 cycles\"", "\"1e20 cycles\""]),
     ("switch.selection", &["\"random\"", "\"least-occupied\""]),
     ("switch.speedup", &["0", "2"]),
-    ("switch.output_buffer", &["1", "32"]),
+    ("switch.output_buffer", &["1", "32", "0", "1048577", "3000000000"]),
     (
         "routing.algorithm",
         &[

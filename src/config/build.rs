@@ -182,13 +182,7 @@ fn link_params(u: &Units, sect: &str, c: &RawChannel, base: Option<&LinkParams>)
         return Err(src.err(&k("vcs"), format!("must be 1..=64, got {vcs}"), None));
     }
     let buffer = c.buffer.unwrap_or(base.map_or(8, |b| b.buffer));
-    if buffer == 0 || buffer > 1 << 20 {
-        return Err(src.err(
-            &k("buffer"),
-            format!("must be 1..=1048576 flits, got {buffer}"),
-            None,
-        ));
-    }
+    let buffer = crate::fabric::check_buffer(buffer as u64).map_err(|m| src.err(&k("buffer"), m, None))?;
     let fc = c.flow_control.unwrap_or(match base.map(|b| b.flow) {
         Some(FlowControl::None) => FcKind::None,
         Some(FlowControl::Tokens { .. }) => FcKind::Tokens,
@@ -397,7 +391,9 @@ fn topology(
                     v.clone()
                 }
             };
-            fabric::mesh::cube(&k, kind != TopoKind::Mesh, conc, net, host, sw).map_err(imp)
+            // (Its size is what a cube builder can refuse: the line of `k` is the one to show.)
+            fabric::mesh::cube(&k, kind != TopoKind::Mesh, conc, net, host, sw)
+                .map_err(|e| src.err("topology.k", e.to_string(), None))
         }
         TopoKind::Clos => fabric::clos::folded_clos(
             need("leaves", t.leaves)?,
@@ -444,7 +440,7 @@ fn topology(
                 )
             })?;
             let path = src.dir.join(f);
-            let text = std::fs::read_to_string(&path).map_err(|e| {
+            let text = super::read_text(&path, 256).map_err(|e| {
                 src.err(
                     "topology.file",
                     format!("cannot read {}: {e}", path.display()),
@@ -918,6 +914,8 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             fab
         }
         depth => {
+            let depth = crate::fabric::check_buffer(depth as u64)
+                .map_err(|m| src.err("switch.output_buffer", format!("{m} (0: none)"), None))?;
             let xt = match &raw.switch.crossbar_time {
                 Some(x) => u.positive("switch.crossbar_time", u.ps("switch.crossbar_time", x)?)?,
                 None => net.flit_time,
@@ -934,6 +932,16 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             fab.with_output_buffers(depth, internal)
         }
     };
+    // Token flow control's needs, channel by channel (a topology file may set a link's VCs,
+    // buffer or direction): checked here, so that `reef check` finds what a run would refuse.
+    if let Err(e) = crate::link::ds::token_channels(&fab) {
+        let key = if raw.topology.kind == TopoKind::File {
+            "topology.file"
+        } else {
+            "channel.flow_control"
+        };
+        return Err(src.err(key, e.to_string(), None));
+    }
     let s = &raw.sim;
     let seed = s.seed.unwrap_or(1);
     let flit_bytes = raw.traffic.flit_bytes.unwrap_or(1);
@@ -981,16 +989,28 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
     };
     // Watchdog: long against anything a live network does in one hop. (Counted wide: one
     // hop of the longest packet must stay within reef's span.)
-    let per_hop = fab
+    let (slowest, on_channel) = fab
         .channels
         .iter()
-        .map(|c| {
-            c.params.flit_time as u128 * max_pkt as u128
-                + c.params.latency as u128
-                + c.params.flow.credit_delay().unwrap_or(0) as u128
+        .enumerate()
+        .map(|(c, ch)| {
+            let t = ch.params.flit_time as u128 * max_pkt as u128
+                + ch.params.latency as u128
+                + ch.params.flow.credit_delay().unwrap_or(0) as u128;
+            (c, t)
         })
-        .max()
-        .unwrap_or(0)
+        .max_by_key(|x| x.1)
+        .unwrap_or((0, 0));
+    if raw.topology.kind == TopoKind::File {
+        // A link of the file alone too slow: the file is to blame, not the packet size.
+        within_span(src, "topology.file", on_channel, || {
+            format!(
+                "{}: one hop of a {max_pkt}-flit packet on this link (its flits and delays)",
+                fab.channel_name(crate::fabric::ChannelId(slowest as u32))
+            )
+        })?;
+    }
+    let per_hop = on_channel
         + sw.router_delay as u128
         + hp.send_overhead as u128
         + hp.recv_overhead as u128
@@ -1004,7 +1024,23 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
         format!("one hop of a {max_pkt}-flit packet (its flits on a channel, the delays and host costs)")
     })?;
     let watchdog = match &s.watchdog {
-        Some(x) => u.positive("sim.watchdog", u.ps("sim.watchdog", x)?)?,
+        Some(x) => {
+            let w = u.positive("sim.watchdog", u.ps("sim.watchdog", x)?)?;
+            // Shorter than a hop, a live network can sit still that long (and the watchdog
+            // then looks at every instant).
+            if w < per_hop {
+                return Err(src.err(
+                    "sim.watchdog",
+                    format!(
+                        "must be at least one hop of the longest packet, {} here, got {}",
+                        crate::time::fmt_time(per_hop),
+                        crate::time::fmt_time(w)
+                    ),
+                    Some("the default is 1000 hops, at least 1 µs"),
+                ));
+            }
+            w
+        }
         None => (1000 * per_hop).max(crate::time::US),
     };
     let name = raw.name.clone().unwrap_or_else(|| {

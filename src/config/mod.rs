@@ -102,11 +102,27 @@ pub fn locate(text: &str, path: &[Seg]) -> Option<usize> {
     found
 }
 
+/// Reads a text file of at most `limit_mb` megabytes: past that it is refused rather than read
+/// on (a path such as `/dev/zero` never ends).
+pub(crate) fn read_text(path: &Path, limit_mb: u64) -> Result<String, String> {
+    use std::io::Read;
+    let limit = limit_mb << 20;
+    let f = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut buf = Vec::new();
+    f.take(limit + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| e.to_string())?;
+    if buf.len() as u64 > limit {
+        return Err(format!("it is larger than {limit_mb} MB"));
+    }
+    String::from_utf8(buf).map_err(|_| "it is not UTF-8 text".to_string())
+}
+
 /// Reads a config file, applies `overrides` (`key=value`, the value in TOML syntax or a bare
 /// string) and builds it.
 pub fn load(path: &Path, overrides: &[String]) -> Result<Spec, ConfigError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+    let text = read_text(path, 16).map_err(|e| ConfigError {
         file: file.clone(),
         line: None,
         key: String::new(),

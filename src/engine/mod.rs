@@ -723,7 +723,14 @@ impl<'a> Sim<'a> {
                 let storage = if to_host && credit_delay.is_none() {
                     0
                 } else {
-                    lp.buffer.next_power_of_two()
+                    // (Config checks keep buffers far below 2^31; a fabric built in code
+                    // might not.)
+                    lp.buffer.checked_next_power_of_two().ok_or_else(|| {
+                        SimError::TooLarge(format!(
+                            "a buffer of {} flits is beyond the engine's limit of 2^31",
+                            lp.buffer
+                        ))
+                    })?
                 };
                 vcs.push(Vc {
                     buf: flit_store,

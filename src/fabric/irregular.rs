@@ -12,7 +12,7 @@
 //! ```
 //!
 //! Switches are `s0 … s(S−1)` and hosts `h0 … h(H−1)`; every number in between must appear.
-//! Every host needs a channel out and in on port 0.
+//! Every host needs a channel out and in on port 0, both to one switch port.
 
 use super::{Fabric, FabricBuilder, FabricError, NodeId, Shape};
 use crate::link::LinkParams;
@@ -78,11 +78,10 @@ fn parse_option(kv: &str, params: &mut LinkParams, cycle: Option<Ratio>) -> Resu
             params.latency = ps.round();
         }
         "buffer" => {
-            params.buffer = v
+            let b: u64 = v
                 .parse()
-                .ok()
-                .filter(|&b| b > 0)
-                .ok_or_else(|| format!("buffer must be a positive number of flits, got `{v}`"))?
+                .map_err(|_| format!("buffer must be a number of flits, got `{v}`"))?;
+            params.buffer = super::check_buffer(b).map_err(|m| format!("buffer {m}"))?;
         }
         "vcs" => {
             params.vcs = v
@@ -166,6 +165,12 @@ pub fn parse(
         let a = parse_end(toks[0]).map_err(|m| err(line, m))?;
         let b = parse_end(b_tok).map_err(|m| err(line, m))?;
         let is_host = |e: End| matches!(e, End::Host(_));
+        if is_host(a.0) && is_host(b.0) {
+            return Err(err(
+                line,
+                format!("`{body}` links two hosts: a host links to a switch port"),
+            ));
+        }
         let mut params = if is_host(a.0) || is_host(b.0) { host } else { net };
         for kv in &toks[rest + 1..] {
             parse_option(kv, &mut params, cycle).map_err(|m| err(line, m))?;
@@ -197,6 +202,36 @@ pub fn parse(
                 ),
             ));
         }
+    }
+    // A host's channels out and in go to one switch (the engine's host sits on one).
+    let mut host_sw: Vec<(u32, usize, u16)> = Vec::new();
+    let mut seen_link: Vec<bool> = Vec::new();
+    for e in &edges {
+        let (h, s) = match (e.a.0, e.b.0) {
+            (End::Host(h), End::Switch(s)) | (End::Switch(s), End::Host(h)) => (h, s),
+            _ => continue,
+        };
+        if host_sw.len() <= h as usize {
+            host_sw.resize(h as usize + 1, (0, 0, 0));
+            seen_link.resize(h as usize + 1, false);
+        }
+        let (s0, line0, port0) = host_sw[h as usize];
+        let port = if matches!(e.a.0, End::Switch(_)) {
+            e.a.1
+        } else {
+            e.b.1
+        };
+        if seen_link[h as usize] && (s0 != s || port0 != port) {
+            return Err(err(
+                e.line,
+                format!(
+                    "h{h} links to s{s}:{port} here and to s{s0}:{port0} on line {line0}: a host's \
+                     channels out and in both go to one switch port"
+                ),
+            ));
+        }
+        host_sw[h as usize] = (s, e.line, port);
+        seen_link[h as usize] = true;
     }
     let mut nsw = 0u32;
     let mut nhost = 0u32;
@@ -348,6 +383,41 @@ h2 s2:2
         )
         .unwrap_err();
         assert!(e.to_string().contains("unknown option `speed`"), "{e}");
+    }
+
+    /// Found by fuzzing configs: each of these once got through the parser and then
+    /// panicked, corrupted memory or stopped the run with an engine invariant.
+    #[test]
+    fn rejects_what_the_engine_cannot_hold() {
+        let err = |text: &str| {
+            parse("x.txt", text, p(), p(), SwitchParams::default(), None)
+                .unwrap_err()
+                .to_string()
+        };
+        let e = err("h0 h1\nh2 s0:0\nh3 s0:1\n");
+        assert!(e.starts_with("x.txt:1: `h0 h1` links two hosts"), "{e}");
+        let e = err("s0:1 s1:3\nh0 -> s1:2\ns0:4 -> h0\n");
+        assert!(
+            e.starts_with("x.txt:3: h0 links to s0:4 here and to s1:2 on line 2"),
+            "{e}"
+        );
+        let e = err("h0 s0:0\nh1 s1:0\ns0:1 s1:1 buffer=2147483649\n");
+        assert!(
+            e.starts_with("x.txt:3: buffer must be 1..=1048576 flits, got 2147483649"),
+            "{e}"
+        );
+        assert!(err("h0 s0:0 buffer=0\nh1 s0:1\n").contains("buffer must be 1..="));
+        // Both directions to one switch port, on one line or two, are one host link.
+        let f = parse(
+            "x.txt",
+            "h0 -> s0:0\ns0:0 -> h0\nh1 s0:1\n",
+            p(),
+            p(),
+            SwitchParams::default(),
+            None,
+        )
+        .unwrap();
+        assert_eq!(f.num_hosts(), 2);
     }
 
     #[test]

@@ -151,12 +151,23 @@ pub enum FabricError {
     /// The topology parameters describe no valid network.
     #[error("impossible topology: {0}")]
     Impossible(String),
-    /// An irregular-topology file has a bad line.
-    #[error("{file}:{line}: {msg}")]
+    /// An irregular-topology file has a bad line (`line` 0: the file as a whole).
+    #[error("{}: {msg}", if *line == 0 { file.clone() } else { format!("{file}:{line}") })]
     File { file: String, line: usize, msg: String },
     /// A host is not connected both ways.
     #[error("host {0} must have one channel out and one channel in on port 0")]
     HostNotAttached(String),
+}
+
+/// Most flits a buffer may hold (a VC's input buffer, an output FIFO, a link's `buffer=`).
+pub const MAX_BUFFER: u32 = 1 << 20;
+
+/// Rejects a buffer size outside `1..=MAX_BUFFER` flits.
+pub fn check_buffer(flits: u64) -> Result<u32, String> {
+    match u32::try_from(flits) {
+        Ok(b) if (1..=MAX_BUFFER).contains(&b) => Ok(b),
+        _ => Err(format!("must be 1..={MAX_BUFFER} flits, got {flits}")),
+    }
 }
 
 /// Rejects switches with more ports than routing can address ([`crate::routing::MAX_PORTS`]).

@@ -71,8 +71,9 @@ pub(crate) fn token_channels(fab: &Fabric) -> Result<Vec<TokChan>, SimError> {
         };
         if grant == 0 || token_time == 0 || max_outstanding < grant || ch.params.buffer < grant {
             return bad(format!(
-                "tokens need grant ≥ 1, a positive token time, max_outstanding ≥ grant and a \
-                 buffer ≥ grant (grant {grant}, max_outstanding {max_outstanding}, buffer {})",
+                "tokens need token_grant ≥ 1, a positive token_time, token_max ≥ token_grant \
+                 and a buffer ≥ token_grant (token_grant {grant}, token_max {max_outstanding}, \
+                 buffer {})",
                 ch.params.buffer
             ));
         }

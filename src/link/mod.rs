@@ -114,8 +114,11 @@ impl Handshake {
     };
 
     /// Time per byte over `cable_mft` thousandths of a foot of cable [ps].
+    /// (Saturates: a cable too long for the clock is then refused as too slow, not wrapped
+    /// round to a short one.)
     pub fn cycle(&self, cable_mft: u64) -> Time {
-        self.fixed + (self.per_ft as u128 * cable_mft as u128 / 1000) as Time
+        let t = self.fixed as u128 + self.per_ft as u128 * cable_mft as u128 / 1000;
+        Time::try_from(t).unwrap_or(Time::MAX)
     }
 }
 
@@ -176,5 +179,7 @@ mod tests {
         assert_eq!(parse_feet("2.3ft"), Some(2300));
         assert_eq!(parse_feet("2 ft"), Some(2000));
         assert_eq!(parse_feet("2m"), None);
+        // Past the clock's range the cycle saturates (it wrapped to a short one once).
+        assert_eq!(Handshake::MOSAIC.cycle(parse_feet("1e18ft").unwrap()), Time::MAX);
     }
 }

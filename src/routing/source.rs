@@ -77,15 +77,14 @@ impl SourceRoutes {
             max_len,
             strip: false,
         };
-        // The longest table route bounds the per-packet route storage.
+        // The longest table route bounds the per-packet route storage. (Routes from a host
+        // to itself count too: traffic may include them, and with one host they are all.)
         let mut buf = Vec::new();
         for s in 0..fab.num_hosts() as u32 {
             for d in 0..fab.num_hosts() as u32 {
-                if s != d {
-                    buf.clear();
-                    if sr.walk_table(fab, s, d, &mut buf).is_ok() {
-                        sr.max_len = sr.max_len.max(buf.len());
-                    }
+                buf.clear();
+                if sr.walk_table(fab, s, d, &mut buf).is_ok() {
+                    sr.max_len = sr.max_len.max(buf.len());
                 }
             }
         }
