@@ -1692,8 +1692,13 @@ impl<'a> Sim<'a> {
                 self.finalize_window();
                 finalized = true;
             }
-            if finalized && self.drained() {
-                self.end = self.now;
+            // Drained: the run ends at the last instant it processed, and never before the
+            // window's end, whose instant is processed in full. (It ended at the last instant
+            // before the window's end once, when nothing was left to drain there: an instant
+            // that trains, which skip events, and flit by flit placed differently, so the
+            // flits counted up to it differed.)
+            if finalized && t > self.me && self.drained() {
+                self.end = self.now.max(self.me);
                 break;
             }
             if t > limit {
