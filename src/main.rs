@@ -98,7 +98,8 @@ enum Cmd {
     /// Reproduce a modelled system's published measurements (see ../shared/systems/):
     /// a table per experiment with the simulated figure, the published one and the deviation.
     Reproduce {
-        /// The system: one of the names `reef reproduce --help` lists below.
+        /// The system: atm (the Penn ATM host interface), atomic (the ATOMIC LAN) or ieee1355
+        /// (IEEE 1355 DS links, the STC104 and the Macramé testbed).
         #[arg(value_name = "SYSTEM")]
         system: String,
         /// Reduced run lengths (for tests; well under a minute).
@@ -125,14 +126,14 @@ enum Cmd {
     Routes {
         /// The network config (TOML); or a built-in ATOMIC LAN name with --lan.
         config: String,
-        /// Override a config key (repeatable).
-        #[arg(long = "set", value_name = "KEY=VALUE")]
+        /// Override a config key (repeatable; not with --lan).
+        #[arg(long = "set", value_name = "KEY=VALUE", conflicts_with = "lan")]
         set: Vec<String>,
-        /// CONFIG names a built-in ATOMIC LAN.
+        /// CONFIG names a built-in ATOMIC LAN (all its routes are printed).
         #[arg(long)]
         lan: bool,
-        /// Most pairs to print.
-        #[arg(long, default_value_t = 200)]
+        /// Most host pairs to print, where the routing has no tables (not with --lan).
+        #[arg(long, default_value_t = 200, conflicts_with = "lan")]
         max_pairs: usize,
     },
     /// Run the reference workloads and report flit-hops per second.

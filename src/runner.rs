@@ -132,6 +132,9 @@ pub enum SweepError {
     Config(#[from] ConfigError),
     #[error("at load {load}: {err}")]
     Sim { load: f64, err: SimError },
+    /// The config has no offered load to sweep.
+    #[error("{0}")]
+    NoLoad(String),
 }
 
 /// Latency against offered load: runs the config at each load (in parallel, `jobs` at a
@@ -155,6 +158,13 @@ pub fn sweep(
     };
     // Fail early, before any thread starts, on a bad config.
     let first = build(loads.first().copied())?;
+    if matches!(first.workload.process, crate::workload::Process::Backlogged) {
+        return Err(SweepError::NoLoad(format!(
+            "{}: traffic.injection = \"backlogged\" offers no load to sweep (every source always \
+             has a packet); choose bernoulli, poisson, periodic or on-off",
+            path.display()
+        )));
+    }
     let name = first.name.clone();
     let mut bar = Bar::new(&format!("sweep {name}"), show);
     let total = loads.len() + 1;

@@ -193,6 +193,19 @@ fn sweep_writes_csv_and_json() {
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
     assert!(v["saturation_throughput"].as_f64().unwrap() > 0.15);
     assert!(std::fs::read_to_string(&s).unwrap().contains("<svg"));
+    // Backlogged sources offer no load: a sweep of them is refused (it ran every point the
+    // same and reported NaN offered loads once).
+    let (code, _, err) = reef(&[
+        "sweep",
+        "examples/mesh8x8.toml",
+        "--load",
+        "0.1:0.3:0.1",
+        "--set",
+        "traffic.injection=\"backlogged\"",
+        "-q",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("offers no load to sweep"), "{err}");
 }
 
 #[test]
@@ -247,6 +260,11 @@ fn help_explains() {
     }
     let (_, out, _) = reef(&["run", "--help"]);
     assert!(out.contains("--set") && out.contains("--json") && out.contains("--seed"));
+    // Every system `reproduce` knows is named in its help.
+    let (_, out, _) = reef(&["reproduce", "--help"]);
+    for s in reef::systems::SYSTEMS {
+        assert!(out.contains(s), "{s} missing from\n{out}");
+    }
 }
 
 #[test]

@@ -122,6 +122,8 @@ pub fn parse(
     };
     let mut edges = Vec::new();
     let mut declared: Vec<(u32, u16, usize)> = Vec::new();
+    // (A byte-order mark some editors write is not part of the first line.)
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let body = raw.split('#').next().unwrap_or("").trim();
@@ -130,13 +132,22 @@ pub fn parse(
         }
         let toks: Vec<&str> = body.split_whitespace().collect();
         if toks[0] == "switch" {
-            let (end, _) = toks
+            let name = toks
                 .get(1)
-                .ok_or_else(|| err(line, "`switch` needs a name: switch s3 ports=8".into()))
-                .and_then(|t| parse_end(t).map_err(|m| err(line, m)))?;
+                .ok_or_else(|| err(line, "`switch` needs a name: switch s3 ports=8".into()))?;
+            let (end, _) = parse_end(name).map_err(|m| err(line, m))?;
             let End::Switch(s) = end else {
                 return Err(err(line, "only switches can declare ports".into()));
             };
+            if name.contains(':') || toks.len() > 3 {
+                return Err(err(
+                    line,
+                    format!("`{body}`: expected `switch s{s} ports=<number>` and nothing more"),
+                ));
+            }
+            if let Some(&(_, _, first)) = declared.iter().find(|d| d.0 == s) {
+                return Err(err(line, format!("s{s} is declared on line {first} already")));
+            }
             let ports = toks
                 .get(2)
                 .and_then(|t| t.strip_prefix("ports="))
@@ -172,7 +183,12 @@ pub fn parse(
             ));
         }
         let mut params = if is_host(a.0) || is_host(b.0) { host } else { net };
-        for kv in &toks[rest + 1..] {
+        let opts = &toks[rest + 1..];
+        for (j, kv) in opts.iter().enumerate() {
+            let key = kv.split('=').next().unwrap_or(kv);
+            if opts[..j].iter().any(|o| o.split('=').next() == Some(key)) {
+                return Err(err(line, format!("`{key}` is given twice")));
+            }
             parse_option(kv, &mut params, cycle).map_err(|m| err(line, m))?;
         }
         edges.push(Edge {
@@ -407,6 +423,26 @@ h2 s2:2
             "{e}"
         );
         assert!(err("h0 s0:0 buffer=0\nh1 s0:1\n").contains("buffer must be 1..="));
+        // Lines that said more than was read, or twice.
+        let e = err("h0 s0:0\nh1 s0:1 latency=5ns latency=7ns\n");
+        assert!(e.starts_with("x.txt:2: `latency` is given twice"), "{e}");
+        let e = err("switch s0:3 ports=4 garbage\nh0 s0:0\n");
+        assert!(
+            e.starts_with("x.txt:1: `switch s0:3 ports=4 garbage`: expected"),
+            "{e}"
+        );
+        let e = err("switch s0 ports=4\nswitch s0 ports=8\nh0 s0:0\n");
+        assert!(e.starts_with("x.txt:2: s0 is declared on line 1 already"), "{e}");
+        // A byte-order mark before the first line is not part of it.
+        let f = parse(
+            "x.txt",
+            "\u{feff}h0 s0:0\nh1 s0:1\n",
+            p(),
+            p(),
+            SwitchParams::default(),
+            None,
+        );
+        assert_eq!(f.unwrap().num_hosts(), 2);
         // Both directions to one switch port, on one line or two, are one host link.
         let f = parse(
             "x.txt",

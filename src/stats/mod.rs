@@ -67,13 +67,19 @@ impl LatencyAcc {
         1.0 - below as f64 / self.count as f64
     }
 
+    /// The value at quantile `p` [ps], to HDR precision and within the exact extremes (the
+    /// histogram gives the top of a bucket, which may lie past the largest value recorded).
+    fn quantile(&self, p: f64) -> u64 {
+        self.hist.value_at_quantile(p).clamp(self.min, self.max)
+    }
+
     /// Summary in the unit `scale` ps (e.g. 1000 for ns), with a batch-means CI half-width.
     pub fn summary(&self, scale: f64, ci95: Option<f64>) -> LatencySummary {
         let q = |p: f64| {
             if self.count == 0 {
                 0.0
             } else {
-                self.hist.value_at_quantile(p) as f64 / scale
+                self.quantile(p) as f64 / scale
             }
         };
         LatencySummary {
@@ -122,8 +128,7 @@ impl LatencyAcc {
         let mut out = Vec::with_capacity(points);
         for i in 1..=points {
             let q = i as f64 / points as f64;
-            let v = self.hist.value_at_quantile(q);
-            out.push((v, q));
+            out.push((self.quantile(q), q));
         }
         out
     }
@@ -196,6 +201,20 @@ mod tests {
         assert_eq!(s.max, 4.0);
         assert_eq!(s.count, 4);
         assert!((a.fraction_above(2000) - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn quantiles_stay_within_the_extremes() {
+        // 26,000 ps sits in a bucket 16 ps wide at 3 digits: its top is past the maximum.
+        let mut a = LatencyAcc::default();
+        for v in [25_000, 26_000] {
+            a.record(v);
+        }
+        assert!(a.hist.value_at_quantile(0.999) > 26_000);
+        let s = a.summary(1000.0, None);
+        assert_eq!((s.p999, s.max), (26.0, 26.0));
+        assert!(s.p50 >= s.min && s.p50 <= s.max);
+        assert!(a.cdf(10).iter().all(|&(v, _)| (25_000..=26_000).contains(&v)));
     }
 
     #[test]

@@ -47,12 +47,15 @@ impl Sizes {
         if pairs.is_empty() {
             return Err("sizes must list at least one [size, weight]".into());
         }
-        if pairs.iter().any(|&(s, w)| s == 0 || w.is_nan() || w < 0.0) {
-            return Err("sizes need positive sizes and non-negative weights".into());
+        if pairs.iter().any(|&(s, w)| s == 0 || !w.is_finite() || w < 0.0) {
+            return Err("sizes need positive sizes and finite, non-negative weights".into());
         }
         let total: f64 = pairs.iter().map(|p| p.1).sum();
         if total <= 0.0 {
             return Err("size weights sum to zero".into());
+        }
+        if !total.is_finite() {
+            return Err(format!("size weights sum to {total}: use smaller weights"));
         }
         let mut acc = 0.0;
         let cum = pairs
@@ -299,5 +302,13 @@ mod tests {
         assert!((s.mean() - 8.0).abs() < 1e-12);
         assert_eq!(s.max(), 20);
         assert!(Sizes::weighted(&[]).is_err());
+        // Infinite weights, or finite ones summing past f64, made NaN rates downstream.
+        assert!(
+            Sizes::weighted(&[(4, f64::INFINITY)])
+                .unwrap_err()
+                .contains("finite")
+        );
+        let e = Sizes::weighted(&[(4, 1e308), (2, 1e308)]).unwrap_err();
+        assert!(e.contains("sum to inf"), "{e}");
     }
 }
