@@ -1373,7 +1373,7 @@ impl<'a> Sim<'a> {
     /// then those on their way back, in the order they land. A train may run that far
     /// without waiting, exactly as the flit-by-flit sender would find each credit there
     /// when its flit is due.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn train_credits(&mut self, o: u32, max: u32, start: Time, unit: Time) -> u32 {
         let held = self.credits_now(o);
         if held >= max {
@@ -1540,7 +1540,7 @@ impl<'a> Sim<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn eval(&mut self, node: u32) -> Res<()> {
         if (node as usize) < self.sws.len() {
             self.eval_switch(node as usize)

@@ -140,7 +140,7 @@ impl Sim<'_> {
     /// Puts `k` flits of one packet at the back of input VC `o`'s buffer, the first landing at
     /// `a0` and each next one `stride` later: one flit time, or two for an interleaved train
     /// (the tail lands its own unit, not a flit time, after its slot starts).
-    #[inline]
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn ring_put<const STRIDED: bool>(
         &mut self,
