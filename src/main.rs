@@ -184,12 +184,19 @@ fn write(path: &Path, text: &str) -> Result<()> {
     std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
 }
 
-fn overrides(set: &[String], seed: Option<u64>) -> Vec<String> {
+fn overrides(set: &[String], seed: Option<u64>) -> Result<Vec<String>> {
     let mut o = set.to_vec();
     if let Some(s) = seed {
+        // Both would be a silent choice of one.
+        if let Some(x) = set
+            .iter()
+            .find(|x| x.split('=').next().map(str::trim) == Some("sim.seed"))
+        {
+            anyhow::bail!("--seed {s} and --set {x}: give the seed once");
+        }
         o.push(format!("sim.seed={s}"));
     }
-    o
+    Ok(o)
 }
 
 fn real_main() -> Result<ExitCode> {
@@ -203,7 +210,7 @@ fn real_main() -> Result<ExitCode> {
             check,
             quiet,
         } => {
-            let mut o = overrides(&set, seed);
+            let mut o = overrides(&set, seed)?;
             if check {
                 o.push("sim.check=true".into());
             }
@@ -264,7 +271,7 @@ fn real_main() -> Result<ExitCode> {
         } => {
             let loads = runner::parse_loads(&load).map_err(|m| anyhow::anyhow!("--load: {m}"))?;
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-            let sw = runner::sweep(&path, &overrides(&set, seed), &loads, jobs, !quiet)?;
+            let sw = runner::sweep(&path, &overrides(&set, seed)?, &loads, jobs, !quiet)?;
             print!("{}", report::sweep_table(&sw));
             if let Some(j) = json {
                 write(&j, &serde_json::to_string_pretty(&sw)?)?;

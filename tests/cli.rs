@@ -105,6 +105,17 @@ fn same_seed_same_json_from_the_cli() {
         assert_eq!(code, 0, "{err}");
     }
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    // Two seeds are an error, not a silent choice of one.
+    let (code, _, err) = reef(&[
+        "run",
+        "examples/mesh8x8.toml",
+        "--seed",
+        "1",
+        "--set",
+        "sim.seed=5",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("give the seed once"), "{err}");
 }
 
 #[test]

@@ -276,3 +276,21 @@ fn messages_speak_config_not_rust() {
     assert_eq!(e.line, Some(2));
     assert!(e.hint.as_deref().unwrap().contains("2^63 - 1"), "{e}");
 }
+
+#[test]
+fn keys_that_do_not_apply_are_errors() {
+    // Each of these was accepted and did nothing (a second fuzzing round).
+    let e = err(&format!(
+        "{MESH}[routing]\npaths = \"minimal\"\n[traffic]\nload = 0.1\n"
+    ));
+    assert_eq!((e.line, e.key.as_str()), (Some(5), "routing.paths"));
+    let e = err(&format!(
+        "{MESH}[traffic]\npattern = \"tornado\"\ninclude_self = true\nload = 0.1\n"
+    ));
+    assert_eq!((e.line, e.key.as_str()), (Some(6), "traffic.include_self"));
+    let e = err(&format!(
+        "{MESH}[traffic]\npattern = \"pairs\"\npairs = []\nload = 0.1\n"
+    ));
+    assert_eq!((e.line, e.key.as_str()), (Some(6), "traffic.pairs"));
+    assert!(e.msg.contains("no pair"), "{e}");
+}

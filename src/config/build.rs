@@ -494,6 +494,13 @@ fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind) -> R<Rout
             None,
         ));
     }
+    if r.paths.is_some() && algo != AlgoKind::Source {
+        return Err(src.err(
+            "routing.paths",
+            "paths choose the routes of algorithm = \"source\"",
+            None,
+        ));
+    }
     let root = r.root.unwrap_or(0);
     if root >= fab.switches {
         return Err(src.err(
@@ -574,6 +581,21 @@ fn workload(u: &Units, t: &RawTraffic, fab: &Fabric, seed: u64, flit_bytes: u32)
     let kind = t.pattern.unwrap_or(PatternKind::Uniform);
     if t.pairs.is_some() && kind != PatternKind::Pairs {
         return Err(src.err("traffic.pairs", "pairs apply to pattern = \"pairs\"", None));
+    }
+    if t.pairs.as_ref().is_some_and(|p| p.is_empty()) {
+        return Err(src.err(
+            "traffic.pairs",
+            "lists no pair: no host would send",
+            Some("pairs = [[0, 5], [5, 0]]; pattern = \"none\" for no traffic"),
+        ));
+    }
+    // (On one host, any pattern sends to itself only with include_self.)
+    if t.include_self.is_some() && n >= 2 && !matches!(kind, PatternKind::Uniform | PatternKind::HotSpot) {
+        return Err(src.err(
+            "traffic.include_self",
+            "applies to pattern = \"uniform\" and \"hot-spot\" (the others fix each destination)",
+            None,
+        ));
     }
     if (t.hot.is_some() || t.hot_fraction.is_some()) && kind != PatternKind::HotSpot {
         return Err(src.err(
