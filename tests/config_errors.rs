@@ -181,6 +181,9 @@ fn overrides_are_checked_too() {
     assert_eq!(e.hint.as_deref(), Some("did you mean `load`?"));
     let e = err_with(&format!("{MESH}[traffic]\nload = 0.1\n"), &["traffic"]);
     assert!(e.msg.contains("key=value"), "{e}");
+    // An empty part of the key was taken as a key named "" (blamed on a line of the file).
+    let e = err_with(&format!("{MESH}[traffic]\nload = 0.1\n"), &["traffic..load=0.1"]);
+    assert!(e.msg.contains("is not a key") && e.line.is_none(), "{e}");
 }
 
 #[test]

@@ -274,6 +274,11 @@ pub fn load_str(file: &str, text: &str, dir: &Path, overrides: &[String]) -> Res
 
 fn set_path(table: &mut toml::Table, key: &str, value: toml::Value) -> Result<(), String> {
     let parts: Vec<&str> = key.split('.').collect();
+    if parts.iter().any(|p| p.trim().is_empty()) {
+        return Err(format!(
+            "`{key}` is not a key: expected section.key, e.g. traffic.load"
+        ));
+    }
     let mut t = table;
     for p in &parts[..parts.len() - 1] {
         let entry = t

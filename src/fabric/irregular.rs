@@ -76,6 +76,9 @@ fn parse_option(kv: &str, params: &mut LinkParams, cycle: Option<Ratio>) -> Resu
                 q => return Err(format!("latency must be a duration, got {}", q.kind())),
             };
             params.latency = ps.round();
+            if params.latency > crate::config::build::MAX_SPAN {
+                return Err(format!("latency {v} is longer than reef's limit of 1000 s"));
+            }
         }
         "buffer" => {
             let b: u64 = v
@@ -424,6 +427,8 @@ h2 s2:2
         );
         assert!(err("h0 s0:0 buffer=0\nh1 s0:1\n").contains("buffer must be 1..="));
         // Lines that said more than was read, or twice.
+        let e = err("h0 s0:0\nh1 s0:1 latency=1e30ns\n");
+        assert!(e.starts_with("x.txt:2: latency 1e30ns is longer than"), "{e}");
         let e = err("h0 s0:0\nh1 s0:1 latency=5ns latency=7ns\n");
         assert!(e.starts_with("x.txt:2: `latency` is given twice"), "{e}");
         let e = err("switch s0:3 ports=4 garbage\nh0 s0:0\n");
