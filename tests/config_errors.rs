@@ -125,6 +125,11 @@ fn cut_through_needs_grants_for_a_whole_packet() {
     assert!(e.msg.contains("is sure of 4"), "{e}");
     let ok_text = format!("{MESH}[channel]\nbuffer = 6\nflow_control = \"tokens\"\ntoken_grant = 2\n{ok}");
     assert!(config::load_str("ok.toml", &ok_text, Path::new("tests/data"), &[]).is_ok());
+    // So does the channel into a host: a host buffer smaller than a packet stopped the run
+    // with an engine invariant (found by fuzzing).
+    let e = err(&format!("{MESH}[host_channel]\nbuffer = 4\n{ok}"));
+    assert_eq!(e.key, "switch.mode");
+    assert!(e.msg.contains("→h") && e.msg.contains("is sure of 4"), "{e}");
 }
 
 #[test]

@@ -126,3 +126,23 @@ fn watchdog_never_fires_on_a_saturated_deadlock_free_network() {
     assert!(r.deadlock.is_none());
     assert!(r.saturated);
 }
+
+#[test]
+fn a_head_waits_only_for_the_output_it_selected() {
+    // Adaptive routing with first-free selection: a head that found an output free asks for
+    // it alone, and waits for it even when another output it could have taken frees up. The
+    // watchdog once counted those other outputs as a way out, found no waiting cycle in a
+    // network that could never move again, and stopped with an engine invariant (found by
+    // fuzzing).
+    let s = spec(
+        "[sim]\nwarmup = \"100 cycles\"\nmeasure = \"2000 cycles\"\n[topology]\nkind = \"mesh\"\nk = [2, 2, 2, 2]\nhosts_per_switch = 3\n[channel]\nbuffer = 64\n[switch]\nmode = \"cut-through\"\n[routing]\nalgorithm = \"minimal\"\nadaptive = true\n[traffic]\npacket_size = 1\nload = 0.8\n",
+    );
+    let r = run(&s);
+    let d = r.deadlock.as_ref().expect("this network deadlocks");
+    assert!(d.cycle_ids.len() >= 2, "{:?}", d.cycle);
+    for w in 0..d.cycle_ids.len() {
+        let a = &s.fabric.channels[d.cycle_ids[w].channel.idx()];
+        let b = &s.fabric.channels[d.cycle_ids[(w + 1) % d.cycle_ids.len()].channel.idx()];
+        assert_eq!(a.dst, b.src, "each channel waits on the next: {:?}", d.cycle);
+    }
+}

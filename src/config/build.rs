@@ -977,7 +977,9 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             .channels
             .iter()
             .enumerate()
-            .find(|(_, c)| fab.is_switch(c.dst) && grantable(&c.params) < max_pkt)
+            // (Every channel a switch grants, the ones into hosts too: a host's buffer smaller
+            // than a packet left the head waiting for ever.)
+            .find(|(_, c)| fab.is_switch(c.src) && grantable(&c.params) < max_pkt)
     {
         return Err(src.err(
             "switch.mode",
@@ -986,7 +988,7 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
                 fab.channel_name(crate::fabric::ChannelId(ci as u32)),
                 grantable(&c.params)
             ),
-            Some("raise channel.buffer or use smaller packets"),
+            Some("raise the buffer (channel.buffer, host_channel.buffer or a link's buffer=) or use smaller packets"),
         ));
     }
     let warmup = u.ps_or("sim.warmup", &s.warmup, cycle.times(Ratio::int(10_000)))?;

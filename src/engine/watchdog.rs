@@ -1,7 +1,7 @@
 //! The run-time deadlock watchdog. Every half watchdog period the engine looks at the input
 //! VCs whose front flit has not moved for a whole period. Such a VC is *blocked* if it
 //! holds an output whose next buffer is full (it waits for that buffer), or if every output
-//! it may take is held by another worm (it waits for those worms). The deadlocked set is the
+//! it asked for is held by another worm (it waits for those worms). The deadlocked set is the
 //! largest set of stale, blocked VCs that wait only on each other; if it is not empty, the
 //! network can never move again, and the engine stops and names a cycle of channels in it.
 //! A slow but live network never qualifies, whatever the period: a VC that waits on anything
@@ -50,7 +50,15 @@ impl Sim<'_> {
                     let pid = self.ring[(v.buf + (v.head & v.mask)) as usize].flit & super::PID;
                     self.pkts[pid as usize].len
                 };
+                let l = v.local as usize;
                 for p in want.ports.iter() {
+                    // Only the outputs it asked for: a selection policy may have picked one
+                    // of several, and the head waits for that one alone, even if another it
+                    // could have taken is free now.
+                    let rq = (sw.req_base + p as u32 * sw.words) as usize + (l >> 6);
+                    if self.bits[rq] >> (l & 63) & 1 == 0 {
+                        continue;
+                    }
                     let c = self.ports[(sw.port_base + p as u32) as usize].out;
                     if c == NONE {
                         continue;
