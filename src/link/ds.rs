@@ -173,9 +173,8 @@ impl Sim<'_> {
             let r = &mut self.chans[t.rev as usize];
             let start = r.tx_busy.max(now);
             r.tx_busy = start + t.token_time;
-            if start >= ms && start < me {
-                r.busy += t.token_time;
-            }
+            // Its time inside the window, as flits count theirs.
+            r.busy += window_busy((ms, me), start, 1, t.token_time, t.token_time);
             let lands = start + t.token_time + latency;
             let v = &mut self.vcs[o as usize];
             let first = v.head.wrapping_sub(t.pend);
