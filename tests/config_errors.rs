@@ -66,6 +66,12 @@ fn bad_units_and_values() {
     assert!(e.msg.contains("Bernoulli"), "{e}");
     let e = err(&format!("{MESH}[topology.extra]\n"));
     assert!(e.key.starts_with("topology"), "{e}");
+    // A cycle below a picosecond is the clock's fault, not the default flit time's.
+    let e = err(&format!(
+        "[sim]\nclock = \"0.3 ps\"\n{MESH}[traffic]\nload = 0.1\n"
+    ));
+    assert_eq!((e.key.as_str(), e.line), ("sim.clock", Some(2)));
+    assert!(e.msg.contains("resolution of 1 ps"), "{e}");
 }
 
 #[test]

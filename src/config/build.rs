@@ -123,6 +123,14 @@ fn clock_period(src: &Source, s: &Option<String>) -> R<Ratio> {
     within_span(src, "sim.clock", period.round() as u128, || {
         format!("a cycle of `{s}`")
     })?;
+    if period.num() < period.den() {
+        // (Durations of a few cycles would round to nothing and be blamed on their own keys.)
+        return Err(src.err(
+            "sim.clock",
+            format!("a cycle of `{s}` is shorter than reef's resolution of 1 ps"),
+            Some("e.g. clock = \"1 GHz\""),
+        ));
+    }
     Ok(period)
 }
 
