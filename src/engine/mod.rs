@@ -2004,8 +2004,8 @@ mod tests {
     use super::*;
 
     proptest::proptest! {
-        /// The in-window channel time of a train is the sum over its flits that start
-        /// inside the window, each its own length.
+        /// The in-window channel time of a train is the sum of its flits' own overlaps with
+        /// the window.
         #[test]
         fn window_busy_is_the_flits_overlap_with_the_window(
             ms in 0u64..200,
