@@ -5,6 +5,9 @@
 
 mod common;
 use common::*;
+use reef::engine::Spec;
+use reef::engine::result::RunResult;
+use reef::engine::watchdog::Deadlock;
 use reef::runner;
 
 fn torus(vcs: u32, dateline: bool, load: f64) -> String {
@@ -102,10 +105,9 @@ fn unreachable_destinations_are_reported() {
     );
 }
 
-#[test]
-fn watchdog_stops_a_real_deadlock_and_names_the_cycle() {
-    let s = spec(&torus(1, false, 0.5));
-    let r = run(&s);
+/// The run's deadlock, checked to name a cycle of at least two channels, each waiting on the
+/// next.
+fn deadlock_cycle<'r>(s: &Spec, r: &'r RunResult) -> &'r Deadlock {
     let d = r.deadlock.as_ref().expect("this network deadlocks");
     assert!(d.cycle_ids.len() >= 2, "{:?}", d.cycle);
     for w in 0..d.cycle_ids.len() {
@@ -113,6 +115,14 @@ fn watchdog_stops_a_real_deadlock_and_names_the_cycle() {
         let b = &s.fabric.channels[d.cycle_ids[(w + 1) % d.cycle_ids.len()].channel.idx()];
         assert_eq!(a.dst, b.src, "each channel waits on the next: {:?}", d.cycle);
     }
+    d
+}
+
+#[test]
+fn watchdog_stops_a_real_deadlock_and_names_the_cycle() {
+    let s = spec(&torus(1, false, 0.5));
+    let r = run(&s);
+    let d = deadlock_cycle(&s, &r);
     assert!(r.saturated);
     // And it stops well before the end of the window, without hanging.
     assert!(d.time < 21_000_000);
@@ -138,11 +148,5 @@ fn a_head_waits_only_for_the_output_it_selected() {
         "[sim]\nwarmup = \"100 cycles\"\nmeasure = \"2000 cycles\"\n[topology]\nkind = \"mesh\"\nk = [2, 2, 2, 2]\nhosts_per_switch = 3\n[channel]\nbuffer = 64\n[switch]\nmode = \"cut-through\"\n[routing]\nalgorithm = \"minimal\"\nadaptive = true\n[traffic]\npacket_size = 1\nload = 0.8\n",
     );
     let r = run(&s);
-    let d = r.deadlock.as_ref().expect("this network deadlocks");
-    assert!(d.cycle_ids.len() >= 2, "{:?}", d.cycle);
-    for w in 0..d.cycle_ids.len() {
-        let a = &s.fabric.channels[d.cycle_ids[w].channel.idx()];
-        let b = &s.fabric.channels[d.cycle_ids[(w + 1) % d.cycle_ids.len()].channel.idx()];
-        assert_eq!(a.dst, b.src, "each channel waits on the next: {:?}", d.cycle);
-    }
+    deadlock_cycle(&s, &r);
 }

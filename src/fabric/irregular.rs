@@ -223,24 +223,24 @@ pub fn parse(
         }
     }
     // A host's channels out and in go to one switch (the engine's host sits on one).
-    let mut host_sw: Vec<(u32, usize, u16)> = Vec::new();
-    let mut seen_link: Vec<bool> = Vec::new();
+    // Per host: the switch port of its first link, and that link's line.
+    let mut host_sw: Vec<Option<(u32, u16, usize)>> = Vec::new();
     for e in &edges {
         let (h, s) = match (e.a.0, e.b.0) {
             (End::Host(h), End::Switch(s)) | (End::Switch(s), End::Host(h)) => (h, s),
             _ => continue,
         };
         if host_sw.len() <= h as usize {
-            host_sw.resize(h as usize + 1, (0, 0, 0));
-            seen_link.resize(h as usize + 1, false);
+            host_sw.resize(h as usize + 1, None);
         }
-        let (s0, line0, port0) = host_sw[h as usize];
         let port = if matches!(e.a.0, End::Switch(_)) {
             e.a.1
         } else {
             e.b.1
         };
-        if seen_link[h as usize] && (s0 != s || port0 != port) {
+        if let Some((s0, port0, line0)) = host_sw[h as usize]
+            && (s0, port0) != (s, port)
+        {
             return Err(err(
                 e.line,
                 format!(
@@ -249,8 +249,7 @@ pub fn parse(
                 ),
             ));
         }
-        host_sw[h as usize] = (s, e.line, port);
-        seen_link[h as usize] = true;
+        host_sw[h as usize].get_or_insert((s, port, e.line));
     }
     let mut nsw = 0u32;
     let mut nhost = 0u32;
