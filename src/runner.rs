@@ -154,7 +154,13 @@ pub fn sweep(
             Some(l) => o.push(format!("traffic.load={l}")),
             None => o.push("traffic.injection=\"backlogged\"".into()),
         }
-        config::load(path, &o)
+        config::load(path, &o).map_err(|mut e| {
+            // The swept load came from --load, not from a --set the user typed.
+            if load.is_some() && e.key == "traffic.load" {
+                e.msg = e.msg.replace("(from --set)", "(from --load)");
+            }
+            e
+        })
     };
     // Fail early, before any thread starts, on a bad config.
     let first = build(loads.first().copied())?;

@@ -308,3 +308,20 @@ fn keys_that_do_not_apply_are_errors() {
     assert_eq!((e.line, e.key.as_str()), (Some(6), "traffic.pairs"));
     assert!(e.msg.contains("no pair"), "{e}");
 }
+
+#[test]
+fn zero_bits_are_blamed_on_the_bits() {
+    // A flit or tail of no bits would take no time: the error names the key the user set,
+    // not the time reef derives from it.
+    for key in ["flit_bits", "tail_bits"] {
+        let e = err(&format!(
+            "{MESH}[channel]\nrate = \"100 MBaud\"\n{key} = 0\n[traffic]\nload = 0.1\n"
+        ));
+        assert_eq!(
+            (e.line, e.key.as_str()),
+            (Some(6), format!("channel.{key}").as_str()),
+            "{e}"
+        );
+        assert!(e.msg.contains("at least 1 bit"), "{e}");
+    }
+}

@@ -161,6 +161,11 @@ fn link_params(u: &Units, sect: &str, c: &RawChannel, base: Option<&LinkParams>)
             Some("add rate = \"100 MBaud\""),
         ));
     }
+    for (key, bits) in [("flit_bits", c.flit_bits), ("tail_bits", c.tail_bits)] {
+        if bits == Some(0) {
+            return Err(src.err(&k(key), "must be at least 1 bit", None));
+        }
+    }
     let flit_time = match (&c.flit_time, rate) {
         (Some(s), _) => u.ps(&k("flit_time"), s)?,
         (None, Some(_)) => within_span(
