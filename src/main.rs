@@ -514,6 +514,12 @@ fn real_main() -> Result<ExitCode> {
                      compare Mhops/s with other runs at a like clock)"
                 );
             }
+            if bench::BUILD != "release" {
+                println!(
+                    "({} build, scripts/pgo-build.sh: compare with runs of the same kind of build)",
+                    bench::BUILD
+                );
+            }
             if let Some(j) = json {
                 write(&j, &serde_json::to_string_pretty(&recs)?)?;
             }

@@ -217,6 +217,13 @@ fn sweep_writes_csv_and_json() {
     ]);
     assert_eq!(code, 1);
     assert!(err.contains("offers no load to sweep"), "{err}");
+    // A swept load the config cannot take is blamed on --load, the option that gave it.
+    let (code, _, err) = reef(&["sweep", "examples/mesh8x8.toml", "--load", "20:30:5", "-q"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("traffic.load") && err.contains("(from --load)") && !err.contains("--set"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -260,6 +267,8 @@ fn bench_json_has_the_promised_fields() {
     if cfg!(target_arch = "x86_64") {
         assert!(r["clock_ghz"].as_f64().is_some_and(|g| g > 0.5));
     }
+    // How the binary was built: tests build a plain release binary.
+    assert_eq!(r["build"], "release");
 }
 
 #[test]
