@@ -197,7 +197,17 @@ impl Pattern {
                 include_self,
             } => {
                 if rng.unit() < *fraction {
-                    Some(hot[rng.below(hot.len() as u64) as usize])
+                    if *include_self || !hot.contains(&src) {
+                        return Some(hot[rng.below(hot.len() as u64) as usize]);
+                    }
+                    // A hot host sends its hot share to the other hot hosts, or, the only
+                    // one, to anyone but itself.
+                    let others = hot.iter().filter(|&&h| h != src).count();
+                    if others == 0 {
+                        return Some(uniform(rng, false));
+                    }
+                    let j = rng.below(others as u64) as usize;
+                    hot.iter().copied().filter(|&h| h != src).nth(j)
                 } else {
                     Some(uniform(rng, *include_self))
                 }
@@ -281,6 +291,35 @@ mod tests {
         for _ in 0..1000 {
             assert_ne!(p.dest(3, 4, &mut r), Some(3));
         }
+    }
+
+    #[test]
+    fn hot_spot_excludes_self_unless_asked() {
+        let mut r = Stream::new(1, Purpose::Setup, 0);
+        for hot in [vec![3], vec![3, 1], vec![3, 3, 0]] {
+            let p = Pattern::HotSpot {
+                hot: hot.clone(),
+                fraction: 1.0,
+                include_self: false,
+            };
+            let mut seen = [false; 4];
+            for _ in 0..1000 {
+                let d = p.dest(3, 4, &mut r).unwrap();
+                assert_ne!(d, 3, "{hot:?}");
+                seen[d as usize] = true;
+            }
+            // The other hot hosts take the hot share; a lone hot host sends to anyone else.
+            let want: Vec<bool> = (0..4)
+                .map(|h| h != 3 && (hot.len() == 1 || hot.contains(&h)))
+                .collect();
+            assert_eq!(seen.to_vec(), want, "{hot:?}");
+        }
+        let p = Pattern::HotSpot {
+            hot: vec![3],
+            fraction: 1.0,
+            include_self: true,
+        };
+        assert_eq!(p.dest(3, 4, &mut r), Some(3));
     }
 
     #[test]
