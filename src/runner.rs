@@ -138,7 +138,7 @@ pub enum SweepError {
 }
 
 /// Latency against offered load: runs the config at each load (in parallel, `jobs` at a
-/// time, in increasing order) and stops after the first batch in which a point saturates.
+/// time, in increasing order) up to the first point that saturates.
 /// Finishes with a backlogged run for the saturation throughput.
 pub fn sweep(
     path: &Path,
@@ -196,11 +196,16 @@ pub fn sweep(
                 })
                 .collect()
         });
+        // The points up to the first saturated one, in load order: the loads run in
+        // parallel beyond it are dropped, so the sweep is the same for any number of jobs.
         let mut stop = false;
         for (load, r) in results {
             let result = r.map_err(|err| SweepError::Sim { load, err })?;
-            stop |= result.saturated;
+            stop = result.saturated;
             points.push(SweepPoint { load, result });
+            if stop {
+                break;
+            }
         }
         done += chunk.len();
         bar.set(done as f64 / total as f64);

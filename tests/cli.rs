@@ -217,6 +217,34 @@ fn sweep_writes_csv_and_json() {
     ]);
     assert_eq!(code, 1);
     assert!(err.contains("offers no load to sweep"), "{err}");
+    // The points end at the first saturated one, however many run at a time (with more
+    // jobs than points before it, the loads beyond it were reported too).
+    let csv_with = |jobs: &str| {
+        let c = tmp(&format!("sweep-jobs{jobs}.csv"));
+        let (code, _, err) = reef(&[
+            "sweep",
+            "examples/mesh8x8.toml",
+            "--load",
+            "0.1:0.5:0.1",
+            "--set",
+            "sim.measure=\"3000 cycles\"",
+            "--jobs",
+            jobs,
+            "--csv",
+            c.to_str().unwrap(),
+            "-q",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        std::fs::read_to_string(&c).unwrap()
+    };
+    let one = csv_with("1");
+    assert_eq!(one, csv_with("4"));
+    let rows: Vec<&str> = one.lines().skip(1).collect();
+    let saturated: Vec<bool> = rows.iter().map(|r| r.ends_with("true")).collect();
+    assert!(
+        rows.len() < 5 && saturated.iter().rposition(|&s| !s) == Some(rows.len() - 2),
+        "{one}"
+    );
     // A swept load the config cannot take is blamed on --load, the option that gave it.
     let (code, _, err) = reef(&["sweep", "examples/mesh8x8.toml", "--load", "20:30:5", "-q"]);
     assert_eq!(code, 1);
