@@ -325,3 +325,22 @@ fn zero_bits_are_blamed_on_the_bits() {
         assert!(e.msg.contains("at least 1 bit"), "{e}");
     }
 }
+
+#[test]
+fn on_off_loads_too_low_for_the_periods_are_refused() {
+    // A source draws its on and off periods one by one: a packet once in millions of
+    // periods made a run seem to hang. It is refused, naming the load.
+    let on_off = "[traffic]\ninjection = \"on-off\"\non = \"1 cycle\"\noff = \"1 cycle\"\n";
+    let e = err(&format!("{MESH}{on_off}load = 1e-7\n"));
+    assert_eq!((e.line, e.key.as_str()), (Some(8), "traffic.load"), "{e}");
+    assert!(e.msg.contains("on-periods"), "{e}");
+    assert!(
+        config::load_str(
+            "ok.toml",
+            &format!("{MESH}{on_off}load = 1e-3\n"),
+            Path::new("."),
+            &[]
+        )
+        .is_ok()
+    );
+}

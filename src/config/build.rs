@@ -45,6 +45,9 @@ impl Source<'_> {
 
 type R<T> = Result<T, ConfigError>;
 
+/// The most on-periods an on-off source may span per packet on average (see `workload`).
+const MAX_ONOFF_PERIODS: f64 = 1e4;
+
 /// The longest span reef takes in a config, 1,000 s: one duration, a clock period, or what
 /// one packet may take on one hop (its flits on a channel, the credit and router delays and
 /// the host costs). Simulated time is `u64` picoseconds (about 213 days), so the sums the
@@ -800,6 +803,20 @@ fn workload(u: &Units, t: &RawTraffic, fab: &Fabric, seed: u64, flit_bytes: u32)
                     Some("lengthen `on` or lower the load"),
                 ));
             }
+            // A source draws its on and off periods one by one, so a packet costs a draw per
+            // period it spans: refuse loads that would take tens of thousands per packet (a
+            // run would seem to hang) rather than approximate them.
+            let periods = 1.0 / (p_on * on);
+            if periods > MAX_ONOFF_PERIODS {
+                return Err(src.err(
+                    "traffic.load",
+                    format!(
+                        "at this load a packet comes once in {periods:.3e} on-periods on average; reef \
+                         draws the periods one by one and takes at most {MAX_ONOFF_PERIODS:.0e}"
+                    ),
+                    Some("lengthen `on` and `off` in proportion, or raise the load"),
+                ));
+            }
             Process::OnOff {
                 p_on,
                 mean_on: on,
@@ -1121,6 +1138,8 @@ fn grantable(p: &crate::link::LinkParams) -> u32 {
             max_outstanding,
             ..
         } => (p.buffer.min(max_outstanding) + 1).saturating_sub(grant.max(1)),
+        // No flow control: the receiver's buffer grows as it must.
+        FlowControl::None => u32::MAX,
         _ => p.buffer,
     }
 }
