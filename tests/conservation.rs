@@ -101,3 +101,42 @@ fn header_bytes_stripped_before_they_land_are_counted_once() {
     (flit.events, train.events) = (0, 0);
     assert_eq!(json(&flit), json(&train));
 }
+
+#[test]
+fn drain_all_sends_every_packet_created_in_the_window() {
+    // With `drain = "all"` sources stop at the window's end, but a packet created before it
+    // and still waiting for its send overhead is sent: the run once ended as soon as the
+    // network was empty and left such packets unsent (measured but never delivered).
+    let text = "[sim]\ndrain = \"all\"\nwarmup = \"500 cycles\"\nmeasure = \"2000 cycles\"\n\
+                [topology]\nkind = \"ring\"\nk = 2\n\
+                [traffic]\ninjection = \"periodic\"\nload = 0.005\n\
+                [host]\nsend_overhead = \"150 ns\"\n";
+    let r = run(&spec(text));
+    assert_eq!(r.measured_packets, 20);
+    assert_eq!(r.delivered_measured_packets, r.measured_packets);
+    assert_eq!(r.packets_injected, r.packets_delivered);
+    // Backlogged sources stop too: the run drains instead of injecting until its drain limit.
+    let r = run(&spec_with(
+        &cfg(TOPOS[0], 1, 8, "wormhole", 0.1, 4, 1),
+        &[
+            "traffic.injection=\"backlogged\"",
+            "sim.drain_limit=\"20000 cycles\"",
+        ],
+    ));
+    assert_eq!(r.packets_injected, r.packets_delivered);
+    assert!(r.sim_end_ns < 3500.0 + 1000.0, "ran on to {} ns", r.sim_end_ns);
+}
+
+#[test]
+fn cut_through_without_flow_control_takes_packets_longer_than_the_buffer() {
+    // Without flow control a receiver's buffer grows as it must, so a packet longer than
+    // `buffer` fits: the config is accepted (it was refused as "sure of 8 flits") and every
+    // packet arrives.
+    for mode in ["cut-through", "store-and-forward"] {
+        let c = cfg(TOPOS[0], 1, 8, mode, 0.2, 16, 5)
+            .replace("credit_delay = \"2 cycles\"", "flow_control = \"none\"");
+        let r = run(&spec(&c));
+        assert!(r.packets_delivered > 100, "{mode}: {}", r.packets_delivered);
+        assert_eq!(r.packets_injected, r.packets_delivered, "{mode}");
+    }
+}

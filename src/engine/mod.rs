@@ -49,6 +49,10 @@ pub const MAX_ID: u32 = (1 << 23) - 1;
 /// Flit event bit: the train's flits land two flit times apart (an interleaved train).
 pub(crate) const EV_STRIDE2: u64 = 1 << 55;
 
+/// In a `K_DELIVER` event: the receiving host's costs for the packet are paid (see
+/// `deliver`).
+pub(crate) const EV_PAID: u64 = 1 << 60;
+
 /// Most flits sent as one train.
 pub const MAX_TRAIN: u32 = 16;
 
@@ -1518,7 +1522,7 @@ impl<'a> Sim<'a> {
                 self.held_due(id);
                 Ok(())
             }
-            K_DELIVER => self.deliver(e as u32),
+            K_DELIVER => self.deliver(e as u32, e & EV_PAID != 0),
             K_TIMER => {
                 let slot = e as u32;
                 let token = self.tokens[slot as usize];
@@ -1777,9 +1781,11 @@ impl<'a> Sim<'a> {
 
     fn drained(&self) -> bool {
         if self.spec.params.drain_all {
-            // A host in the middle of a packet has one injected and not delivered.
+            // A host in the middle of a packet has one injected and not delivered; one whose
+            // packet created in the window still waits (for its send overhead, or credits)
+            // will inject it.
             self.c.packets_delivered + self.c.packets_lost >= self.c.packets_injected
-                && self.hosts.iter().all(|h| h.outbox.is_empty())
+                && (0..self.hosts.len()).all(|h| !self.may_create(h))
         } else {
             self.c.delivered_measured >= self.c.total_measured
         }

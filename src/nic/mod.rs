@@ -117,10 +117,15 @@ impl Sim<'_> {
         Ok(())
     }
 
-    /// Whether host `h` will create more packets.
-    fn may_create(&self, h: usize) -> bool {
+    /// Whether host `h` will create more packets: with `drain = "all"`, only those created
+    /// before the window's end (a backlogged source creates its packet as it starts it).
+    pub(crate) fn may_create(&self, h: usize) -> bool {
         let hs = &self.hosts[h];
-        !hs.outbox.is_empty() || (hs.active && !(self.spec.params.drain_all && hs.arrivals.time >= self.me))
+        let created = match self.spec.workload.process {
+            Process::Backlogged => self.now,
+            _ => hs.arrivals.time,
+        };
+        !hs.outbox.is_empty() || (hs.active && !(self.spec.params.drain_all && created >= self.me))
     }
 
     /// Takes the packet under the cursor if it is ready and a VC has room. Returns whether a
@@ -360,7 +365,7 @@ impl Sim<'_> {
                 hs.mem_used = hs.mem_used.saturating_sub(bytes);
             }
             if last == self.now {
-                return self.deliver(pid);
+                return self.deliver(pid, false);
             }
             self.q.push_at(self.now, last, ev(K_DELIVER, h, pid));
         }
@@ -368,7 +373,8 @@ impl Sim<'_> {
     }
 
     /// The tail of packet `pid` is in at its destination now.
-    pub(crate) fn deliver(&mut self, pid: u32) -> Res<()> {
+    /// `paid`: the host's receive costs for it have been paid, and it is delivered now.
+    pub(crate) fn deliver(&mut self, pid: u32, paid: bool) -> Res<()> {
         let now = self.now;
         let pkt = self.pkts[pid as usize];
         if pkt.truncated {
@@ -378,14 +384,17 @@ impl Sim<'_> {
         }
         let h = pkt.dst;
         let hp = self.host_params[h as usize];
-        let done = if hp.recv_overhead == 0 && hp.recv_per_byte == 0 {
-            now
-        } else {
+        if !paid && (hp.recv_overhead != 0 || hp.recv_per_byte != 0) {
+            // The host takes its packets one at a time, each for its costs: this one is
+            // delivered (counted, its latency taken, the agent told) when they are paid, so
+            // a host that cannot keep up holds up the drain as a slow sender does.
             let bytes = pkt.len as Time * self.spec.params.flit_bytes as Time;
             let hs = &mut self.hosts[h as usize];
             hs.recv_free = hs.recv_free.max(now) + hp.recv_overhead + bytes * hp.recv_per_byte;
-            hs.recv_free
-        };
+            self.q.push_at(now, hs.recv_free, ev(K_DELIVER, h, pid) | EV_PAID);
+            return Ok(());
+        }
+        let done = now;
         if pkt.measured {
             let pl = done - pkt.created;
             let nl = done - pkt.head_inj;
