@@ -24,7 +24,7 @@ const LARGE_CHECK: f64 = 2.0;
     long_about = "reef simulates network fabrics — links, switches, host interfaces and the protocols on \
 them — flit by flit, with integer picosecond time. Describe a network in a TOML config \
 (docs/config.md; examples in examples/) and run it, sweep its load, or check its routing for \
-deadlock.\n\nExit status: 0 success, 1 bad input or error, 2 deadlock detected, 3 engine invariant violated."
+deadlock.\n\nExit status: 0 success, 1 bad input (usage errors too) or error, 2 deadlock detected (in a run, or at a sweep's point), 3 engine invariant violated."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -161,6 +161,12 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
+    #[cfg(unix)]
+    // SAFETY: done first, before any other thread exists; SIG_DFL for SIGPIPE is what every
+    // process starts with outside Rust: a write to a closed pipe then ends the process.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     match real_main() {
         Ok(code) => code,
         Err(e) => {
@@ -184,6 +190,42 @@ fn write(path: &Path, text: &str) -> Result<()> {
     std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
 }
 
+/// Fails now, before any simulation, where `path` could not be written at the end: it is
+/// a directory (`dir`: it is a file), or something on the way to it is a file. (Permissions
+/// are left to the write itself.)
+fn check_out(path: &Path, dir: bool) -> Result<()> {
+    if path.exists() && path.is_dir() != dir {
+        bail!(
+            "{}: {}",
+            path.display(),
+            if dir {
+                "is a file; give a directory"
+            } else {
+                "is a directory; give a file name"
+            }
+        );
+    }
+    if let Some(a) = path
+        .ancestors()
+        .skip(1)
+        .take_while(|a| !a.as_os_str().is_empty())
+        .find(|a| a.exists())
+        .filter(|a| !a.is_dir())
+    {
+        bail!(
+            "{}: cannot be written: {} is not a directory",
+            path.display(),
+            a.display()
+        );
+    }
+    Ok(())
+}
+
+/// [`check_out`] for each output file given.
+fn check_outs<'p>(paths: impl IntoIterator<Item = &'p Option<PathBuf>>) -> Result<()> {
+    paths.into_iter().flatten().try_for_each(|p| check_out(p, false))
+}
+
 fn overrides(set: &[String], seed: Option<u64>) -> Result<Vec<String>> {
     let mut o = set.to_vec();
     if let Some(s) = seed {
@@ -200,7 +242,15 @@ fn overrides(set: &[String], seed: Option<u64>) -> Result<Vec<String>> {
 }
 
 fn real_main() -> Result<ExitCode> {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Help and version go to stdout with success; a usage error exits 1, as other bad
+        // input does (clap's own 2 is reef's "deadlock detected").
+        Err(e) => {
+            let _ = e.print();
+            return Ok(ExitCode::from(if e.use_stderr() { 1 } else { 0 }));
+        }
+    };
     match cli.cmd {
         Cmd::Run {
             config: path,
@@ -210,6 +260,7 @@ fn real_main() -> Result<ExitCode> {
             check,
             quiet,
         } => {
+            check_outs([&json])?;
             let mut o = overrides(&set, seed)?;
             if check {
                 o.push("sim.check=true".into());
@@ -269,6 +320,7 @@ fn real_main() -> Result<ExitCode> {
             svg,
             quiet,
         } => {
+            check_outs([&json, &csv, &svg])?;
             let loads = runner::parse_loads(&load).map_err(|m| anyhow::anyhow!("--load: {m}"))?;
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
             let sw = runner::sweep(&path, &overrides(&set, seed)?, &loads, jobs, !quiet)?;
@@ -279,6 +331,7 @@ fn real_main() -> Result<ExitCode> {
             if let Some(c) = csv {
                 write(&c, &report::sweep_csv(&sw))?;
             }
+            let deadlocked = sw.points.iter().any(|p| p.result.deadlock.is_some());
             if let Some(s) = svg {
                 // Steady-state points with packets only: a saturated run's latency only says
                 // it grew.
@@ -310,7 +363,11 @@ fn real_main() -> Result<ExitCode> {
                     &report::plot::svg(&plot).map_err(|m| anyhow::anyhow!("plot: {m}"))?,
                 )?;
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(if deadlocked {
+                ExitCode::from(EXIT_DEADLOCK)
+            } else {
+                ExitCode::SUCCESS
+            })
         }
         Cmd::Check { config: path, set } => {
             let spec = config::load(&path, &set)?;
@@ -350,6 +407,10 @@ fn real_main() -> Result<ExitCode> {
             seed,
             quiet,
         } => {
+            check_outs([&json])?;
+            if let Some(dir) = &out {
+                check_out(dir, true)?;
+            }
             let opts = reef::systems::Options {
                 quick,
                 seed,
@@ -401,6 +462,7 @@ fn real_main() -> Result<ExitCode> {
             repeat,
             child,
         } => {
+            check_outs([&json])?;
             let o: Vec<String> = if no_trains {
                 vec!["sim.trains=false".into()]
             } else {

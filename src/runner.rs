@@ -171,6 +171,12 @@ pub fn sweep(
             path.display()
         )));
     }
+    if !(0..first.fabric.num_hosts() as u32).any(|h| first.workload.pattern.sends(h)) {
+        return Err(SweepError::NoLoad(format!(
+            "{}: traffic.pattern = \"none\": no host sends, so there is no load to sweep",
+            path.display()
+        )));
+    }
     let name = first.name.clone();
     let mut bar = Bar::new(&format!("sweep {name}"), show);
     let total = loads.len() + 1;

@@ -157,6 +157,23 @@ fn a_deadlocked_run_exits_2_and_names_the_cycle() {
         err.contains("warning: the routing has a cyclic channel dependency"),
         "{err}"
     );
+    // A sweep that meets the deadlock says so, with the cycle, and exits 2 as a run does
+    // (it exited 0 with a DEADLOCK row only).
+    let (code, out, err) = reef(&[
+        "sweep",
+        "examples/torus16x16.toml",
+        "--set",
+        "channel.vcs=1",
+        "--set",
+        "routing.dateline=false",
+        "--set",
+        "sim.measure=\"5000 cycles\"",
+        "--load",
+        "0.5:0.5:0.1",
+        "-q",
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.contains("DEADLOCK at load 0.5") && out.contains("→"), "{out}");
 }
 
 #[test]
@@ -176,6 +193,36 @@ fn bad_config_exits_1_with_file_and_line() {
     let (code, _, err) = reef(&["run", "no/such/file.toml"]);
     assert_eq!(code, 1);
     assert!(err.contains("cannot read"), "{err}");
+    // A usage error is bad input too: 1, not clap's 2 (reef's "deadlock detected").
+    let (code, _, err) = reef(&["run", "examples/mesh8x8.toml", "--bogus"]);
+    assert_eq!(code, 1, "{err}");
+    // An output that could not be written is refused before the run, not after it.
+    let file = p.to_str().unwrap();
+    let under = format!("{file}/out.json");
+    for args in [
+        vec!["run", "examples/mesh8x8.toml", "--json", under.as_str()],
+        vec![
+            "sweep",
+            "examples/mesh8x8.toml",
+            "--load",
+            "0.1:0.1:0.1",
+            "--csv",
+            "examples",
+        ],
+        vec!["reproduce", "atm", "--quick", "--out", file],
+    ] {
+        let t = std::time::Instant::now();
+        let (code, out, err) = reef(&args);
+        assert_eq!(code, 1, "{args:?}: {out}{err}");
+        assert!(
+            err.contains("is not a directory") || err.contains("is a directory") || err.contains("is a file"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            out.is_empty() && t.elapsed().as_secs() < 2,
+            "{args:?} ran first: {out}"
+        );
+    }
 }
 
 #[test]
@@ -217,6 +264,18 @@ fn sweep_writes_csv_and_json() {
     ]);
     assert_eq!(code, 1);
     assert!(err.contains("offers no load to sweep"), "{err}");
+    // Nor does a network where no host sends.
+    let (code, _, err) = reef(&[
+        "sweep",
+        "examples/mesh8x8.toml",
+        "--load",
+        "0.1:0.3:0.1",
+        "--set",
+        "traffic.pattern=\"none\"",
+        "-q",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no load to sweep"), "{err}");
     // The points end at the first saturated one, however many run at a time (with more
     // jobs than points before it, the loads beyond it were reported too).
     let csv_with = |jobs: &str| {
@@ -362,4 +421,30 @@ fn a_large_run_leaves_the_static_check_to_reef_check() {
     let (code, _, err) = reef(&args);
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("left to"), "{err}");
+}
+
+#[test]
+#[cfg(unix)]
+fn output_into_a_closed_pipe_ends_quietly() {
+    // `reef routes … | head -1`: the reader goes away after one line. reef panicked
+    // ("failed printing to stdout"); it now ends as other tools do, by SIGPIPE.
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_reef"))
+        .args(["routes", "examples/mesh32x32.toml", "--max-pairs", "100000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run reef");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.contains("mesh32x32"), "{first}");
+    // The read half is dropped here: the pipe is closed.
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
 }

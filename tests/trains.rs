@@ -31,7 +31,7 @@ fn routing(topo: usize) -> &'static str {
         3 | 4 => "adaptive = true",
         6 => "algorithm = \"source\"\npaths = \"minimal\"",
         7 => "algorithm = \"mosaic\"",
-        _ => "adaptive = false",
+        _ => "",
     }
 }
 

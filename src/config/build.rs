@@ -500,6 +500,20 @@ fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind) -> R<Rout
             None,
         ));
     }
+    if r.adaptive.is_some()
+        && !matches!(
+            algo,
+            AlgoKind::Clos | AlgoKind::FatTree | AlgoKind::Updown | AlgoKind::Minimal | AlgoKind::Source
+        )
+    {
+        // (Source routes refuse it below with their own reason; interval routing takes it
+        // in the Macramé builder.)
+        return Err(src.err(
+            "routing.adaptive",
+            "adaptive applies to clos, fat-tree, updown and minimal routing (one path each otherwise)",
+            None,
+        ));
+    }
     if r.root.is_some() && !matches!(algo, AlgoKind::Updown | AlgoKind::Source) {
         return Err(src.err("routing.root", "root applies to up*/down* routing", None));
     }

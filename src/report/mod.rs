@@ -146,10 +146,31 @@ pub fn sweep_table(sw: &Sweep) -> String {
             r.accepted_flits_per_node_cycle,
         );
     }
-    if let Some(t) = sw.saturation_throughput {
+    match sw.saturation_throughput {
+        Some(t) => {
+            let _ = writeln!(
+                s,
+                "saturation throughput (every source backlogged): {t:.4} flits/cycle/host"
+            );
+        }
+        None => {
+            let _ = writeln!(
+                s,
+                "saturation throughput: none (the run with every source backlogged deadlocked or failed)"
+            );
+        }
+    }
+    if let Some((load, d)) = sw
+        .points
+        .iter()
+        .find_map(|p| p.result.deadlock.as_ref().map(|d| (p.load, d)))
+    {
         let _ = writeln!(
             s,
-            "saturation throughput (every source backlogged): {t:.4} flits/cycle/host"
+            "DEADLOCK at load {load}, {} ns: {} VCs can never move; waiting cycle:\n    {}",
+            d.time as f64 / 1000.0,
+            d.blocked_vcs,
+            d.cycle.join("\n    → ")
         );
     }
     s
