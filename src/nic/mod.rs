@@ -121,11 +121,17 @@ impl Sim<'_> {
     /// before the window's end (a backlogged source creates its packet as it starts it).
     pub(crate) fn may_create(&self, h: usize) -> bool {
         let hs = &self.hosts[h];
+        if !hs.outbox.is_empty() {
+            return true;
+        }
+        if !hs.active || !self.spec.params.drain_all {
+            return hs.active;
+        }
         let created = match self.spec.workload.process {
             Process::Backlogged => self.now,
             _ => hs.arrivals.time,
         };
-        !hs.outbox.is_empty() || (hs.active && !(self.spec.params.drain_all && created >= self.me))
+        created < self.me
     }
 
     /// Takes the packet under the cursor if it is ready and a VC has room. Returns whether a

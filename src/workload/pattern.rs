@@ -56,6 +56,36 @@ fn log2_exact(n: u32) -> Option<u32> {
     n.is_power_of_two().then(|| n.trailing_zeros())
 }
 
+/// A destination drawn uniformly among the `n` hosts (but `src`, unless `include_self`).
+#[inline(always)]
+fn uniform(src: u32, n: u32, rng: &mut Stream, include_self: bool) -> u32 {
+    if include_self {
+        rng.below(n as u64) as u32
+    } else {
+        let d = rng.below(n as u64 - 1) as u32;
+        if d >= src { d + 1 } else { d }
+    }
+}
+
+/// A hot-spot destination: one of `hot` with probability `fraction`, else uniform. A hot
+/// host sends its hot share to the other hot hosts, or, the only one, to anyone but itself,
+/// unless `include_self`. (Out of line: inlined, it slowed the uniform pattern's packets.)
+#[inline(never)]
+fn hot_spot(hot: &[u32], fraction: f64, include_self: bool, src: u32, n: u32, rng: &mut Stream) -> u32 {
+    if rng.unit() >= fraction {
+        return uniform(src, n, rng, include_self);
+    }
+    if include_self || !hot.contains(&src) {
+        return hot[rng.below(hot.len() as u64) as usize];
+    }
+    let others = hot.iter().filter(|&&h| h != src).count();
+    if others == 0 {
+        return uniform(src, n, rng, false);
+    }
+    let j = rng.below(others as u64) as usize;
+    hot.iter().copied().filter(|&h| h != src).nth(j).expect("counted")
+}
+
 impl Pattern {
     /// Builds `spec` for `n` hosts arranged as `shape`; `rng` draws random permutations.
     pub fn build(
@@ -180,38 +210,14 @@ impl Pattern {
     /// The destination of the next packet from `src`, or `None` if `src` is silent.
     #[inline]
     pub fn dest(&self, src: u32, n: u32, rng: &mut Stream) -> Option<u32> {
-        let uniform = |rng: &mut Stream, include_self: bool| {
-            if include_self {
-                rng.below(n as u64) as u32
-            } else {
-                let d = rng.below(n as u64 - 1) as u32;
-                if d >= src { d + 1 } else { d }
-            }
-        };
         match self {
-            Pattern::Uniform { include_self } => Some(uniform(rng, *include_self)),
+            Pattern::Uniform { include_self } => Some(uniform(src, n, rng, *include_self)),
             Pattern::Map(m) => Some(m[src as usize]).filter(|&d| d != SILENT),
             Pattern::HotSpot {
                 hot,
                 fraction,
                 include_self,
-            } => {
-                if rng.unit() < *fraction {
-                    if *include_self || !hot.contains(&src) {
-                        return Some(hot[rng.below(hot.len() as u64) as usize]);
-                    }
-                    // A hot host sends its hot share to the other hot hosts, or, the only
-                    // one, to anyone but itself.
-                    let others = hot.iter().filter(|&&h| h != src).count();
-                    if others == 0 {
-                        return Some(uniform(rng, false));
-                    }
-                    let j = rng.below(others as u64) as usize;
-                    hot.iter().copied().filter(|&h| h != src).nth(j)
-                } else {
-                    Some(uniform(rng, *include_self))
-                }
-            }
+            } => Some(hot_spot(hot, *fraction, *include_self, src, n, rng)),
         }
     }
 
