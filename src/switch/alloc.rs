@@ -341,6 +341,7 @@ impl Sim<'_> {
     }
 
     /// The router delay of the head at input VC `i` has passed.
+    #[inline(always)]
     pub(crate) fn route_timer_done(&mut self, i: u32, node: u32, late: bool) {
         let sw = &self.sws[node as usize];
         let base = if late { sw.late_base() } else { sw.bits_base };
@@ -352,6 +353,7 @@ impl Sim<'_> {
 
     /// The tail of a train passes output VC `o` now, and a head waits for it: the output is
     /// released in this instant's send phase, as flit by flit.
+    #[inline(always)]
     pub(crate) fn held_due(&mut self, o: u32) {
         if self.vcs[o as usize].owner != HELD_EV || self.held[o as usize] != self.now {
             return;
@@ -599,7 +601,7 @@ impl Sim<'_> {
     /// can fetch the output ahead and trains can tell that the head will not compete with
     /// them (`F_ROUTED`). The router delay still runs before the head asks for an output. A
     /// failing step is left to the usual path, which reports it at the routing time.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn route_ahead(&mut self, s: usize, i: u32, dst: u32) {
         if self.route_stride != 0 {
             return;
@@ -622,7 +624,7 @@ impl Sim<'_> {
     }
 
     /// A free output VC of channel `c` among `lo..=hi` with at least `need` credits (0: any).
-    #[inline]
+    #[inline(always)]
     fn free_vc(&mut self, pi: usize, lo: u8, hi: u8, need: u32) -> Option<u8> {
         let port = &self.ports[pi];
         let (base, credit) = (port.vc_base, port.credit);
@@ -850,6 +852,7 @@ impl Sim<'_> {
         }
     }
 
+    #[inline(always)]
     fn grant(&mut self, s: usize, p: u32, l: u32, i: u32, c: u32, vv: u8) {
         let sw = &self.sws[s];
         let (req_base, words, port_base, bits_base, pwords) =
