@@ -582,6 +582,9 @@ pub struct Sim<'a> {
     /// this instant are not counted, exactly as the flit-by-flit path would not have got
     /// to them.
     pub(crate) end: Time,
+    /// The instant `end` itself was not processed (the watchdog stops before it): what a
+    /// train placed at it is not counted either.
+    pub(crate) end_open: bool,
     /// An error found where it could not be returned at once (reported at the instant's end).
     pub(crate) failed: Option<Box<SimError>>,
     /// What to tell the agent at the end of this instant.
@@ -954,6 +957,7 @@ impl<'a> Sim<'a> {
             lone_grant: true,
             scratch_events: Vec::new(),
             end: Time::MAX,
+            end_open: false,
             failed: None,
             notes: Vec::new(),
             tokens: Vec::new(),
@@ -1706,7 +1710,8 @@ impl<'a> Sim<'a> {
                 }
                 if let Some(d) = self.find_deadlock(wd) {
                     deadlock = Some(d);
-                    self.end = t;
+                    // Before the instant's events: flit by flit, nothing at `t` happened.
+                    (self.end, self.end_open) = (t, true);
                     break;
                 }
             }
@@ -1760,6 +1765,22 @@ impl<'a> Sim<'a> {
         }
         if deadlock.is_none() && self.q.is_empty() && self.vcs.iter().any(|v| v.len > 0) {
             // Nothing can ever happen again, yet flits are inside: every one of them waits.
+            // The network stopped when its last flit landed; the last event (a credit, a
+            // wake-up that found nothing to do) may come later, and trains, which skip
+            // events, reach it sooner: the deadlock and the run's end are dated by that flit.
+            let last_landed = self
+                .chans
+                .iter()
+                .filter(|ch| ch.tr_k > 0)
+                .map(|ch| {
+                    let tm = &self.timing[ch.prof as usize];
+                    let unit = if ch.mid { tm.flit_time } else { tm.tail_time };
+                    ch.tr_start + (ch.tr_k as Time - 1) * tm.flit_time + unit + tm.latency
+                })
+                .max();
+            if let Some(t) = last_landed {
+                self.now = t;
+            }
             deadlock = self.find_deadlock(0);
             if deadlock.is_none() {
                 return Err(Box::new(SimError::Invariant {

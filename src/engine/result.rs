@@ -132,12 +132,14 @@ impl Sim<'_> {
         if let Some(d) = &outcome.deadlock {
             reason = Some(format!("deadlock at {}", crate::time::fmt_time(d.time)));
         }
-        // Flits committed by trains beyond the end of the run are not counted.
-        let end = self.end;
+        // Flits committed by trains beyond the end of the run are not counted (nor at it, if
+        // the run stopped before processing that instant).
+        let (end, open) = (self.end, self.end_open);
+        let past = |t: Time| t > end || (open && t == end);
         let (mut hop_over, mut inj_over, mut dlv_over) = (0u64, 0u64, 0u64);
         for ch in &self.chans {
             for j in 0..ch.tr_k {
-                if ch.tr_start + j as Time * self.timing[ch.prof as usize].flit_time > end {
+                if past(ch.tr_start + j as Time * self.timing[ch.prof as usize].flit_time) {
                     hop_over += 1;
                     if !fab.is_switch(crate::fabric::NodeId(ch.src)) {
                         inj_over += 1;
@@ -149,7 +151,7 @@ impl Sim<'_> {
             let ej = fab.ejection_channel(self.node_host[h.node as usize]).0;
             for &(a0, k, ends_tail) in &h.rx_trains {
                 for j in 0..k {
-                    if self.train_arrival(ej, a0, j, k, ends_tail) > end {
+                    if past(self.train_arrival(ej, a0, j, k, ends_tail)) {
                         dlv_over += 1;
                     }
                 }
