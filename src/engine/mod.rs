@@ -1678,7 +1678,11 @@ impl<'a> Sim<'a> {
         }
         let limit = self.me.saturating_add(self.spec.params.drain_limit);
         let wd = self.spec.params.watchdog.max(1);
-        let mut next_watch = wd / 2;
+        // The watchdog looks on a fixed grid of half periods, each time as of the grid point
+        // just passed (nothing happened between it and the event that brought the run past
+        // it): trains, which skip events, then look at the same instants as flit by flit.
+        let half = (wd / 2).max(1);
+        let mut next_watch = half;
         let mut finalized = false;
         let mut drain_failed = false;
         let mut deadlock = None;
@@ -1703,15 +1707,16 @@ impl<'a> Sim<'a> {
                 break;
             }
             if t >= next_watch {
-                next_watch = t + wd / 2;
-                self.now = t;
+                let g = t - t % half;
+                next_watch = g + half;
+                self.now = g;
                 if self.check {
                     self.check_credits()?;
                 }
                 if let Some(d) = self.find_deadlock(wd) {
                     deadlock = Some(d);
-                    // Before the instant's events: flit by flit, nothing at `t` happened.
-                    (self.end, self.end_open) = (t, true);
+                    // As of `g`, before anything at it: nothing placed there on is counted.
+                    (self.end, self.end_open) = (g, true);
                     break;
                 }
             }
