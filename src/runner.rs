@@ -151,7 +151,9 @@ pub fn sweep(
     let build = |load: Option<f64>| {
         let mut o = overrides.to_vec();
         match load {
-            Some(l) => o.push(format!("traffic.load={l}")),
+            // (`{:?}`: an exponent where one is due, as TOML reads it; `{}` writes 1e308 out
+            // in 309 digits.)
+            Some(l) => o.push(format!("traffic.load={l:?}")),
             None => o.push("traffic.injection=\"backlogged\"".into()),
         }
         config::load(path, &o).map_err(|mut e| {

@@ -90,8 +90,18 @@ fn spans_beyond_reef_clock_are_refused() {
     let e = err(&format!(
         "{MESH}[host]\nsend_per_byte = \"300 s\"\n[traffic]\nload = 0.1\npacket_size = 4\n"
     ));
-    assert_eq!(e.key, "traffic.packet_size");
+    // Blamed on the largest part of the hop (it was always the packet size).
+    assert_eq!(e.key, "host.send_per_byte");
     assert!(e.msg.contains("one hop of a 4-flit packet"), "{e}");
+    let e = err(&format!(
+        "{MESH}[traffic]
+load = 0.1
+packet_size = 4
+[host]
+send_overhead = \"1000 s\"
+"
+    ));
+    assert_eq!((e.line, e.key.as_str()), (Some(8), "host.send_overhead"), "{e}");
     for injection in ["bernoulli", "poisson", "periodic"] {
         let e = err(&format!(
             "{MESH}[traffic]\ninjection = \"{injection}\"\nload = 1e-300\n"

@@ -731,7 +731,7 @@ fn workload(u: &Units, t: &RawTraffic, fab: &Fabric, seed: u64, flit_bytes: u32)
         return Err(src.err(
             "traffic.load",
             format!(
-                "{load:e} flits/cycle/host is one packet every {:.3e} s per host; reef's limit is 1000 s",
+                "{load:?} flits/cycle/host is one packet every {:.3e} s per host; reef's limit is 1000 s",
                 gap / SEC as f64
             ),
             Some("raise the load"),
@@ -750,7 +750,7 @@ fn workload(u: &Units, t: &RawTraffic, fab: &Fabric, seed: u64, flit_bytes: u32)
         return Err(src.err(
             "traffic.load",
             format!(
-                "{load} flits/cycle/host is more than ten times what a host's channel can send ({} flits/cycle)",
+                "{load:?} flits/cycle/host is more than ten times what a host's channel can send ({:?} flits/cycle)",
                 cycle.to_f64() / ft as f64
             ),
             Some("use injection = \"backlogged\" for sources that always have a packet"),
@@ -1078,16 +1078,25 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             )
         })?;
     }
-    let per_hop = on_channel
-        + sw.router_delay as u128
-        + hp.send_overhead as u128
-        + hp.recv_overhead as u128
-        + (hp.send_per_byte as u128 + hp.recv_per_byte as u128) * (max_pkt as u128 * flit_bytes as u128);
-    let key = if raw.traffic.sizes.is_some() {
-        "traffic.sizes"
-    } else {
-        "traffic.packet_size"
-    };
+    let bytes = max_pkt as u128 * flit_bytes as u128;
+    // Its parts, each with the key that sets it: a hop too long is blamed on the largest.
+    let parts = [
+        (
+            on_channel,
+            if raw.traffic.sizes.is_some() {
+                "traffic.sizes"
+            } else {
+                "traffic.packet_size"
+            },
+        ),
+        (sw.router_delay as u128, "switch.router_delay"),
+        (hp.send_overhead as u128, "host.send_overhead"),
+        (hp.recv_overhead as u128, "host.recv_overhead"),
+        (hp.send_per_byte as u128 * bytes, "host.send_per_byte"),
+        (hp.recv_per_byte as u128 * bytes, "host.recv_per_byte"),
+    ];
+    let per_hop: u128 = parts.iter().map(|p| p.0).sum();
+    let key = parts.iter().max_by_key(|p| p.0).expect("six parts").1;
     let per_hop = within_span(src, key, per_hop, || {
         format!("one hop of a {max_pkt}-flit packet (its flits on a channel, the delays and host costs)")
     })?;

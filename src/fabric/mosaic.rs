@@ -29,6 +29,17 @@ pub struct Place {
     pub port: u16,
 }
 
+impl std::fmt::Display for Place {
+    /// `board 0 (2,1) East`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let side = ["East", "West", "North", "South"]
+            .get(self.port as usize)
+            .copied()
+            .unwrap_or("port ?");
+        write!(f, "board {} ({},{}) {side}", self.board, self.x, self.y)
+    }
+}
+
 /// A cable between two boards' edge ports: `a`'s output into `b`'s input, and back if `both`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cable {

@@ -78,17 +78,19 @@ pub fn lan_routes(lan: &crate::fabric::mosaic::Lan) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{}: {} boards, {} Mosaic nodes, {} HIs, {} cables",
+        "{}: {} board{}, {} Mosaic nodes, {} HIs, {} cable{}",
         lan.name,
         lan.boards.len(),
+        if lan.boards.len() == 1 { "" } else { "s" },
         lf.nodes,
         lf.his.len(),
-        lan.cables.len()
+        lan.cables.len(),
+        if lan.cables.len() == 1 { "" } else { "s" },
     );
     for c in &lan.cables {
         let _ = writeln!(
             s,
-            "  cable {:?} {} {:?} ({} ft)",
+            "  cable {} {} {} ({} ft)",
             c.a,
             if c.both { "<->" } else { "->" },
             c.b,
