@@ -22,6 +22,9 @@ pub struct RunResult {
     pub seed: u64,
     pub hosts: usize,
     pub switches: u32,
+    /// Output buffers after switch outputs (`switch.output_buffer`; each a node of its own).
+    #[serde(default)]
+    pub output_buffers: u32,
     pub channels: usize,
     pub routing: String,
     /// One cycle [ps].
@@ -188,7 +191,8 @@ impl Sim<'_> {
             name: spec.name.clone(),
             seed: p.seed,
             hosts: self.hosts.len(),
-            switches: fab.switches,
+            switches: fab.stage_base,
+            output_buffers: fab.switches - fab.stage_base,
             channels: fab.channels.len(),
             routing: self.routing.name().to_string(),
             cycle_ps: cycle,
@@ -200,7 +204,10 @@ impl Sim<'_> {
                 Process::Backlogged => "backlogged",
             }
             .to_string(),
-            offered_load: (!backlogged).then_some(spec.workload.load),
+            // (None without synthetic traffic: `pattern = "none"` configures no load.)
+            offered_load: (!backlogged
+                && (0..self.hosts.len() as u32).any(|h| spec.workload.pattern.sends(h)))
+            .then_some(spec.workload.load),
             offered_flits_per_node_cycle: offered,
             accepted_flits_per_node_cycle: accepted,
             accepted_min_flits_per_node_cycle: per_node

@@ -474,13 +474,25 @@ impl fmt::Display for Fabric {
             .iter()
             .filter(|c| self.is_switch(c.src) && self.is_switch(c.dst))
             .count();
-        write!(
-            f,
-            "{} switches, {} hosts, {} switch-to-switch channels",
-            self.switches,
-            self.hosts.len(),
-            links
-        )
+        let stages = self.switches - self.stage_base;
+        if stages == 0 {
+            write!(
+                f,
+                "{} switches, {} hosts, {} switch-to-switch channels",
+                self.switches,
+                self.hosts.len(),
+                links
+            )
+        } else {
+            // Output buffers are nodes of their own: name them apart from the switches.
+            write!(
+                f,
+                "{} switches with {stages} output buffers, {} hosts, {} channels between them",
+                self.stage_base,
+                self.hosts.len(),
+                links
+            )
+        }
     }
 }
 

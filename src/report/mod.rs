@@ -20,17 +20,26 @@ pub fn summary(r: &RunResult) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{}: {} hosts, {} switches, {} channels, {} routing, seed {}",
-        r.name, r.hosts, r.switches, r.channels, r.routing, r.seed
+        "{}: {} hosts, {} switches{}, {} channels, {} routing, seed {}",
+        r.name,
+        r.hosts,
+        r.switches,
+        if r.output_buffers > 0 {
+            format!(" (and {} output buffers)", r.output_buffers)
+        } else {
+            String::new()
+        },
+        r.channels,
+        r.routing,
+        r.seed
     );
     let _ = writeln!(s, "  one cycle = {} ps; injection {}", r.cycle_ps, r.injection);
     match r.offered_flits_per_node_cycle {
         Some(o) => {
-            let _ = writeln!(
-                s,
-                "  offered   {o:.4} flits/cycle/host (configured {:.4})",
-                r.offered_load.unwrap_or(0.0)
-            );
+            let configured = r.offered_load.map_or(" (no synthetic traffic)".to_string(), |l| {
+                format!(" (configured {l:.4})")
+            });
+            let _ = writeln!(s, "  offered   {o:.4} flits/cycle/host{configured}");
         }
         None => {
             let _ = writeln!(s, "  offered   backlogged (every source always has a packet)");
