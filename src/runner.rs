@@ -158,8 +158,8 @@ pub fn sweep(
         }
         config::load(path, &o).map_err(|mut e| {
             // The swept load came from --load, not from a --set the user typed.
-            if load.is_some() && e.key == "traffic.load" {
-                e.msg = e.msg.replace("(from --set)", "(from --load)");
+            if load.is_some() && e.key == "traffic.load" && e.origin.is_some() {
+                e.origin = Some(config::Origin::Load);
             }
             e
         })

@@ -138,19 +138,25 @@ fn check_exit_codes() {
     );
 }
 
+/// The torus example without its dateline VCs: it deadlocks at load 0.5.
+const DEADLOCKING_TORUS: [&str; 5] = [
+    "examples/torus16x16.toml",
+    "--set",
+    "channel.vcs=1",
+    "--set",
+    "routing.dateline=false",
+];
+
 #[test]
 fn a_deadlocked_run_exits_2_and_names_the_cycle() {
-    let (code, out, err) = reef(&[
-        "run",
-        "examples/torus16x16.toml",
-        "--set",
-        "channel.vcs=1",
-        "--set",
-        "routing.dateline=false",
-        "--set",
-        "traffic.load=0.5",
-        "-q",
-    ]);
+    let (code, out, err) = reef(
+        &[
+            &["run"],
+            &DEADLOCKING_TORUS[..],
+            &["--set", "traffic.load=0.5", "-q"],
+        ]
+        .concat(),
+    );
     assert_eq!(code, 2, "{out}{err}");
     assert!(out.contains("DEADLOCK") && out.contains("→"), "{out}");
     assert!(
@@ -159,19 +165,20 @@ fn a_deadlocked_run_exits_2_and_names_the_cycle() {
     );
     // A sweep that meets the deadlock says so, with the cycle, and exits 2 as a run does
     // (it exited 0 with a DEADLOCK row only).
-    let (code, out, err) = reef(&[
-        "sweep",
-        "examples/torus16x16.toml",
-        "--set",
-        "channel.vcs=1",
-        "--set",
-        "routing.dateline=false",
-        "--set",
-        "sim.measure=\"5000 cycles\"",
-        "--load",
-        "0.5:0.5:0.1",
-        "-q",
-    ]);
+    let (code, out, err) = reef(
+        &[
+            &["sweep"],
+            &DEADLOCKING_TORUS[..],
+            &[
+                "--set",
+                "sim.measure=\"5000 cycles\"",
+                "--load",
+                "0.5:0.5:0.1",
+                "-q",
+            ],
+        ]
+        .concat(),
+    );
     assert_eq!(code, 2, "{out}{err}");
     assert!(out.contains("DEADLOCK at load 0.5") && out.contains("→"), "{out}");
 }

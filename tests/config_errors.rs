@@ -197,7 +197,9 @@ fn syntax_errors_name_the_line() {
 #[test]
 fn overrides_are_checked_too() {
     let e = err_with(&format!("{MESH}[traffic]\nload = 0.1\n"), &["traffic.load=abc"]);
-    assert!(e.msg.contains("(from --set)") && e.line.is_none(), "{e}");
+    // The option that gave the value is named after the message (not in it).
+    assert_eq!(e.origin, Some(config::Origin::Set));
+    assert!(e.to_string().contains("(from --set)") && e.line.is_none(), "{e}");
     let e = err_with(&format!("{MESH}[traffic]\nload = 0.1\n"), &["traffic.lod=3"]);
     assert_eq!(e.hint.as_deref(), Some("did you mean `load`?"));
     let e = err_with(&format!("{MESH}[traffic]\nload = 0.1\n"), &["traffic"]);

@@ -33,12 +33,9 @@ impl Source<'_> {
                 locate(self.text, &parse_path(key))
             },
             key: key.to_string(),
-            msg: if from_set {
-                format!("{} (from --set)", msg.into())
-            } else {
-                msg.into()
-            },
+            msg: msg.into(),
             hint: hint.map(str::to_string),
+            origin: from_set.then_some(super::Origin::Set),
         }
     }
 }
@@ -470,6 +467,7 @@ fn topology(
                     key: "topology.file".into(),
                     msg: e.to_string(),
                     hint: None,
+                    origin: None,
                 },
             )
         }

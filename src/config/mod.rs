@@ -20,6 +20,27 @@ pub struct ConfigError {
     pub key: String,
     pub msg: String,
     pub hint: Option<String>,
+    /// The command-line option that gave the offending value, when it did not come from
+    /// the file.
+    pub origin: Option<Origin>,
+}
+
+/// A command-line option that gives config values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// `--set key=value`.
+    Set,
+    /// A sweep's `--load`.
+    Load,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Origin::Set => "--set",
+            Origin::Load => "--load",
+        })
+    }
 }
 
 impl fmt::Display for ConfigError {
@@ -32,6 +53,9 @@ impl fmt::Display for ConfigError {
             write!(f, ": {}", self.msg)?;
         } else {
             write!(f, ": {}: {}", self.key, self.msg)?;
+        }
+        if let Some(o) = self.origin {
+            write!(f, " (from {o})")?;
         }
         if let Some(h) = &self.hint {
             write!(f, "\n  hint: {h}")?;
@@ -128,6 +152,7 @@ pub fn load(path: &Path, overrides: &[String]) -> Result<Spec, ConfigError> {
         key: String::new(),
         msg: format!("cannot read: {e}"),
         hint: None,
+        origin: None,
     })?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     load_str(&file, &text, &dir, overrides)
@@ -187,6 +212,7 @@ pub fn load_str(file: &str, text: &str, dir: &Path, overrides: &[String]) -> Res
         key,
         msg,
         hint,
+        origin: None,
     };
     let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
         let line = e
@@ -254,12 +280,10 @@ pub fn load_str(file: &str, text: &str, dir: &Path, overrides: &[String]) -> Res
             locate(text, &parse_path(&path))
         };
         let key = if path == "." { String::new() } else { path };
-        let msg = if from_set {
-            format!("{inner} (from --set)")
-        } else {
-            inner
-        };
-        err(line, key, msg, hint)
+        ConfigError {
+            origin: from_set.then_some(Origin::Set),
+            ..err(line, key, inner, hint)
+        }
     })?;
     build::build(
         &raw,
