@@ -91,7 +91,7 @@ impl Sim<'_> {
     pub(crate) fn find_deadlock(&self, period: Time) -> Option<Deadlock> {
         let now = self.now;
         let n = self.vcs.len();
-        let stale = |i: usize| self.vcs[i].len > 0 && now.saturating_sub(self.vcs[i].last_move) >= period;
+        let stale = |i: usize| self.vcs[i].len > 0 && now.saturating_sub(self.last_move[i]) >= period;
         if !(0..n).any(stale) {
             return None;
         }

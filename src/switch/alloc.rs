@@ -87,7 +87,7 @@ impl Sim<'_> {
         }
         let c = self.vcs[o as usize].chan;
         if self.vcs[o as usize].len == 0 {
-            self.vcs[o as usize].last_move = a0;
+            self.last_move[o as usize] = a0;
         }
         let dst = self.pkts[(first & PID) as usize].dst;
         self.ring_put::<STRIDED>(o, first, dst, k, ends_tail, a0, stride);
@@ -1102,7 +1102,7 @@ impl Sim<'_> {
         let v = &mut self.vcs[i as usize];
         v.head = v.head.wrapping_add(k);
         v.len -= k;
-        v.last_move = now;
+        self.last_move[i as usize] = now;
         let last_start = self.send_train(c, o, first & !TAIL, dst, k, ends_tail);
         self.return_credits(i, k, now, unit, last_start);
         let sw = &self.sws[s];
@@ -1323,8 +1323,8 @@ impl Sim<'_> {
             let front = self.ring[(v.buf + (v.head & v.mask)) as usize];
             v.head = v.head.wrapping_add(kw);
             v.len -= kw;
-            v.last_move = now;
             let in_port = v.in_port;
+            self.last_move[i as usize] = now;
             let a0 = start + u + tm.latency;
             let classes = if kw == 1 && ends[w] {
                 (tm.arr_tail, tm.head_route_tail)
