@@ -517,3 +517,32 @@ fn reef_routes_prints_the_interval_tables() {
         "{line}"
     );
 }
+
+/// The coordinate patterns on the 400-node Macramé grid and torus (5×5 switches of 16
+/// nodes), through the config: transpose was refused there (400 is not a power of two), and
+/// tornado and neighbour took the hosts as a ring.
+#[test]
+fn coordinate_patterns_on_the_400_node_macrame_grid() {
+    // Node 3 of switch (1, 4) = 9 is host 147.
+    for network in ["grid", "torus"] {
+        for (pattern, want) in [
+            ("transpose", (4, 1)),
+            ("tornado", (3, 1)), // each coordinate + ⌈5/2⌉ − 1, mod 5
+            ("neighbour", (2, 0)),
+        ] {
+            let text = format!(
+                "[topology]\nkind = \"macrame\"\nnetwork = \"{network}\"\nnodes = 400\n\
+                 [traffic]\npattern = \"{pattern}\"\nload = \"1 MB/s\"\n"
+            );
+            let spec = reef::config::load_str("g.toml", &text, std::path::Path::new("."), &[])
+                .unwrap_or_else(|e| panic!("{network} {pattern}: {e}"));
+            let Pattern::Map(m) = &spec.workload.pattern else {
+                panic!("{network} {pattern}: {:?}", spec.workload.pattern);
+            };
+            assert_eq!(m[147], (want.0 * 5 + want.1) * 16 + 3, "{network} {pattern}");
+            let mut sorted = m.clone();
+            sorted.sort();
+            assert_eq!(sorted, (0..400).collect::<Vec<_>>(), "{network} {pattern}");
+        }
+    }
+}

@@ -28,6 +28,18 @@ pub fn switch_at(k: u32, x: u32, y: u32) -> u32 {
     x * k + y
 }
 
+/// Where host `h` sits in a K×K grid with `conc` hosts per switch: its switch's (x, y) and
+/// its place (port) on that switch.
+pub fn host_place(k: u32, conc: u32, h: u32) -> (u32, u32, u32) {
+    let s = h / conc;
+    (s / k, s % k, h % conc)
+}
+
+/// The host at place `p` of switch (x, y); the inverse of [`host_place`].
+pub fn host_at(k: u32, conc: u32, x: u32, y: u32, p: u32) -> u32 {
+    switch_at(k, x, y) * conc + p
+}
+
 /// Builds a K×K grid (or torus) of switches with `conc` hosts and groups of `group` links.
 pub fn switch_grid(
     k: u32,
@@ -111,5 +123,20 @@ mod tests {
                 .all(|ports| ports.iter().all(|c| c.is_some()))
         );
         assert!(switch_grid(2, true, 16, 4, p, p, SwitchParams::default()).is_err());
+    }
+
+    #[test]
+    fn host_places_follow_the_built_links() {
+        let p = LinkParams::default();
+        let (k, conc) = (3, 2);
+        let g = switch_grid(k, false, conc, 1, p, p, SwitchParams::default()).unwrap();
+        for h in 0..k * k * conc {
+            let (x, y, port) = host_place(k, conc, h);
+            let (sw, sw_port) = g.host_switch(h);
+            assert_eq!((sw.0, sw_port as u32), (switch_at(k, x, y), port), "host {h}");
+            assert_eq!(host_at(k, conc, x, y, port), h);
+        }
+        // Host 7 is the second host of switch 3 = (1, 0).
+        assert_eq!(host_place(k, conc, 7), (1, 0, 1));
     }
 }

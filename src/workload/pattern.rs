@@ -2,14 +2,32 @@
 //! Interconnection Networks*, §3.2; the same definitions as BookSim2).
 //!
 //! Bit patterns (bit-complement, bit-reverse, shuffle, transpose) act on the host number and
-//! need a power-of-two number of hosts; on a square 2-D mesh or torus with one host per
-//! switch, transpose swaps the coordinates for any k. Tornado and neighbour act on each
-//! coordinate of a mesh or torus (keeping a host's place on its switch), otherwise on the
-//! host number as a ring. A pattern that maps a host to itself sends it through its switch
+//! need a power-of-two number of hosts. Where the switches have coordinates, transpose,
+//! tornado and neighbour act on those instead, and keep a host's place on its switch:
+//!
+//! - transpose swaps the coordinates of a square 2-D mesh or torus with one host per switch,
+//!   and of the Macramé switch grid or torus ([`Shape::Grid`]: host `p` of switch (x, y)
+//!   sends to host `p` of switch (y, x)), for any k and any number of hosts per switch;
+//! - tornado takes each coordinate x to (x + ⌈k/2⌉ − 1) mod k, neighbour to (x + 1) mod k, on
+//!   a mesh, torus or Macramé grid or torus. Both wrap round mod k even where the network has
+//!   no wrap links (as BookSim2 does), so a pattern is the same permutation on a grid as on
+//!   its torus.
+//!
+//! Elsewhere tornado and neighbour act on the host number as a ring. A pattern that maps a
+//! host to itself (transpose on the diagonal, tornado with k = 2) sends it through its switch
 //! and back, as BookSim2 does.
+//!
+//! The Macramé papers (`../shared/systems/ieee1355.md`, "Traffic") define no transpose,
+//! tornado or neighbour traffic: their grid runs random traffic and systematic pairs (best
+//! case with a node on a nearest-neighbour switch, worst case with the mirror image through
+//! the grid's centre; [`crate::systems::ieee1355::pairs`], run by `reef reproduce
+//! ieee1355`). On the grid, these patterns are therefore Dally & Towles's, per switch
+//! coordinate as on a mesh; `neighbour` is not the papers' best case, nor transpose their
+//! worst.
 
 use super::rng::Stream;
 use crate::fabric::Shape;
+use crate::fabric::grid::{host_at, host_place};
 use crate::fabric::mesh::{coords, index};
 
 /// A pattern, as configured.
@@ -166,6 +184,10 @@ impl Pattern {
                     let k0 = k[0];
                     map(&|s| (s % k0) * k0 + s / k0)
                 }
+                &Shape::Grid { k, conc, .. } => map(&|s| {
+                    let (x, y, p) = host_place(k, conc, s);
+                    host_at(k, conc, y, x, p)
+                }),
                 _ => {
                     let b = bits()?;
                     if b % 2 != 0 {
@@ -179,21 +201,23 @@ impl Pattern {
             },
             PatternSpec::Tornado | PatternSpec::Neighbour => {
                 let tornado = matches!(spec, PatternSpec::Tornado);
+                // One coordinate's step, wrapping mod k whether or not the network wraps.
+                let step = |x: u32, kd: u32| {
+                    if tornado {
+                        (x + kd.div_ceil(2) - 1) % kd
+                    } else {
+                        (x + 1) % kd
+                    }
+                };
                 match shape {
                     Shape::Cube { k, conc, .. } => map(&|s| {
                         let (sw, local) = (s / conc, s % conc);
-                        let x: Vec<u32> = coords(k, sw)
-                            .iter()
-                            .zip(k)
-                            .map(|(&x, &kd)| {
-                                if tornado {
-                                    (x + kd.div_ceil(2) - 1) % kd
-                                } else {
-                                    (x + 1) % kd
-                                }
-                            })
-                            .collect();
+                        let x: Vec<u32> = coords(k, sw).iter().zip(k).map(|(&x, &kd)| step(x, kd)).collect();
                         index(k, &x) * conc + local
+                    }),
+                    &Shape::Grid { k, conc, .. } => map(&|s| {
+                        let (x, y, p) = host_place(k, conc, s);
+                        host_at(k, conc, step(x, k), step(y, k), p)
                     }),
                     _ => map(&|s| {
                         if tornado {
@@ -281,6 +305,86 @@ mod tests {
         assert_eq!(tor[0], 3 + 3 * 8);
         let nb = build(PatternSpec::Neighbour, &t, 64);
         assert_eq!(nb[7], 8); // (7,0) → (0,1)
+    }
+
+    fn grid(k: u32, conc: u32) -> Shape {
+        Shape::Grid {
+            k,
+            wrap: false,
+            conc,
+            group: 1,
+        }
+    }
+
+    #[test]
+    fn transpose_on_a_grid_swaps_switches_and_keeps_the_port() {
+        // 3×3 switches, 2 hosts each: host 2p.. of switch (x, y) = 3x + y.
+        let t = build(PatternSpec::Transpose, &grid(3, 2), 18);
+        assert_eq!(t[2], 6); // switch (0,1) port 0 → switch (1,0) port 0
+        assert_eq!(t[3], 7); // switch (0,1) port 1 → switch (1,0) port 1
+        assert_eq!(t[10], 14); // switch (1,2) port 0 → switch (2,1) port 0
+        assert_eq!(t[5], 13); // switch (0,2) port 1 → switch (2,0) port 1
+        assert_eq!(t[9], 9); // the diagonal's hosts send to themselves
+        assert_eq!(t[17], 17);
+        assert!((0..18).all(|h| t[t[h as usize] as usize] == h), "{t:?}");
+    }
+
+    #[test]
+    fn transpose_on_the_400_node_macrame_grid() {
+        // 5×5 switches of 16 nodes: 400 hosts, not a power of two, yet transposable.
+        let t = build(PatternSpec::Transpose, &grid(5, 16), 400);
+        // Node 3 of switch (1, 4) = 9 is host 147; it sends to node 3 of switch (4, 1) = 21.
+        assert_eq!(t[147], 21 * 16 + 3);
+        assert!((0..400).all(|h| t[t[h as usize] as usize] == h && t[h as usize] % 16 == h % 16));
+    }
+
+    #[test]
+    fn tornado_and_neighbour_on_a_grid() {
+        let g = grid(5, 2);
+        let tor = build(PatternSpec::Tornado, &g, 50);
+        // ⌈5/2⌉ − 1 = 2 along each coordinate: switch (0,0) → (2,2) = 12.
+        assert_eq!(tor[1], 12 * 2 + 1);
+        // (4,3) → (1,0) = 5, wrapping round although the grid does not.
+        assert_eq!(tor[2 * 23], 2 * 5);
+        let nb = build(PatternSpec::Neighbour, &grid(3, 2), 18);
+        assert_eq!(nb[13], 3); // switch (2,0) port 1 → (0,1) port 1
+        assert_eq!(nb[0], 8); // switch (0,0) port 0 → (1,1) port 0
+        for m in [&tor, &nb] {
+            let mut sorted = m.clone();
+            sorted.sort();
+            assert_eq!(sorted, (0..m.len() as u32).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn a_grid_maps_as_the_cube_of_the_same_switches() {
+        // The grid's switch x·k + y is the cube's switch with coordinates (y, x): the
+        // coordinate patterns must agree host for host, grid or torus, mesh or torus.
+        for k in [2, 3, 4, 5] {
+            for conc in [1, 2, 3] {
+                for wrap in [false, true] {
+                    let n = k * k * conc;
+                    let g = Shape::Grid {
+                        k,
+                        wrap,
+                        conc,
+                        group: 2,
+                    };
+                    let c = Shape::Cube {
+                        k: vec![k, k],
+                        wrap,
+                        conc,
+                    };
+                    for spec in [PatternSpec::Tornado, PatternSpec::Neighbour] {
+                        assert_eq!(build(spec.clone(), &g, n), build(spec, &c, n), "{k} {conc}");
+                    }
+                    if conc == 1 {
+                        let t = PatternSpec::Transpose;
+                        assert_eq!(build(t.clone(), &g, n), build(t, &c, n), "{k}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
