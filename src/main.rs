@@ -40,8 +40,8 @@ enum Cmd {
         /// Override a config key, e.g. --set traffic.load=0.3 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
-        /// Random seed (same as --set sim.seed=N; 0 to 2^63 - 1, TOML's integers).
-        #[arg(long, value_parser = clap::value_parser!(u64).range(..=i64::MAX as u64))]
+        /// Random seed (same as --set sim.seed=N): 0 to 2^63 - 1, the range of a TOML integer.
+        #[arg(long, value_parser = config::parse_seed, allow_negative_numbers = true)]
         seed: Option<u64>,
         /// Write the full result as JSON.
         #[arg(long, value_name = "FILE")]
@@ -63,8 +63,8 @@ enum Cmd {
         /// Override a config key, e.g. --set channel.vcs=2 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
-        /// Random seed (same as --set sim.seed=N; 0 to 2^63 - 1, TOML's integers).
-        #[arg(long, value_parser = clap::value_parser!(u64).range(..=i64::MAX as u64))]
+        /// Random seed (same as --set sim.seed=N): 0 to 2^63 - 1, the range of a TOML integer.
+        #[arg(long, value_parser = config::parse_seed, allow_negative_numbers = true)]
         seed: Option<u64>,
         /// Simulations at once (default: the machine's cores).
         #[arg(long)]
@@ -111,8 +111,8 @@ enum Cmd {
         /// Write a CSV per experiment and the plots (SVG) into this directory.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
-        /// Random seed of the simulated runs.
-        #[arg(long, default_value_t = 1)]
+        /// Random seed of the simulated runs: 0 to 2^63 - 1, as for `run` and `sweep`.
+        #[arg(long, default_value_t = 1, value_parser = config::parse_seed, allow_negative_numbers = true)]
         seed: u64,
         /// No progress bar.
         #[arg(long, short)]

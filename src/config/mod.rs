@@ -66,6 +66,22 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// The largest seed any command takes: 2^63 − 1, the largest TOML integer, so that every
+/// seed — `sim.seed` in a config, `--seed` of `run`, `sweep` and `reproduce` — has the same
+/// range and one given on the command line can always be written into a config.
+pub const MAX_SEED: u64 = i64::MAX as u64;
+
+/// Reads a `--seed`: a whole number from 0 to [`MAX_SEED`]; anything else is an error that
+/// names the range.
+pub fn parse_seed(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(v) if v <= MAX_SEED => Ok(v),
+        _ => Err(format!(
+            "a seed is a whole number from 0 to 2^63 - 1 ({MAX_SEED}, the largest TOML integer)"
+        )),
+    }
+}
+
 /// One segment of a key path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Seg {
@@ -320,6 +336,24 @@ fn set_path(table: &mut toml::Table, key: &str, value: toml::Value) -> Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seeds_run_from_0_to_the_largest_toml_integer() {
+        assert_eq!(parse_seed("0"), Ok(0));
+        assert_eq!(parse_seed("9223372036854775807"), Ok(MAX_SEED));
+        assert_eq!(MAX_SEED, i64::MAX as u64);
+        for bad in [
+            "9223372036854775808",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-1",
+            "x",
+            "",
+        ] {
+            let e = parse_seed(bad).unwrap_err();
+            assert!(e.contains("0 to 2^63 - 1 (9223372036854775807"), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn paths_and_lines() {
