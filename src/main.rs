@@ -95,11 +95,16 @@ enum Cmd {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
     },
-    /// Reproduce a modelled system's published measurements (see ../shared/systems/):
-    /// a table per experiment with the simulated figure, the published one and the deviation.
+    /// Reproduce a modelled system's published measurements: a table per experiment with the
+    /// simulated figure, the published one (and where it was published) and the deviation.
+    ///
+    /// README.md ("Reproducing …") describes each system's model, its experiments and how to
+    /// read them.
     Reproduce {
-        /// The system: atm (the Penn ATM host interface), atomic (the ATOMIC LAN) or ieee1355
-        /// (IEEE 1355 DS links, the STC104 and the Macramé testbed).
+        /// The system: atm (the Penn ATM host interface; Traw & Smith, 1992), atomic (the
+        /// ATOMIC LAN; Cohen, Finn, Felderman & DeSchon, USC/ISI, 1992) or ieee1355 (IEEE 1355
+        /// DS links, the STC104 and CERN's Macramé testbed; Zhu et al., CERN, 1998, and the
+        /// Macramé group's HPCN '97 and WoTUG-20 papers).
         #[arg(value_name = "SYSTEM")]
         system: String,
         /// Reduced run lengths (for tests; well under a minute).

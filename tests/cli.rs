@@ -425,6 +425,13 @@ fn help_explains() {
     for s in reef::systems::SYSTEMS {
         assert!(out.contains(s), "{s} missing from\n{out}");
     }
+    // It points to what a user has (the README, the papers), not to the developers' tree.
+    assert!(!out.contains("shared/") && out.contains("README.md"), "{out}");
+    for paper in ["Traw & Smith, 1992", "USC/ISI, 1992", "Zhu et al., CERN, 1998"] {
+        assert!(out.contains(paper), "{paper} missing from\n{out}");
+    }
+    let (_, out, _) = reef(&["--help"]);
+    assert!(!out.contains("shared/"), "{out}");
 }
 
 #[test]

@@ -101,13 +101,13 @@ pub const PUBLISHED: &[Published] = &[
         case: &[("topology", "clos"), ("nodes", "256")],
         metric: "theoretical_cross_section_MBps",
         value: 2440.0,
-        source: "ieee1355.md, Topologies (2.44 GB/s)",
+        source: "Macramé papers (Zhu et al. 1998; HPCN '97, WoTUG-20): theoretical cross-section 2.44 GB/s",
     },
     Published {
         experiment: "cross-section",
         case: &[("topology", "grid"), ("nodes", "256")],
         metric: "theoretical_cross_section_MBps",
         value: 305.0,
-        source: "ieee1355.md, Topologies (305 MB/s)",
+        source: "Macramé papers (Zhu et al. 1998; HPCN '97, WoTUG-20): theoretical cross-section 305 MB/s",
     },
 ];
