@@ -89,11 +89,13 @@ pub(crate) const HELD: u32 = u32::MAX - 1;
 /// ... or with a `TAILGONE` event due then, because a head waits for it.
 pub(crate) const HELD_EV: u32 = u32::MAX - 2;
 
-/// `K_ROUTE` payload: the switch (above this bit, so that its record is fetched without
-/// waiting for the VC's), and this bit: the head came to the front because a tail left at
-/// this instant; without router delay it is routed after the instant's first switch
-/// allocation.
-pub(crate) const ROUTE_LATE: u32 = 1;
+/// A `K_ROUTE` event names the switch, and carries the bit (of `Sim::bits`) that files the
+/// head for routing: the event touches neither the VC's record nor the switch's, which
+/// the switch's evaluation fetches ahead (see `Sim::eval_dirty`).
+#[inline(always)]
+pub(crate) fn route_event(node: u32, base: u32, local: u32) -> u64 {
+    ev(K_ROUTE, node, (base << 6) + local)
+}
 
 /// VC flags: the sender waits for a credit (wake it when one returns).
 pub(crate) const F_CWAIT: u8 = 1;
@@ -102,7 +104,7 @@ pub(crate) const F_FROM_HOST: u8 = 2;
 /// VC flags: the header flit was stripped before the next one arrived; that one is the head.
 pub(crate) const F_HEAD_NEXT: u8 = 4;
 /// VC flags: in `AWAIT_TAIL`, the head reaches the front at `t_aux` because a tail leaves
-/// then (see `ROUTE_LATE`).
+/// then (see `Sw::late_base`).
 pub(crate) const F_FRONT_LATE: u8 = 8;
 /// The VC's channel has token flow control (a copy of `Chan::tokens`).
 pub(crate) const F_TOKENS: u8 = 16;
@@ -392,8 +394,9 @@ const _: () = assert!(
 );
 
 impl Sw {
-    /// Heads to route after the first switch allocation of this instant (see `ROUTE_LATE`):
-    /// their bits follow the request words.
+    /// Heads to route after the first switch allocation of this instant (heads that came to
+    /// the front as a tail left, with no router delay, as flit by flit): their bits follow
+    /// the request words.
     #[inline(always)]
     pub fn late_base(&self) -> u32 {
         self.req_base + self.n_ports * self.words
@@ -838,7 +841,15 @@ impl<'a> Sim<'a> {
                     .max(1),
                 xbar: max_in_vcs > sp.speedup.max(1),
             });
-            bits_len += 2 * words + 2 * pwords + n_ports * words;
+            bits_len = (2 * words + 2 * pwords + n_ports * words)
+                .checked_add(bits_len)
+                .filter(|&b| b <= 1 << 26)
+                .ok_or_else(|| {
+                    SimError::TooLarge(format!(
+                        "the switches' allocation state exceeds the engine's limit of 2^32 bits (at switch {})",
+                        node.name
+                    ))
+                })?;
             pend_words = pend_words.max(words);
             sw_rng.push(Stream::new(p.seed, Purpose::Switch, s as u64));
         }
@@ -1298,9 +1309,10 @@ impl<'a> Sim<'a> {
                 } else {
                     debug_assert!(state == IDLE || state == DRAIN);
                     self.set_state(o, ROUTING);
-                    let r = self.sws[node as usize].router_delay;
+                    let sw = &self.sws[node as usize];
+                    let (r, base) = (sw.router_delay, sw.bits_base);
                     self.t_aux[o as usize] = a0 + r;
-                    let e = ev(K_ROUTE, o, node << 1);
+                    let e = route_event(node, base, self.vcs[o as usize].local);
                     if !INTERLEAVED || start == now {
                         self.q.push(route_class, now, e);
                     } else {
@@ -1537,7 +1549,7 @@ impl<'a> Sim<'a> {
                 Ok(())
             }
             K_ROUTE => {
-                self.route_timer_done(id, e as u32 >> 1, e as u32 & ROUTE_LATE != 0);
+                self.route_timer_done(id, e as u32);
                 Ok(())
             }
             K_TAILGONE => {

@@ -326,13 +326,16 @@ impl Sim<'_> {
             return;
         }
         let class = sw.route_class;
+        // Without router delay, a head that came to the front as a tail left at `t` is
+        // routed after that instant's first switch allocation, as flit by flit.
+        let base = if late && r == 0 {
+            sw.late_base()
+        } else {
+            sw.bits_base
+        };
+        let e = route_event(node, base, self.vcs[i as usize].local);
         self.set_state(i, ROUTING);
         self.t_aux[i as usize] = t + r;
-        let e = ev(
-            K_ROUTE,
-            i,
-            node << 1 | if late && r == 0 { ROUTE_LATE } else { 0 },
-        );
         if t == now {
             self.q.push(class, now, e);
         } else {
@@ -340,14 +343,11 @@ impl Sim<'_> {
         }
     }
 
-    /// The router delay of the head at input VC `i` has passed.
+    /// The router delay of a head at switch `node` has passed: `bit` files it for routing.
+    /// (Its state stays `ROUTING`, its delay over: `t_aux` is now or earlier.)
     #[inline(always)]
-    pub(crate) fn route_timer_done(&mut self, i: u32, node: u32, late: bool) {
-        let sw = &self.sws[node as usize];
-        let base = if late { sw.late_base() } else { sw.bits_base };
-        let local = self.vcs[i as usize].local;
-        self.set_state(i, READY);
-        set_bit(&mut self.bits, base as usize, local as usize);
+    pub(crate) fn route_timer_done(&mut self, node: u32, bit: u32) {
+        self.bits[(bit >> 6) as usize] |= 1 << (bit & 63);
         self.mark_dirty(node);
     }
 
@@ -1207,8 +1207,13 @@ impl Sim<'_> {
                 let x = self.sw_in[(sw.in_base + l) as usize];
                 let w = &self.vcs[x as usize];
                 match w.state {
-                    ROUTING if !harmless(w) => h = h.min(self.t_aux[x as usize]),
-                    READY if !harmless(w) => return None,
+                    // Routing, its router delay over at this instant, or ready without one.
+                    ROUTING | READY if !harmless(w) => {
+                        if w.state == READY || self.t_aux[x as usize] <= self.now {
+                            return None;
+                        }
+                        h = h.min(self.t_aux[x as usize]);
+                    }
                     _ => {}
                 }
             }
