@@ -483,7 +483,7 @@ impl Sim<'_> {
         let was = matches!(v.state, ROUTING | READY);
         let is = matches!(st, ROUTING | READY);
         v.state = st;
-        if was != is {
+        if was != is && v.flags & F_UNWATCHED == 0 {
             let l = v.local as usize;
             let word = &mut self.pending[v.node as usize * self.pend_words as usize + (l >> 6)];
             *word ^= 1 << (l & 63);
