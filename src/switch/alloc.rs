@@ -534,10 +534,13 @@ impl Sim<'_> {
                     && one != u16::MAX
                     && self.bits[vb + (p as usize >> 6)] & (1 << (p & 63)) == 0
                     && !any_bit(&self.bits, rq, words as usize);
-                set_bit(&mut self.bits, rq, l as usize);
                 if alone {
-                    self.allocate_alone(s, p as u32, l, i, pid);
+                    // Its request is filed only if it has to wait.
+                    if !self.allocate_alone(s, p as u32, l, i, pid) {
+                        set_bit(&mut self.bits, rq, l as usize);
+                    }
                 } else {
+                    set_bit(&mut self.bits, rq, l as usize);
                     set_bit(&mut self.bits, vb, p as usize);
                 }
             }
@@ -774,7 +777,7 @@ impl Sim<'_> {
                 self.look_at_held(o, owner);
             }
             if self.vcs[o as usize].owner == NONE {
-                self.grant(s, p, l, i, c, 0);
+                self.grant::<true>(s, p, l, i, c, 0);
             }
             return;
         }
@@ -817,7 +820,7 @@ impl Sim<'_> {
                 }
             }
             let Some((l, i, vv)) = grant else { return };
-            self.grant(s, p, l, i, c, vv);
+            self.grant::<true>(s, p, l, i, c, vv);
             if single_vc {
                 // The only VC of this output is taken now.
                 return;
@@ -827,14 +830,15 @@ impl Sim<'_> {
 
     /// [`Self::allocate`] for output `p` of switch `s` when the head at local input `l`
     /// (input VC `i`, packet `pid`) is its only requester: it has a free VC of its range, or
-    /// it waits. Whatever the arbitration, a lone requester is the one chosen.
+    /// it waits. Whatever the arbitration, a lone requester is the one chosen. Returns whether
+    /// it was granted (its request is not filed).
     #[inline(always)]
-    fn allocate_alone(&mut self, s: usize, p: u32, l: u32, i: u32, pid: u32) {
+    fn allocate_alone(&mut self, s: usize, p: u32, l: u32, i: u32, pid: u32) -> bool {
         let sw = &self.sws[s];
         let (pi, mode) = ((sw.port_base + p) as usize, sw.mode);
         let c = self.ports[pi].out;
         if c == NONE {
-            return;
+            return false;
         }
         let v = &self.vcs[i as usize];
         let (vc_lo, vc_hi) = (v.want_lo, v.want_hi);
@@ -847,13 +851,19 @@ impl Sim<'_> {
         {
             self.c.lone_grants += 1;
         }
-        if let Some(vv) = self.free_vc(pi, vc_lo, vc_hi, need) {
-            self.grant(s, p, l, i, c, vv);
+        match self.free_vc(pi, vc_lo, vc_hi, need) {
+            Some(vv) => {
+                self.grant::<false>(s, p, l, i, c, vv);
+                true
+            }
+            None => false,
         }
     }
 
+    /// Grants VC `vv` of output `p` (channel `c`) to the head at local input `l` (input VC
+    /// `i`). `FILED`: its requests are filed (and are withdrawn now).
     #[inline(always)]
-    fn grant(&mut self, s: usize, p: u32, l: u32, i: u32, c: u32, vv: u8) {
+    fn grant<const FILED: bool>(&mut self, s: usize, p: u32, l: u32, i: u32, c: u32, vv: u8) {
         let sw = &self.sws[s];
         let (req_base, words, port_base, bits_base, pwords) =
             (sw.req_base, sw.words, sw.port_base, sw.bits_base, sw.pwords);
@@ -875,12 +885,14 @@ impl Sim<'_> {
         } else {
             front.dst += 1 << DST_BITS;
         }
-        if v.want_port != u16::MAX {
-            let q = v.want_port as u32;
-            clear_bit(&mut self.bits, (req_base + q * words) as usize, l as usize);
-        } else {
-            for q in self.wants[i as usize].ports.iter() {
-                clear_bit(&mut self.bits, (req_base + q as u32 * words) as usize, l as usize);
+        if FILED {
+            if v.want_port != u16::MAX {
+                let q = v.want_port as u32;
+                clear_bit(&mut self.bits, (req_base + q * words) as usize, l as usize);
+            } else {
+                for q in self.wants[i as usize].ports.iter() {
+                    clear_bit(&mut self.bits, (req_base + q as u32 * words) as usize, l as usize);
+                }
             }
         }
         self.ports[(port_base + p) as usize].va_rr = l;
