@@ -31,7 +31,8 @@ short=(--set 'sim.warmup="2000 cycles"' --set 'sim.measure="10000 cycles"')
 
 echo "pgo: 1/3 instrumented build and training runs"
 # REEF_PGO in both builds: the code the profile describes is the code it is used on.
-REEF_PGO=1 RUSTFLAGS="-Cprofile-generate=$data/raw" cargo build --release --target-dir target/pgo-gen
+# RUSTFLAGS replaces .cargo/config.toml's flags: the processor's instruction set again.
+REEF_PGO=1 RUSTFLAGS="-Ctarget-cpu=native -Cprofile-generate=$data/raw" cargo build --release --target-dir target/pgo-gen
 gen=target/pgo-gen/release/reef
 "$gen" bench --in-process >/dev/null
 for cfg in examples/*.toml; do
@@ -40,7 +41,7 @@ done
 
 echo "pgo: 2/3 profile-guided build"
 "$profdata" merge -o "$data/reef.profdata" "$data/raw"
-REEF_PGO=1 RUSTFLAGS="-Cprofile-use=$data/reef.profdata" \
+REEF_PGO=1 RUSTFLAGS="-Ctarget-cpu=native -Cprofile-use=$data/reef.profdata" \
     cargo build --release --target-dir target/pgo
 pgo=target/pgo/release/reef
 

@@ -53,6 +53,10 @@ pub struct BenchRecord {
     /// which runs some 4–7 % faster: compare like with like.
     #[serde(default = "release")]
     pub build: String,
+    /// The instruction set the binary was compiled for ([`ISA`]; empty in records from
+    /// before it was kept).
+    #[serde(default)]
+    pub isa: String,
 }
 
 fn release() -> String {
@@ -64,6 +68,20 @@ fn release() -> String {
 pub const BUILD: &str = match option_env!("REEF_PGO") {
     Some(_) => "profile-guided",
     None => "release",
+};
+
+/// The x86-64 level this binary was compiled for: `.cargo/config.toml` builds for the
+/// processor it is built on (`target-cpu=native`), `RUSTFLAGS` may ask for another.
+pub const ISA: &str = if cfg!(target_feature = "avx512f") {
+    "x86-64-v4"
+} else if cfg!(target_feature = "avx2") {
+    "x86-64-v3"
+} else if cfg!(target_feature = "sse4.2") {
+    "x86-64-v2"
+} else if cfg!(target_arch = "x86_64") {
+    "x86-64"
+} else {
+    std::env::consts::ARCH
 };
 
 fn one() -> u32 {
@@ -192,6 +210,7 @@ pub fn run_one(name: &str, overrides: &[String]) -> Result<BenchRecord, String> 
         wall_s_median: Some(r.wall_s),
         clock_ghz: None,
         build: BUILD.to_string(),
+        isa: ISA.to_string(),
     })
 }
 
@@ -216,6 +235,7 @@ mod tests {
             wall_s_median: Some(wall_s),
             clock_ghz: None,
             build: BUILD.to_string(),
+            isa: ISA.to_string(),
         }
     }
 

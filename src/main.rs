@@ -577,8 +577,9 @@ fn real_main() -> Result<ExitCode> {
             }
             if let Some(g) = clock {
                 println!(
-                    "(processor clock {g:.2} GHz, read by a chain of dependent multiplies: \
-                     compare Mhops/s with other runs at a like clock)"
+                    "(processor clock {g:.2} GHz, read by a chain of dependent multiplies, code for {}: \
+                     compare Mhops/s with other runs at a like clock and instruction set)",
+                    bench::ISA
                 );
             }
             if bench::BUILD != "release" {

@@ -407,8 +407,16 @@ fn bench_json_has_the_promised_fields() {
     if cfg!(target_arch = "x86_64") {
         assert!(r["clock_ghz"].as_f64().is_some_and(|g| g > 0.5));
     }
-    // How the binary was built: tests build a plain release binary.
+    // How the binary was built: tests build a plain release binary, for some x86-64 level
+    // on x86-64.
     assert_eq!(r["build"], "release");
+    if cfg!(target_arch = "x86_64") {
+        assert!(
+            r["isa"].as_str().is_some_and(|s| s.starts_with("x86-64")),
+            "{}",
+            r["isa"]
+        );
+    }
 }
 
 #[test]
