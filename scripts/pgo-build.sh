@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds a profile-guided reef: target/pgo/release/reef, some 4-7 % faster than
+# Builds a profile-guided reef: target/pgo/release/reef, 0-2 % faster than
 # `cargo build --release` on `reef bench` (docs/performance.md). Optional: `cargo build
 # --release` stays the way to build reef; this is for long sweeps and reproductions.
 #

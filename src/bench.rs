@@ -50,7 +50,7 @@ pub struct BenchRecord {
     #[serde(default)]
     pub clock_ghz: Option<f64>,
     /// How the binary was built: `release`, or `profile-guided` (scripts/pgo-build.sh),
-    /// which runs some 4–7 % faster: compare like with like.
+    /// which runs 0–2 % faster (docs/performance.md): compare like with like.
     #[serde(default = "release")]
     pub build: String,
     /// The instruction set the binary was compiled for ([`ISA`]; empty in records from
