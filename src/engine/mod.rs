@@ -251,7 +251,9 @@ pub(crate) struct Chan {
     /// Token flow control ([`crate::link::ds`]): grants return by tokens on the reverse
     /// channel.
     pub tokens: bool,
-    /// A head train to an idle, empty VC may skip its arrival event (see `send_train`).
+    /// A head train to an idle, empty VC may skip its arrival event (see `send_train`):
+    /// trains are on, the channel has credit flow control and no tokens, and its receiver
+    /// is no store-and-forward switch.
     pub shortcut: bool,
 }
 
@@ -575,6 +577,9 @@ pub struct Sim<'a> {
     pub(crate) route_stride: usize,
     /// Some channel has a routing label (up*/down*): routing steps need the input's.
     pub(crate) uses_class: bool,
+    /// The routing reads or rewrites header symbols (`Routing::uses_header`), kept here for
+    /// the grant, which asks on every hop.
+    pub(crate) header_ops: bool,
     pub(crate) scratch_route: Vec<u16>,
     pub(crate) dirty: Vec<u32>,
     pub(crate) dirty_stamp: Vec<u64>,
@@ -722,7 +727,7 @@ impl<'a> Sim<'a> {
                 mid: false,
                 credit: credit_delay.is_some(),
                 tokens: tok[ci].on,
-                shortcut: shortcut && !tok[ci].on,
+                shortcut: shortcut && !tok[ci].on && credit_delay.is_some() && p.trains,
             });
             let to_host = !fab.is_switch(ch.dst);
             for v in 0..lp.vcs {
@@ -972,6 +977,7 @@ impl<'a> Sim<'a> {
             route_store: Vec::new(),
             route_stride,
             uses_class,
+            header_ops: routing.uses_header(),
             scratch_route: Vec::new(),
             dirty: Vec::with_capacity(nodes),
             dirty_stamp: vec![0; nodes],
@@ -1255,12 +1261,12 @@ impl<'a> Sim<'a> {
 
     /// Whether flits starting with `first` sent on channel `c` now may go straight into the
     /// receiver's buffer, skipping their arrival event (see [`Self::land_train`]): a head,
-    /// trains on, a channel that allows it, with credit flow control, and exact only if no
-    /// flits are still on the wire ahead.
+    /// on a channel that allows it (`Chan::shortcut`), exact only if no flits are still on
+    /// the wire ahead.
     #[inline(always)]
     pub(crate) fn may_skip_arrival(&self, c: u32, first: u32) -> bool {
         let ch = &self.chans[c as usize];
-        ch.shortcut && ch.credit && first & HEAD != 0 && self.spec.params.trains && ch.landing <= self.now
+        ch.shortcut && first & HEAD != 0 && ch.landing <= self.now
     }
 
     /// The receiving half of [`Self::send_train`]: `k` flits of one packet toward VC `o` of

@@ -900,7 +900,7 @@ impl Sim<'_> {
         if flush {
             self.pkts[pid as usize].hops += 256;
         }
-        if self.routing.uses_header() || self.ports[pi].delete_header {
+        if self.header_ops || self.ports[pi].delete_header {
             self.header_op(s, p, i, c, pid);
         }
         set_bit(&mut self.bits, (bits_base + words + pwords) as usize, p as usize);
