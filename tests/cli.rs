@@ -305,30 +305,23 @@ fn sweep_writes_csv_and_json() {
     assert!(v["saturation_throughput"].as_f64().unwrap() > 0.15);
     assert!(std::fs::read_to_string(&s).unwrap().contains("<svg"));
     // Backlogged sources offer no load: a sweep of them is refused (it ran every point the
-    // same and reported NaN offered loads once).
-    let (code, _, err) = reef(&[
-        "sweep",
-        "examples/mesh8x8.toml",
-        "--load",
-        "0.1:0.3:0.1",
-        "--set",
-        "traffic.injection=\"backlogged\"",
-        "-q",
-    ]);
-    assert_eq!(code, 1);
-    assert!(err.contains("offers no load to sweep"), "{err}");
-    // Nor does a network where no host sends.
-    let (code, _, err) = reef(&[
-        "sweep",
-        "examples/mesh8x8.toml",
-        "--load",
-        "0.1:0.3:0.1",
-        "--set",
-        "traffic.pattern=\"none\"",
-        "-q",
-    ]);
-    assert_eq!(code, 1);
-    assert!(err.contains("no load to sweep"), "{err}");
+    // same and reported NaN offered loads once). Nor does a network where no host sends.
+    for (set, refusal) in [
+        ("traffic.injection=\"backlogged\"", "offers no load to sweep"),
+        ("traffic.pattern=\"none\"", "no load to sweep"),
+    ] {
+        let (code, _, err) = reef(&[
+            "sweep",
+            "examples/mesh8x8.toml",
+            "--load",
+            "0.1:0.3:0.1",
+            "--set",
+            set,
+            "-q",
+        ]);
+        assert_eq!(code, 1, "{set}: {err}");
+        assert!(err.contains(refusal), "{set}: {err}");
+    }
     // The points end at the first saturated one, however many run at a time (with more
     // jobs than points before it, the loads beyond it were reported too).
     let csv_with = |jobs: &str| {
