@@ -825,6 +825,7 @@ impl<'a> Sim<'a> {
                 .map(|c| fab.channels[c.idx()].params.vcs as u32)
                 .max()
                 .unwrap_or(1);
+            let xbar = max_in_vcs > sp.speedup.max(1);
             sws.push(Sw {
                 in_base,
                 n_in,
@@ -848,14 +849,14 @@ impl<'a> Sim<'a> {
                     .min()
                     .unwrap_or(1)
                     .max(1),
-                xbar: max_in_vcs > sp.speedup.max(1),
+                xbar,
             });
             // Only trains that could meet competition look at the heads being routed.
             let one_vc_out = fab.out_chan[s]
                 .iter()
                 .flatten()
                 .all(|c| fab.channels[c.idx()].params.vcs == 1);
-            if one_vc_out && max_in_vcs <= sp.speedup.max(1) {
+            if one_vc_out && !xbar {
                 for &x in &sw_in[in_base as usize..] {
                     vcs[x as usize].flags |= F_UNWATCHED;
                 }
