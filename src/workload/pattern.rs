@@ -5,9 +5,9 @@
 //! need a power-of-two number of hosts. Where the switches have coordinates, transpose,
 //! tornado and neighbour act on those instead, and keep a host's place on its switch:
 //!
-//! - transpose swaps the coordinates of a square 2-D mesh or torus with one host per switch,
-//!   and of the Macramé switch grid or torus ([`Shape::Grid`]: host `p` of switch (x, y)
-//!   sends to host `p` of switch (y, x)), for any k and any number of hosts per switch;
+//! - transpose swaps the switch coordinates of a square 2-D mesh or torus and of the Macramé
+//!   switch grid or torus ([`Shape::Grid`]): host `p` of switch (x, y) sends to host `p` of
+//!   switch (y, x), for any k and any number of hosts per switch;
 //! - tornado takes each coordinate x to (x + ⌈k/2⌉ − 1) mod k, neighbour to (x + 1) mod k, on
 //!   a mesh, torus or Macramé grid or torus. Both wrap round mod k even where the network has
 //!   no wrap links (as BookSim2 does), so a pattern is the same permutation on a grid as on
@@ -180,9 +180,12 @@ impl Pattern {
                 })
             }
             PatternSpec::Transpose => match shape {
-                Shape::Cube { k, conc: 1, .. } if k.len() == 2 && k[0] == k[1] => {
-                    let k0 = k[0];
-                    map(&|s| (s % k0) * k0 + s / k0)
+                Shape::Cube { k, conc, .. } if k.len() == 2 && k[0] == k[1] => {
+                    let (k0, conc) = (k[0], *conc);
+                    map(&|s| {
+                        let (sw, local) = (s / conc, s % conc);
+                        ((sw % k0) * k0 + sw / k0) * conc + local
+                    })
                 }
                 &Shape::Grid { k, conc, .. } => map(&|s| {
                     let (x, y, p) = host_place(k, conc, s);
@@ -292,6 +295,17 @@ mod tests {
         let t = build(PatternSpec::Transpose, &m, 9);
         assert_eq!(t[1], 3); // (1,0) → (0,1)
         assert_eq!(t[5], 7); // (2,1) → (1,2)
+        // Two hosts per switch (a concentrated mesh, 18 hosts, not a power of two): the
+        // switches swap, each host keeps its port.
+        let m = Shape::Cube {
+            k: vec![3, 3],
+            wrap: false,
+            conc: 2,
+        };
+        let t = build(PatternSpec::Transpose, &m, 18);
+        assert_eq!(t[2], 6); // switch (1,0) port 0 → switch (0,1) port 0
+        assert_eq!(t[11], 15); // switch (2,1) port 1 → switch (1,2) port 1
+        assert_eq!(t[9], 9); // switch (1,1) port 1, on the diagonal, to itself
     }
 
     #[test]
@@ -375,12 +389,12 @@ mod tests {
                         wrap,
                         conc,
                     };
-                    for spec in [PatternSpec::Tornado, PatternSpec::Neighbour] {
+                    for spec in [
+                        PatternSpec::Tornado,
+                        PatternSpec::Neighbour,
+                        PatternSpec::Transpose,
+                    ] {
                         assert_eq!(build(spec.clone(), &g, n), build(spec, &c, n), "{k} {conc}");
-                    }
-                    if conc == 1 {
-                        let t = PatternSpec::Transpose;
-                        assert_eq!(build(t.clone(), &g, n), build(t, &c, n), "{k}");
                     }
                 }
             }
