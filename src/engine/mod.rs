@@ -496,6 +496,9 @@ pub(crate) struct Counters {
     pub events: u64,
     /// Interleaved trains sent (`send_pair`).
     pub pair_trains: u64,
+    /// Trains of more than one flit sent while another VC of their input channel held or
+    /// waited for an output (the crossbar input's turns were known ahead: `xbar_turn`).
+    pub turn_trains: u64,
     /// Outputs allocated to a lone head as it was routed (`allocate_alone`; counted in the
     /// tests' builds only, those with every access checked).
     #[cfg(feature = "checked")]

@@ -1184,9 +1184,10 @@ impl Sim<'_> {
     }
 
     /// Whether the channel of input VC `i` has a live VC (one whose front packet waits for
-    /// or holds an output) other than `i` and `also`: it would compete for the crossbar input.
+    /// or holds an output; `ROUTING_TOO`: or is being routed) other than `i` and `also`: it
+    /// would compete (or may come to compete) for the crossbar input.
     #[inline(always)]
-    fn other_live_vc(&self, i: u32, also: u32) -> bool {
+    fn other_live_vc<const ROUTING_TOO: bool>(&self, i: u32, also: u32) -> bool {
         let v = &self.vcs[i as usize];
         if v.vc == 0 && v.flags & F_LAST_VC != 0 {
             return false;
@@ -1195,7 +1196,12 @@ impl Sim<'_> {
         let mut x = i - v.vc as u32;
         loop {
             let w = &self.vcs[x as usize];
-            if x != i && x != also && matches!(w.state, ACTIVE | WAITING) {
+            let live = match w.state {
+                ACTIVE | WAITING => true,
+                ROUTING | READY => ROUTING_TOO,
+                _ => false,
+            };
+            if x != i && x != also && live {
                 return true;
             }
             if w.flags & F_LAST_VC != 0 {
@@ -1205,10 +1211,19 @@ impl Sim<'_> {
         }
     }
 
-    /// The horizon `h`, cut to the end of the router delay of each head being routed at
-    /// switch `s` that `harmless` does not clear; `None` if such a head is ready now.
+    /// The horizon `h`, cut for each head being routed at switch `s` as `rival` says: not at
+    /// all ([`HARMLESS`]), at the end of its router delay ([`CUT`]; `None` if it is ready
+    /// now), or, for a head routed to output `q` from the crossbar input of a train on output
+    /// `p` of flit time `unit` (`rival` says `q`), where it could first have that input
+    /// ([`Self::xbar_rival_at`]).
     #[inline(always)]
-    fn routing_horizon(&self, s: usize, mut h: Time, harmless: impl Fn(&Vc) -> bool) -> Option<Time> {
+    fn routing_horizon(
+        &self,
+        s: usize,
+        mut h: Time,
+        (p, unit): (u32, Time),
+        rival: impl Fn(&Vc) -> u32,
+    ) -> Option<Time> {
         let sw = &self.sws[s];
         let pb = s * self.pend_words as usize;
         for wi in 0..sw.words as usize {
@@ -1219,12 +1234,22 @@ impl Sim<'_> {
                 let x = self.sw_in[(sw.in_base + l) as usize];
                 let w = &self.vcs[x as usize];
                 match w.state {
-                    // Routing, its router delay over at this instant, or ready without one.
-                    ROUTING | READY if !harmless(w) => {
-                        if w.state == READY || self.t_aux[x as usize] <= self.now {
-                            return None;
+                    ROUTING | READY => {
+                        let q = rival(w);
+                        if q == HARMLESS {
+                            continue;
                         }
-                        h = h.min(self.t_aux[x as usize]);
+                        // Routing, its router delay over at this instant, or ready without one.
+                        let t = self.t_aux[x as usize];
+                        let ready = w.state == READY || t <= self.now;
+                        if q == CUT {
+                            if ready {
+                                return None;
+                            }
+                            h = h.min(t);
+                        } else {
+                            h = h.min(self.xbar_rival_at(s, p, q, ready, t, unit)?);
+                        }
                     }
                     _ => {}
                 }
@@ -1274,15 +1299,16 @@ impl Sim<'_> {
             if self.ports[(sw.port_base + pb as u32) as usize].xbar_free > now + u {
                 return false;
             }
-            if self.other_live_vc(ia, ib) || self.other_live_vc(ib, ia) {
+            if self.other_live_vc::<false>(ia, ib) || self.other_live_vc::<false>(ib, ia) {
                 return false;
             }
             // A head routed ahead to this output (both its VCs are held) or, from another
             // input port, anywhere does not compete.
-            let Some(hr) = self.routing_horizon(s, now + sw.router_delay.max(1), |w| {
-                w.flags & F_ROUTED != 0
+            let Some(hr) = self.routing_horizon(s, now + sw.router_delay.max(1), (p, u), |w| {
+                let harmless = w.flags & F_ROUTED != 0
                     && w.want_port != u16::MAX
-                    && (w.want_port as u32 == p || (w.in_port != pa && w.in_port != pb))
+                    && (w.want_port as u32 == p || (w.in_port != pa && w.in_port != pb));
+                if harmless { HARMLESS } else { CUT }
             }) else {
                 return false;
             };
@@ -1377,15 +1403,25 @@ impl Sim<'_> {
     /// How many flits a train from input VC `i` on output VC `o` (channel `c`, port `p`) of
     /// switch `s` may carry and still be exactly what the flit-by-flit path sends: as long as
     /// nothing else can want the output channel or `i`'s crossbar input. Another VC of the
-    /// output owned by a live worm, a head waiting for this port, or another live VC on the
-    /// same input stop it at once; a head being routed here stops it at the end of its router
-    /// delay; a head not yet here cannot be routed before `router_delay` from now.
+    /// output owned by a live worm, or a head waiting for this port that may take another of
+    /// its VCs, stop it at once; a head being routed that could take another VC of it stops
+    /// it at the end of its router delay; a head not yet here cannot be routed before
+    /// `router_delay` from now. Where inputs share the crossbar, the input's other live VCs
+    /// and the heads being routed on it stop it where they could first have the crossbar
+    /// input ([`Self::xbar_turn`]; without a predictable rotation, at once or at the end of
+    /// their router delay).
     #[inline(never)]
     fn train_horizon(&mut self, s: usize, p: u32, c: u32, o: u32, i: u32, unit: Time) -> u32 {
         let now = self.now;
         let sw = &self.sws[s];
-        let (r, in_base, n_in, req_base, words) =
-            (sw.router_delay, sw.in_base, sw.n_in, sw.req_base, sw.words);
+        let (r, in_base, n_in, req_base, words, xbar) = (
+            sw.router_delay,
+            sw.in_base,
+            sw.n_in,
+            sw.req_base,
+            sw.words,
+            sw.xbar,
+        );
         let ch = &self.chans[c as usize];
         let (vc_base, nvc) = (ch.vc_base, ch.nvc as u32);
         for w in vc_base..vc_base + nvc {
@@ -1409,30 +1445,175 @@ impl Sim<'_> {
                 }
             }
         }
-        if self.other_live_vc(i, i) {
-            return 1;
+        // Where inputs share the crossbar, the input's other VCs, live or being routed, may
+        // want it: out of line (most trains have no such rival).
+        if xbar && self.other_live_vc::<true>(i, i) {
+            return self.train_horizon_rivals(s, p, c, o, i, unit);
         }
-        let in_port = self.vcs[i as usize].in_port;
-        // A head routed ahead to another output, on another input port, never competes with
-        // this train: not for the output, not for the crossbar input. Nor does one routed
-        // ahead to this output that may take only `o`. (Input `i` itself is `ACTIVE`, never
-        // among the inputs being routed.)
-        let Some(h) = self.routing_horizon(s, now + r.max(1), |w| {
-            w.flags & F_ROUTED != 0
-                && w.want_port != u16::MAX
-                && w.in_port != in_port
-                && (w.want_port as u32 != p || only_o(w))
+        // A head being routed that may take another VC of this output (or whose output is not
+        // known) stops the train at the end of its router delay; one routed ahead to another
+        // output, or to this one and only `o`, never competes with it.
+        let Some(h) = self.routing_horizon(s, now + r.max(1), (p, unit), |w| {
+            let q = w.want_port as u32;
+            if w.flags & F_ROUTED == 0 || w.want_port == u16::MAX || (q == p && !only_o(w)) {
+                CUT
+            } else {
+                HARMLESS
+            }
         }) else {
             return 1;
         };
-        // Flit j starts at now + j·unit and must start before h (a division only for a
-        // horizon shorter than the longest train).
+        Self::train_len(now, h, unit)
+    }
+
+    /// How many flits, one a flit time `unit` from now, start before `h` (at least one; a
+    /// division only for a horizon shorter than the longest train).
+    #[inline(always)]
+    fn train_len(now: Time, h: Time, unit: Time) -> u32 {
         let span = h.saturating_sub(now);
         if span >= MAX_TRAIN as Time * unit {
             MAX_TRAIN
         } else {
             span.div_ceil(unit).max(1) as u32
         }
+    }
+
+    /// [`Self::train_horizon`] for a train whose crossbar input another VC of its input
+    /// channel may want: the input's live VCs and the heads being routed on it stop the
+    /// train where they could first have that input ([`Self::xbar_turn`]; without a
+    /// predictable rotation, at once or at the end of their router delay), the other heads
+    /// being routed as there.
+    #[inline(never)]
+    fn train_horizon_rivals(&mut self, s: usize, p: u32, c: u32, o: u32, i: u32, unit: Time) -> u32 {
+        let now = self.now;
+        let mut h = now + self.sws[s].router_delay.max(1);
+        let ch = &self.chans[c as usize];
+        let (vc_base, nvc) = (ch.vc_base, ch.nvc as u32);
+        let ov = (o - vc_base) as u8;
+        let only_o = |w: &Vc| w.want_lo == ov && w.want_hi.min((nvc - 1) as u8) == ov;
+        let live = self.other_live_vc::<false>(i, i);
+        if live {
+            match self.xbar_rivals(s, i, p, unit) {
+                Some(t) => h = t.min(h),
+                None => return 1,
+            }
+        }
+        let in_port = self.vcs[i as usize].in_port;
+        // One routed ahead to another output from this input port competes for the crossbar
+        // input only. (Input `i` itself is `ACTIVE`, never among the inputs being routed.)
+        let Some(h) = self.routing_horizon(s, h, (p, unit), |w| {
+            let q = w.want_port as u32;
+            if w.flags & F_ROUTED == 0 || w.want_port == u16::MAX || (q == p && !only_o(w)) {
+                CUT
+            } else if w.in_port == in_port && q != p {
+                q
+            } else {
+                HARMLESS
+            }
+        }) else {
+            return 1;
+        };
+        let k = Self::train_len(now, h, unit);
+        if live && k > 1 {
+            self.c.turn_trains += 1;
+        }
+        k
+    }
+
+    /// The first flit time, from now, at which a live VC on input VC `i`'s channel other than
+    /// `i` could take the crossbar input from a train of `i`'s on output `p` of switch `s`
+    /// (see [`Self::xbar_turn`]), `Time::MAX` if none could; `None` if one could at any time
+    /// (a head waiting for several outputs).
+    #[inline]
+    fn xbar_rivals(&self, s: usize, i: u32, p: u32, unit: Time) -> Option<Time> {
+        if !self.turns_known(s, unit) {
+            return None;
+        }
+        let now = self.now;
+        let v = &self.vcs[i as usize];
+        if v.vc == 0 && v.flags & F_LAST_VC != 0 {
+            return Some(Time::MAX);
+        }
+        let mut h = Time::MAX;
+        // The channel's VCs have consecutive ids.
+        let mut x = i - v.vc as u32;
+        loop {
+            let w = &self.vcs[x as usize];
+            if x != i {
+                // Its output: granted (`ACTIVE`) or asked for (`WAITING`). One waiting for
+                // this output waits for this train's tail (a head that may take another VC
+                // of it has stopped the train already).
+                let q = match w.state {
+                    ACTIVE => Some(w.fwd_port),
+                    WAITING => Some(w.want_port),
+                    _ => None,
+                };
+                if let Some(q) = q {
+                    if q == u16::MAX {
+                        return None;
+                    }
+                    if q as u32 != p {
+                        h = h.min(now + self.xbar_turn(s, p, q as u32, 1, unit) * unit);
+                    }
+                }
+            }
+            if w.flags & F_LAST_VC != 0 {
+                return Some(h);
+            }
+            x += 1;
+        }
+    }
+
+    /// Whether turns at a shared crossbar input of switch `s` are known ahead for a train of
+    /// flit time `unit`: each flit holds the input for one flit time (speed-up 1), and the
+    /// send phase's rotation moves one output a flit time.
+    #[inline(always)]
+    fn turns_known(&self, s: usize, unit: Time) -> bool {
+        let sw = &self.sws[s];
+        sw.xbar && sw.speedup == 1 && sw.sa_period == unit
+    }
+
+    /// For a head being routed to output `q` from the crossbar input of a train on output
+    /// `p` of switch `s` (flit time `unit`), ready now or at `t`: where the train must stop
+    /// for it. With turns known, the first flit time it could have the input; else at `t`
+    /// (`None` if that is now). (Out of line: such heads are rare.)
+    #[inline(never)]
+    fn xbar_rival_at(&self, s: usize, p: u32, q: u32, ready: bool, t: Time, unit: Time) -> Option<Time> {
+        if !self.turns_known(s, unit) {
+            return (!ready).then_some(t);
+        }
+        // Ready now, it may be granted in this instant's next round and want the input
+        // from the next flit time on (the train has it now).
+        let j0 = if ready { 1 } else { (t - self.now).div_ceil(unit) };
+        Some(self.now + self.xbar_turn(s, p, q, j0, unit) * unit)
+    }
+
+    /// Flit by flit, a train's flits on output `p` of switch `s` and a rival's on output `q`
+    /// from the same crossbar input (speed-up 1) want that input at the same instants, the
+    /// flit times of the train; the send phase visits the outputs from a rotating first one,
+    /// one step a flit time (`Sw::sa_period`), and the first visited wins. So the rival can
+    /// win flit time j (from now, j ≥ `j0`) only where the rotation reaches `q` before `p`:
+    /// when it starts at one of p + 1, …, q (mod the switch's outputs). Returns the first
+    /// such j. (Out of line: only trains with a rival need it.)
+    #[inline(never)]
+    fn xbar_turn(&self, s: usize, p: u32, q: u32, j0: Time, unit: Time) -> Time {
+        let sw = &self.sws[s];
+        let n = sw.n_ports as Time;
+        debug_assert_eq!(sw.sa_period, unit);
+        let (at, per, nn, start) = self.sa_memo;
+        // Where the rotation starts now (kept by this instant's send phase).
+        let s0 = if at == self.now && per == sw.sa_period && nn == sw.n_ports {
+            start as Time
+        } else {
+            (self.now / sw.sa_period) % n
+        };
+        // Mod n without dividing: every sum here is below 2n (`j0` is most often 1).
+        let wrap = |x: Time| if x >= n { x - n } else { x };
+        let then = if j0 < n { wrap(s0 + j0) } else { (s0 + j0) % n };
+        let arc = wrap(q as Time + n - p as Time);
+        // How far the rotation at flit time j0 is past p + 1, the arc's first output.
+        let d = wrap(then + n - wrap(p as Time + 1));
+        if d < arc { j0 } else { j0 + n - d }
     }
 
     /// The tail of input VC `i`'s packet has passed output VC `o` (port `p`): the output is
@@ -1459,6 +1640,11 @@ impl Sim<'_> {
         }
     }
 }
+
+/// What [`Sim::routing_horizon`]'s `rival` says of a head that does not compete.
+const HARMLESS: u32 = u32::MAX;
+/// What [`Sim::routing_horizon`]'s `rival` says of a head that competes from its routing on.
+const CUT: u32 = u32::MAX - 1;
 
 /// The requesters of one output in round-robin order: the local inputs whose bits are set
 /// in the `nw` request words at `rq`, starting after `last` (the one granted last, `NONE`:
@@ -1550,14 +1736,19 @@ load = 0.35
 packet_size = 6
 "#;
 
-    /// The result (without its event count) and the interleaved trains sent.
-    fn run(set: &[String]) -> (String, u64) {
+    /// The result (without its event count), the interleaved trains sent and the trains
+    /// sent past a crossbar rival.
+    fn run(set: &[String]) -> (String, u64, u64) {
         let spec = crate::config::load_str("pairs.toml", NET, std::path::Path::new("."), set).unwrap();
         let mut sim = Sim::new(&spec).unwrap();
         let out = sim.run(&mut |_| {}).unwrap();
         let mut r = sim.result(&out);
         r.events = 0;
-        (serde_json::to_string(&r).unwrap(), sim.c.pair_trains)
+        (
+            serde_json::to_string(&r).unwrap(),
+            sim.c.pair_trains,
+            sim.c.turn_trains,
+        )
     }
 
     /// Allocating a lone head's output as it is routed gives what the allocation phase
@@ -1608,16 +1799,52 @@ packet_size = 6
     fn interleaved_trains_happen_and_change_nothing() {
         for speedup in [1, 2] {
             let set = vec![format!("switch.speedup={speedup}")];
-            let (trains, pairs) = run(&set);
+            let (trains, pairs, _) = run(&set);
             let mut flat = set.clone();
             flat.push("sim.trains=false".into());
-            let (flits, none) = run(&flat);
+            let (flits, none, _) = run(&flat);
             assert!(pairs > 100, "speed-up {speedup}: only {pairs} interleaved trains");
             assert_eq!(none, 0);
             assert!(
                 trains == flits,
                 "speed-up {speedup}: interleaved trains change the result"
             );
+        }
+    }
+
+    /// Two VCs of one input port, each holding an output, share the crossbar input: flit by
+    /// flit they take it in the turns the send phase's rotation gives them, and trains run
+    /// through those turns exactly. Also on links with a longer propagation delay, with
+    /// longer packets and a longer router delay (so that trains may run longer than the
+    /// turns), and with cut-through.
+    #[test]
+    fn crossbar_turns_happen_and_change_nothing() {
+        for extra in [
+            vec![],
+            vec!["channel.latency=\"3 cycles\""],
+            vec!["traffic.packet_size=12", "channel.buffer=12", "traffic.load=0.3"],
+            vec![
+                "switch.router_delay=\"6 cycles\"",
+                "traffic.packet_size=10",
+                "channel.buffer=10",
+            ],
+            vec![
+                "switch.mode=\"cut-through\"",
+                "channel.buffer=8",
+                "traffic.load=0.3",
+            ],
+        ] {
+            let set: Vec<String> = extra.iter().map(|x| x.to_string()).collect();
+            let (trains, _, turns) = run(&set);
+            let mut flat = set.clone();
+            flat.push("sim.trains=false".into());
+            let (flits, _, none) = run(&flat);
+            assert!(
+                turns > 100,
+                "{extra:?}: only {turns} trains past a crossbar rival"
+            );
+            assert_eq!(none, 0);
+            assert!(trains == flits, "{extra:?}: crossbar turns change the result");
         }
     }
 }
