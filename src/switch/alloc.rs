@@ -1491,13 +1491,10 @@ impl Sim<'_> {
         let (vc_base, nvc) = (ch.vc_base, ch.nvc as u32);
         let ov = (o - vc_base) as u8;
         let only_o = |w: &Vc| w.want_lo == ov && w.want_hi.min((nvc - 1) as u8) == ov;
-        let live = self.other_live_vc::<false>(i, i);
-        if live {
-            match self.xbar_rivals(s, i, p, unit) {
-                Some(t) => h = t.min(h),
-                None => return 1,
-            }
-        }
+        let Some((live, t)) = self.xbar_rivals(s, i, p, unit) else {
+            return 1;
+        };
+        h = h.min(t);
         let in_port = self.vcs[i as usize].in_port;
         // One routed ahead to another output from this input port competes for the crossbar
         // input only. (Input `i` itself is `ACTIVE`, never among the inputs being routed.)
@@ -1520,45 +1517,45 @@ impl Sim<'_> {
         k
     }
 
-    /// The first flit time, from now, at which a live VC on input VC `i`'s channel other than
-    /// `i` could take the crossbar input from a train of `i`'s on output `p` of switch `s`
-    /// (see [`Self::xbar_turn`]), `Time::MAX` if none could; `None` if one could at any time
-    /// (a head waiting for several outputs).
+    /// Whether input VC `i`'s channel has a live VC other than `i` (one whose front packet
+    /// holds or waits for an output), and the first flit time, from now, at which one could
+    /// take the crossbar input from a train of `i`'s on output `p` of switch `s` (see
+    /// [`Self::xbar_turn`]; `Time::MAX` if none could). `None` if one could at any time: a
+    /// head waiting for several outputs, or turns not known ahead.
     #[inline]
-    fn xbar_rivals(&self, s: usize, i: u32, p: u32, unit: Time) -> Option<Time> {
-        if !self.turns_known(s, unit) {
-            return None;
-        }
+    fn xbar_rivals(&self, s: usize, i: u32, p: u32, unit: Time) -> Option<(bool, Time)> {
         let now = self.now;
         let v = &self.vcs[i as usize];
         if v.vc == 0 && v.flags & F_LAST_VC != 0 {
-            return Some(Time::MAX);
+            return Some((false, Time::MAX));
         }
-        let mut h = Time::MAX;
+        let known = self.turns_known(s, unit);
+        let (mut live, mut h) = (false, Time::MAX);
         // The channel's VCs have consecutive ids.
         let mut x = i - v.vc as u32;
         loop {
             let w = &self.vcs[x as usize];
-            if x != i {
-                // Its output: granted (`ACTIVE`) or asked for (`WAITING`). One waiting for
-                // this output waits for this train's tail (a head that may take another VC
-                // of it has stopped the train already).
-                let q = match w.state {
-                    ACTIVE => Some(w.fwd_port),
-                    WAITING => Some(w.want_port),
-                    _ => None,
-                };
-                if let Some(q) = q {
-                    if q == u16::MAX {
-                        return None;
-                    }
-                    if q as u32 != p {
-                        h = h.min(now + self.xbar_turn(s, p, q as u32, 1, unit) * unit);
-                    }
+            // Its output: granted (`ACTIVE`) or asked for (`WAITING`). One waiting for this
+            // output waits for this train's tail (a head that may take another VC of it has
+            // stopped the train already).
+            let q = match w.state {
+                ACTIVE => Some(w.fwd_port),
+                WAITING => Some(w.want_port),
+                _ => None,
+            };
+            if x != i
+                && let Some(q) = q
+            {
+                live = true;
+                if !known || q == u16::MAX {
+                    return None;
+                }
+                if q as u32 != p {
+                    h = h.min(now + self.xbar_turn(s, p, q as u32, 1, unit) * unit);
                 }
             }
             if w.flags & F_LAST_VC != 0 {
-                return Some(h);
+                return Some((live, h));
             }
             x += 1;
         }
