@@ -182,3 +182,47 @@ fn a_deadlocked_run_reports_the_same_with_and_without_trains() {
         );
     }
 }
+
+#[test]
+fn a_deadlock_ends_the_measurement_window() {
+    // The rates are over the window up to the deadlock: sources create nothing after the
+    // run stops. (They were counted to the configured window's end, 1.6 million packets
+    // "created" in a run that stopped at 280 ns.)
+    let cycle = 1000.0;
+    let s = spec_with(&torus(1, false, 0.5), &["sim.warmup=\"0 cycles\""]);
+    let r = run(&s);
+    let d = deadlock_cycle(&s, &r);
+    assert!((d.time as f64) < 20_000.0 * cycle, "{}", d.time);
+    assert_eq!(r.window_cycles, d.time as f64 / cycle);
+    let offered = r
+        .offered_flits_per_node_cycle
+        .expect("a window, so an offered load");
+    assert!(
+        (offered - 0.5).abs() < 0.1,
+        "offered {offered} over {} cycles",
+        r.window_cycles
+    );
+    // Packets created in the window: what the sources offered in it, 8 flits each.
+    let created = offered * r.hosts as f64 * r.window_cycles / 8.0;
+    assert!(
+        (created - r.measured_packets as f64).abs() < 1e-6 * created,
+        "{created}"
+    );
+    assert!(r.accepted_ci95.is_none());
+
+    // Before the window began: nothing measured, nothing offered, no rate divided by zero.
+    let s = spec_with(&torus(1, false, 0.5), &["sim.warmup=\"5000 cycles\""]);
+    let r = run(&s);
+    let d = deadlock_cycle(&s, &r);
+    assert!((d.time as f64) < 5_000.0 * cycle, "{}", d.time);
+    assert_eq!(r.window_cycles, 0.0);
+    assert_eq!(r.offered_flits_per_node_cycle, None);
+    assert_eq!(r.measured_packets, 0);
+    assert_eq!(r.accepted_flits_per_node_cycle, 0.0);
+    assert!(r.channel_utilization.iter().all(|u| u.utilization == 0.0));
+    let text = reef::report::summary(&r);
+    assert!(
+        text.contains("deadlocked before the measurement window"),
+        "{text}"
+    );
+}

@@ -1819,9 +1819,6 @@ impl<'a> Sim<'a> {
                 });
             }
         }
-        if !finalized {
-            self.finalize_window();
-        }
         if deadlock.is_none() && self.q.is_empty() && self.vcs.iter().any(|v| v.len > 0) {
             // Nothing can ever happen again, yet flits are inside: every one of them waits.
             // The network stopped when its last flit landed; the last event (a credit, a
@@ -1847,6 +1844,15 @@ impl<'a> Sim<'a> {
                     what: "the network stopped with flits inside but no waiting cycle was found".into(),
                 }));
             }
+        }
+        if !finalized {
+            // A deadlock ends the measurement window where it stopped the run: the sources
+            // create nothing after it, and the rates are over the time that was simulated
+            // (none, if it came before the window began).
+            if let Some(d) = &deadlock {
+                self.me = self.me.min(d.time.max(self.ms));
+            }
+            self.finalize_window();
         }
         if self.check && deadlock.is_none() {
             self.check_credits()?;

@@ -30,9 +30,14 @@ pub struct RunResult {
     /// One cycle [ps].
     pub cycle_ps: f64,
     pub injection: String,
+    /// The measurement window the rates are over [cycles]: as configured, or up to the
+    /// deadlock that stopped the run (0 if that came before the window began).
+    #[serde(default)]
+    pub window_cycles: f64,
     /// Configured offered load [flits/cycle/host] (`None` with backlogged sources).
     pub offered_load: Option<f64>,
-    /// Flits created in the window per host per cycle.
+    /// Flits created in the window per host per cycle (`None` with backlogged sources, or
+    /// no window).
     pub offered_flits_per_node_cycle: Option<f64>,
     /// Flits delivered in the window per host per cycle (mean over hosts).
     pub accepted_flits_per_node_cycle: f64,
@@ -98,16 +103,24 @@ impl Sim<'_> {
         let p = &spec.params;
         let fab = self.fab;
         let cycle = p.cycle.to_f64();
+        // (Shorter than configured if a deadlock stopped the run; empty if that came before
+        // the window began, and then every rate is zero, none offered.)
         let window = (self.me - self.ms) as f64;
         let cycles = window / cycle;
+        let rate = |x: f64, per: f64| if per > 0.0 { x / per } else { 0.0 };
         let n = self.hosts.len().max(1) as f64;
         let c = &self.c;
-        let per_node: Vec<f64> = c.flits_window.iter().map(|&f| f as f64 / cycles).collect();
+        let per_node: Vec<f64> = c.flits_window.iter().map(|&f| rate(f as f64, cycles)).collect();
         let accepted = per_node.iter().sum::<f64>() / n;
         let backlogged = matches!(spec.workload.process, Process::Backlogged);
-        let offered = (!backlogged).then(|| c.offered_flits as f64 / n / cycles);
+        let offered = (!backlogged && window > 0.0).then(|| c.offered_flits as f64 / n / cycles);
+        // Batches split the configured window: a deadlock leaves them unequal, so no interval.
         let bcycles = cycles / c.batches.len() as f64;
-        let thr: Vec<f64> = c.batches.iter().map(|b| b.flits as f64 / n / bcycles).collect();
+        let thr: Vec<f64> = if outcome.deadlock.is_some() {
+            Vec::new()
+        } else {
+            c.batches.iter().map(|b| b.flits as f64 / n / bcycles).collect()
+        };
         let lat_ci = |f: fn(&crate::stats::Batch) -> u128| {
             let v: Vec<f64> = c
                 .batches
@@ -172,7 +185,7 @@ impl Sim<'_> {
         let mut uses = Vec::with_capacity(self.chans.len());
         let (mut net_sum, mut net_n, mut net_max, mut busiest) = (0.0, 0usize, 0.0f64, None);
         for (ci, ch) in self.chans.iter().enumerate() {
-            let u = ch.busy as f64 / window;
+            let u = rate(ch.busy as f64, window);
             let name = fab.channel_name(crate::fabric::ChannelId(ci as u32));
             if fab.is_switch(crate::fabric::NodeId(ch.src)) && fab.is_switch(fab.channels[ci].dst) {
                 net_sum += u;
@@ -196,6 +209,7 @@ impl Sim<'_> {
             channels: fab.channels.len(),
             routing: self.routing.name().to_string(),
             cycle_ps: cycle,
+            window_cycles: cycles,
             injection: match spec.workload.process {
                 Process::Bernoulli { .. } => "bernoulli",
                 Process::Poisson { .. } => "poisson",

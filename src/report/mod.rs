@@ -34,7 +34,14 @@ pub fn summary(r: &RunResult) -> String {
         r.seed
     );
     let _ = writeln!(s, "  one cycle = {} ps; injection {}", r.cycle_ps, r.injection);
+    let no_window = r.window_cycles <= 0.0 && r.deadlock.is_some();
     match r.offered_flits_per_node_cycle {
+        _ if no_window => {
+            let _ = writeln!(
+                s,
+                "  offered   none measured: the run deadlocked before the measurement window began"
+            );
+        }
         Some(o) => {
             let configured = r.offered_load.map_or(" (no synthetic traffic)".to_string(), |l| {
                 format!(" (configured {l:.4})")
@@ -54,7 +61,9 @@ pub fn summary(r: &RunResult) -> String {
         r.accepted_max_flits_per_node_cycle,
         r.accepted_total_bytes_per_s
     );
-    if !r.has_latency() {
+    if no_window {
+        let _ = writeln!(s, "  latency   none: no packet was created in the window");
+    } else if !r.has_latency() {
         // Zeros here would read as latencies.
         let _ = writeln!(
             s,
@@ -85,6 +94,13 @@ pub fn summary(r: &RunResult) -> String {
             d.blocked_vcs,
             d.cycle.join("\n    → ")
         );
+        if !no_window {
+            let _ = writeln!(
+                s,
+                "  (the rates above are over the {:.0} cycles of the window before the deadlock)",
+                r.window_cycles
+            );
+        }
     } else if let Some(why) = &r.saturation_reason {
         let _ = writeln!(s, "  SATURATED: {why}");
     }
