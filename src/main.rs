@@ -46,6 +46,10 @@ enum Cmd {
         /// Write the full result as JSON.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Plot the distributions of packet and network latency as SVG (fraction of the
+        /// measured packets per bin, on a logarithmic scale).
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
         /// Check engine invariants as the run goes (slower).
         #[arg(long)]
         check: bool,
@@ -262,10 +266,11 @@ fn real_main() -> Result<ExitCode> {
             set,
             seed,
             json,
+            svg,
             check,
             quiet,
         } => {
-            check_outs([&json])?;
+            check_outs([&json, &svg])?;
             let mut o = overrides(&set, seed)?;
             if check {
                 o.push("sim.check=true".into());
@@ -307,6 +312,13 @@ fn real_main() -> Result<ExitCode> {
             print!("{}", report::summary(&r));
             if let Some(j) = json {
                 write(&j, &serde_json::to_string_pretty(&r)?)?;
+            }
+            if let Some(s) = svg {
+                let plot = report::latency_plot(&r);
+                write(
+                    &s,
+                    &report::plot::svg(&plot).map_err(|m| anyhow::anyhow!("plot: {m}"))?,
+                )?;
             }
             Ok(if r.deadlock.is_some() {
                 ExitCode::from(EXIT_DEADLOCK)

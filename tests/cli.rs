@@ -51,6 +51,53 @@ fn run_prints_a_summary_and_writes_json() {
 }
 
 #[test]
+fn run_plots_the_latency_distributions() {
+    let (j, s) = (tmp("dist.json"), tmp("dist.svg"));
+    let (code, _, err) = reef(&[
+        "run",
+        "examples/mesh8x8.toml",
+        "--set",
+        "sim.measure=\"5000 cycles\"",
+        "--json",
+        j.to_str().unwrap(),
+        "--svg",
+        s.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    let delivered = v["delivered_measured_packets"].as_u64().unwrap();
+    assert!(delivered > 1000);
+    let (mut widths, mut last) = (Vec::new(), Vec::new());
+    for (h, lat) in [
+        ("packet_latency_histogram", "packet_latency_cycles"),
+        ("network_latency_histogram", "network_latency_cycles"),
+    ] {
+        let counts: Vec<u64> = v[h]["counts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .collect();
+        let w = v[h]["bin_cycles"].as_f64().unwrap();
+        // Every delivered measured packet in a bin; the last bin holds the largest latency.
+        assert_eq!(counts.iter().sum::<u64>(), delivered, "{h}");
+        let max = v[lat]["max"].as_f64().unwrap();
+        assert!(*counts.last().unwrap() > 0, "{h}");
+        assert!(
+            (counts.len() - 1) as f64 * w <= max && max <= counts.len() as f64 * w,
+            "{h}: {max}"
+        );
+        widths.push(w);
+        last.push(counts.len());
+    }
+    // Both in the same bins, about 100 of them up to the largest packet latency.
+    assert_eq!(widths[0], widths[1]);
+    assert!((50..=101).contains(&last[0]), "{last:?}");
+    let svg = std::fs::read_to_string(&s).unwrap();
+    assert!(svg.contains("<svg") && svg.contains("network latency"), "{svg}");
+}
+
+#[test]
 fn no_packets_no_latency() {
     // A window too short for any packet: the summary says so instead of printing zeros that
     // read as latencies, and the CSV leaves the latency fields empty.

@@ -1,7 +1,7 @@
 //! Turning a finished run's counters into its reported result.
 
 use super::{RunOutcome, Sim};
-use crate::stats::{LatencySummary, batch_ci};
+use crate::stats::{LatencyHistogram, LatencySummary, batch_ci, nice_width};
 use crate::time::Time;
 use crate::workload::Process;
 use serde::Serialize;
@@ -53,6 +53,10 @@ pub struct RunResult {
     pub network_latency_cycles: LatencySummary,
     pub packet_latency_ns: LatencySummary,
     pub network_latency_ns: LatencySummary,
+    /// The two latencies' distributions, in the same bins (about 100 up to the largest
+    /// packet latency).
+    pub packet_latency_histogram: LatencyHistogram,
+    pub network_latency_histogram: LatencyHistogram,
     /// Mean switches traversed by a measured packet.
     pub mean_hops: f64,
     pub measured_packets: u64,
@@ -130,6 +134,7 @@ impl Sim<'_> {
                 .collect();
             batch_ci(&v).map(|x| x.1)
         };
+        let bin = nice_width(c.packet_lat.max().max(c.network_lat.max()) as f64 / cycle, 100);
         let pci = lat_ci(|b| b.packet_sum);
         let nci = lat_ci(|b| b.network_sum);
         let mut reason = None;
@@ -236,6 +241,8 @@ impl Sim<'_> {
             network_latency_cycles: c.network_lat.summary(cycle, nci),
             packet_latency_ns: c.packet_lat.summary(1000.0, pci),
             network_latency_ns: c.network_lat.summary(1000.0, nci),
+            packet_latency_histogram: LatencyHistogram::of(&c.packet_lat, bin, cycle),
+            network_latency_histogram: LatencyHistogram::of(&c.network_lat, bin, cycle),
             mean_hops: if c.delivered_measured == 0 {
                 0.0
             } else {

@@ -115,6 +115,36 @@ pub fn summary(r: &RunResult) -> String {
     s
 }
 
+/// A run's packet and network latency distributions as a plot: the fraction of measured
+/// packets in each bin, at the bin's centre, on a logarithmic scale (empty bins left out).
+pub fn latency_plot(r: &RunResult) -> plot::Plot<'_> {
+    let series = |name: &str, h: &crate::stats::LatencyHistogram| {
+        let n = h.counts.iter().sum::<u64>().max(1) as f64;
+        plot::Series {
+            name: format!("{name} (bins of {} cycles)", h.bin_cycles),
+            points: h
+                .counts
+                .iter()
+                .enumerate()
+                .filter(|b| *b.1 > 0)
+                .map(|(i, &k)| ((i as f64 + 0.5) * h.bin_cycles, k as f64 / n))
+                .collect(),
+            markers_only: false,
+            color: None,
+        }
+    };
+    plot::Plot {
+        title: &r.name,
+        x_label: "latency [cycles]",
+        y_label: "fraction of measured packets per bin",
+        series: vec![
+            series("packet latency", &r.packet_latency_histogram),
+            series("network latency", &r.network_latency_histogram),
+        ],
+        log_y: true,
+    }
+}
+
 /// One point of a load sweep.
 #[derive(Clone, Debug, Serialize)]
 pub struct SweepPoint {

@@ -44,6 +44,11 @@ impl LatencyAcc {
         self.count
     }
 
+    /// The largest value recorded [ps] (0 if none).
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+
     /// Exact mean [ps].
     pub fn mean(&self) -> f64 {
         if self.count == 0 {
@@ -134,6 +139,42 @@ impl LatencyAcc {
     }
 }
 
+/// A latency distribution: counts of packets in equal bins from 0, bin `i` holding
+/// latencies in [i·width, (i + 1)·width) (to the histogram's precision, 3 significant
+/// digits), up to the bin of the largest.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LatencyHistogram {
+    /// Bin width [cycles].
+    pub bin_cycles: f64,
+    pub counts: Vec<u64>,
+}
+
+impl LatencyHistogram {
+    /// `acc`'s distribution in bins of `width` cycles of `cycle` ps.
+    pub fn of(acc: &LatencyAcc, width: f64, cycle: f64) -> LatencyHistogram {
+        let ps = ((width * cycle).round() as u64).max(1);
+        LatencyHistogram {
+            bin_cycles: width,
+            counts: acc.bins(ps).into_iter().map(|b| b.1).collect(),
+        }
+    }
+}
+
+/// The bin width, 1, 2 or 5 times a power of ten, that covers 0 to `max` in at most `bins`
+/// bins with the fewest bins wasted (1 if `max` is not positive).
+pub fn nice_width(max: f64, bins: usize) -> f64 {
+    let raw = max / bins.max(1) as f64;
+    if raw.is_nan() || raw <= 0.0 || raw.is_infinite() {
+        return 1.0;
+    }
+    let decade = 10f64.powi(raw.log10().floor() as i32);
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * decade)
+        .find(|&w| w * bins as f64 >= max)
+        .unwrap_or(10.0 * decade)
+}
+
 /// Latency statistics in one unit (mean and extremes exact, quantiles to 3 digits).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct LatencySummary {
@@ -188,6 +229,34 @@ pub struct Batch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nice_widths_cover_the_range_in_at_most_the_bins_asked() {
+        for (max, bins, want) in [
+            (1336.0, 100, 20.0),
+            (1000.0, 100, 10.0),
+            (1001.0, 100, 20.0),
+            (35.0, 100, 0.5),
+            (4.0e6, 50, 1.0e5),
+            (0.0, 100, 1.0),
+        ] {
+            let w = nice_width(max, bins);
+            assert!((w - want).abs() < 1e-9 * want, "{max}/{bins}: {w}, want {want}");
+            assert!(w * bins as f64 >= max);
+        }
+    }
+
+    #[test]
+    fn a_histogram_counts_every_value_in_its_bin() {
+        let mut a = LatencyAcc::default();
+        // Cycles of 1000 ps: 3.5, 7, 7.2, 19.9 and 20 cycles.
+        for v in [3_500, 7_000, 7_200, 19_900, 20_000] {
+            a.record(v);
+        }
+        let h = LatencyHistogram::of(&a, 5.0, 1000.0);
+        assert_eq!(h.bin_cycles, 5.0);
+        assert_eq!(h.counts, vec![1, 2, 0, 1, 1]);
+    }
 
     #[test]
     fn exact_mean_min_max() {
