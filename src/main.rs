@@ -50,6 +50,10 @@ enum Cmd {
         /// measured packets per bin, on a logarithmic scale).
         #[arg(long, value_name = "FILE")]
         svg: Option<PathBuf>,
+        /// Draw the network with each switch-to-switch channel coloured by its utilization,
+        /// as SVG (rings, 2-D meshes and tori, the Macramé grid).
+        #[arg(long, value_name = "FILE")]
+        map: Option<PathBuf>,
         /// Check engine invariants as the run goes (slower).
         #[arg(long)]
         check: bool,
@@ -267,15 +271,23 @@ fn real_main() -> Result<ExitCode> {
             seed,
             json,
             svg,
+            map,
             check,
             quiet,
         } => {
-            check_outs([&json, &svg])?;
+            check_outs([&json, &svg, &map])?;
             let mut o = overrides(&set, seed)?;
             if check {
                 o.push("sim.check=true".into());
             }
             let spec = config::load(&path, &o)?;
+            if map.is_some() && !report::map::can_draw(&spec.fabric) {
+                bail!(
+                    "--map: a map is drawn for rings, 2-D meshes and tori and the Macramé grid; {} is {}",
+                    path.display(),
+                    spec.fabric
+                );
+            }
             // The static check grows with hosts × channels; past a few seconds of it the run
             // goes without (its watchdog still stops a deadlock and names the cycle).
             let secs = reef::routing::cdg::estimate_seconds(&spec.fabric, &spec.routing);
@@ -319,6 +331,11 @@ fn real_main() -> Result<ExitCode> {
                     &s,
                     &report::plot::svg(&plot).map_err(|m| anyhow::anyhow!("plot: {m}"))?,
                 )?;
+            }
+            if let Some(m) = map {
+                let svg =
+                    report::map::channel_map(&spec.fabric, &r).map_err(|e| anyhow::anyhow!("--map: {e}"))?;
+                write(&m, &svg)?;
             }
             Ok(if r.deadlock.is_some() {
                 ExitCode::from(EXIT_DEADLOCK)

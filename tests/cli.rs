@@ -51,8 +51,8 @@ fn run_prints_a_summary_and_writes_json() {
 }
 
 #[test]
-fn run_plots_the_latency_distributions() {
-    let (j, s) = (tmp("dist.json"), tmp("dist.svg"));
+fn run_plots_the_latency_distributions_and_the_channel_map() {
+    let (j, s, m) = (tmp("dist.json"), tmp("dist.svg"), tmp("map.svg"));
     let (code, _, err) = reef(&[
         "run",
         "examples/mesh8x8.toml",
@@ -62,8 +62,13 @@ fn run_plots_the_latency_distributions() {
         j.to_str().unwrap(),
         "--svg",
         s.to_str().unwrap(),
+        "--map",
+        m.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{err}");
+    // The map: the 8×8 mesh's 224 switch-to-switch channels.
+    let map = std::fs::read_to_string(&m).unwrap();
+    assert_eq!(map.matches("<polyline").count(), 224);
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
     let delivered = v["delivered_measured_packets"].as_u64().unwrap();
     assert!(delivered > 1000);
@@ -95,6 +100,16 @@ fn run_plots_the_latency_distributions() {
     assert!((50..=101).contains(&last[0]), "{last:?}");
     let svg = std::fs::read_to_string(&s).unwrap();
     assert!(svg.contains("<svg") && svg.contains("network latency"), "{svg}");
+
+    // A network without a plane layout is refused before it runs.
+    let (code, out, err) = reef(&[
+        "run",
+        "examples/macrame-clos256.toml",
+        "--map",
+        m.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(err.contains("--map") && out.is_empty(), "{err}");
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Reports: the readable summary of a run, sweep tables, CSV and SVG plots.
 
+pub mod map;
 pub mod plot;
 
 use crate::engine::result::RunResult;
