@@ -101,6 +101,23 @@ fn run_plots_the_latency_distributions_and_the_channel_map() {
     let svg = std::fs::read_to_string(&s).unwrap();
     assert!(svg.contains("<svg") && svg.contains("network latency"), "{svg}");
 
+    // No measured packet delivered (a deadlock before the window): no empty plot.
+    let e = tmp("empty.svg");
+    let (code, _, err) = reef(&[
+        "run",
+        "examples/torus16x16.toml",
+        "--set",
+        "channel.vcs=1",
+        "--set",
+        "routing.dateline=false",
+        "--set",
+        "traffic.load=0.5",
+        "--svg",
+        e.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no latency plot") && !e.exists(), "{err}");
+
     // A network without a plane layout is refused before it runs.
     let (code, out, err) = reef(&[
         "run",
