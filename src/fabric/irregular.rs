@@ -356,87 +356,63 @@ h2 s2:2
         assert_eq!(f.channels[c.idx()].params.latency, 5_000);
     }
 
+    /// The error `parse` gives for topology file `text` (named x.txt).
+    fn parse_err(text: &str) -> String {
+        parse("x.txt", text, p(), p(), SwitchParams::default(), None)
+            .unwrap_err()
+            .to_string()
+    }
+
     #[test]
     fn errors_name_file_and_line() {
-        let e = parse(
-            "x.txt",
-            "s0:0 s1:0\nh0 s0:1\nq7 s1:1\n",
-            p(),
-            p(),
-            SwitchParams::default(),
-            None,
-        )
-        .unwrap_err();
-        assert!(e.to_string().starts_with("x.txt:3: `q7` is not a node"), "{e}");
-        let e = parse(
-            "x.txt",
-            "s0:0 s1:0\nh0 s0:1\nh1 s0:1\n",
-            p(),
-            p(),
-            SwitchParams::default(),
-            None,
-        )
-        .unwrap_err();
-        assert!(
-            e.to_string().contains("x.txt:3:") && e.to_string().contains("twice"),
-            "{e}"
-        );
-        let e = parse(
-            "x.txt",
-            "s0:0 s2:0\nh0 s0:1\n",
-            p(),
-            p(),
-            SwitchParams::default(),
-            None,
-        )
-        .unwrap_err();
-        assert!(e.to_string().contains("s1 never appears"), "{e}");
-        let e = parse(
-            "x.txt",
-            "s0:0 s1:0 speed=3\nh0 s0:1\n",
-            p(),
-            p(),
-            SwitchParams::default(),
-            None,
-        )
-        .unwrap_err();
-        assert!(e.to_string().contains("unknown option `speed`"), "{e}");
+        let e = parse_err("s0:0 s1:0\nh0 s0:1\nq7 s1:1\n");
+        assert!(e.starts_with("x.txt:3: `q7` is not a node"), "{e}");
+        let e = parse_err("s0:0 s1:0\nh0 s0:1\nh1 s0:1\n");
+        assert!(e.contains("x.txt:3:") && e.contains("twice"), "{e}");
+        let e = parse_err("s0:0 s2:0\nh0 s0:1\n");
+        assert!(e.contains("s1 never appears"), "{e}");
+        let e = parse_err("s0:0 s1:0 speed=3\nh0 s0:1\n");
+        assert!(e.contains("unknown option `speed`"), "{e}");
     }
 
     /// Found by fuzzing configs: each of these once got through the parser and then
     /// panicked, corrupted memory or stopped the run with an engine invariant.
     #[test]
     fn rejects_what_the_engine_cannot_hold() {
-        let err = |text: &str| {
-            parse("x.txt", text, p(), p(), SwitchParams::default(), None)
-                .unwrap_err()
-                .to_string()
-        };
-        let e = err("h0 h1\nh2 s0:0\nh3 s0:1\n");
-        assert!(e.starts_with("x.txt:1: `h0 h1` links two hosts"), "{e}");
-        let e = err("s0:1 s1:3\nh0 -> s1:2\ns0:4 -> h0\n");
-        assert!(
-            e.starts_with("x.txt:3: h0 links to s0:4 here and to s1:2 on line 2"),
-            "{e}"
-        );
-        let e = err("h0 s0:0\nh1 s1:0\ns0:1 s1:1 buffer=2147483649\n");
-        assert!(
-            e.starts_with("x.txt:3: buffer must be 1..=1048576 flits, got 2147483649"),
-            "{e}"
-        );
-        assert!(err("h0 s0:0 buffer=0\nh1 s0:1\n").contains("buffer must be 1..="));
-        // Lines that said more than was read, or twice.
-        let e = err("h0 s0:0\nh1 s0:1 latency=1e30ns\n");
-        assert!(e.starts_with("x.txt:2: latency 1e30ns is longer than"), "{e}");
-        let e = err("h0 s0:0\nh1 s0:1 latency=5ns latency=7ns\n");
-        assert!(e.starts_with("x.txt:2: `latency` is given twice"), "{e}");
-        let e = err("switch s0:3 ports=4 garbage\nh0 s0:0\n");
-        assert!(
-            e.starts_with("x.txt:1: `switch s0:3 ports=4 garbage`: expected"),
-            "{e}"
-        );
-        let e = err("switch s0 ports=4\nswitch s0 ports=8\nh0 s0:0\n");
-        assert!(e.starts_with("x.txt:2: s0 is declared on line 1 already"), "{e}");
+        // (text, how its error starts)
+        let cases = [
+            ("h0 h1\nh2 s0:0\nh3 s0:1\n", "x.txt:1: `h0 h1` links two hosts"),
+            (
+                "s0:1 s1:3\nh0 -> s1:2\ns0:4 -> h0\n",
+                "x.txt:3: h0 links to s0:4 here and to s1:2 on line 2",
+            ),
+            (
+                "h0 s0:0\nh1 s1:0\ns0:1 s1:1 buffer=2147483649\n",
+                "x.txt:3: buffer must be 1..=1048576 flits, got 2147483649",
+            ),
+            ("h0 s0:0 buffer=0\nh1 s0:1\n", "x.txt:1: buffer must be 1..="),
+            // Lines that said more than was read, or twice.
+            (
+                "h0 s0:0\nh1 s0:1 latency=1e30ns\n",
+                "x.txt:2: latency 1e30ns is longer than",
+            ),
+            (
+                "h0 s0:0\nh1 s0:1 latency=5ns latency=7ns\n",
+                "x.txt:2: `latency` is given twice",
+            ),
+            (
+                "switch s0:3 ports=4 garbage\nh0 s0:0\n",
+                "x.txt:1: `switch s0:3 ports=4 garbage`: expected",
+            ),
+            (
+                "switch s0 ports=4\nswitch s0 ports=8\nh0 s0:0\n",
+                "x.txt:2: s0 is declared on line 1 already",
+            ),
+        ];
+        for (text, want) in cases {
+            let e = parse_err(text);
+            assert!(e.starts_with(want), "{text:?}: {e}");
+        }
         // A byte-order mark before the first line is not part of it.
         let f = parse(
             "x.txt",
