@@ -18,6 +18,11 @@ fn err_with(text: &str, set: &[&str]) -> ConfigError {
 
 const MESH: &str = "[topology]\nkind = \"mesh\"\nk = [4, 4]\n";
 
+/// The error for the 4×4 mesh with `extra` (its line 4 on) and a load of 0.1.
+fn err_mesh(extra: &str) -> ConfigError {
+    err(&format!("{MESH}{extra}[traffic]\nload = 0.1\n"))
+}
+
 #[test]
 fn unknown_key_names_line_and_suggests() {
     let e = err(&format!("{MESH}\n[traffic]\nlaod = 0.2\n"));
@@ -35,30 +40,22 @@ fn unknown_key_names_line_and_suggests() {
 
 #[test]
 fn wrong_type() {
-    let e = err(&format!(
-        "{MESH}[channel]\nvcs = \"two\"\n[traffic]\nload = 0.1\n"
-    ));
+    let e = err_mesh("[channel]\nvcs = \"two\"\n");
     assert_eq!((e.line, e.key.as_str()), (Some(5), "channel.vcs"));
     assert!(e.msg.contains("invalid type"), "{e}");
-    let e = err(&format!(
-        "{MESH}[switch]\nrouter_delay = 4\n[traffic]\nload = 0.1\n"
-    ));
+    let e = err_mesh("[switch]\nrouter_delay = 4\n");
     assert_eq!(e.key, "switch.router_delay");
     assert!(e.hint.unwrap().contains("strings"));
 }
 
 #[test]
 fn bad_units_and_values() {
-    let e = err(&format!(
-        "{MESH}[switch]\nrouter_delay = \"4 parsecs\"\n[traffic]\nload = 0.1\n"
-    ));
+    let e = err_mesh("[switch]\nrouter_delay = \"4 parsecs\"\n");
     assert_eq!((e.line, e.key.as_str()), (Some(5), "switch.router_delay"));
     assert!(e.msg.contains("unknown unit `parsecs`"));
-    let e = err(&format!(
-        "{MESH}[switch]\nrouter_delay = \"100 MHz\"\n[traffic]\nload = 0.1\n"
-    ));
+    let e = err_mesh("[switch]\nrouter_delay = \"100 MHz\"\n");
     assert!(e.msg.contains("expected a duration"), "{e}");
-    let e = err(&format!("{MESH}[channel]\nvcs = 0\n[traffic]\nload = 0.1\n"));
+    let e = err_mesh("[channel]\nvcs = 0\n");
     assert!(e.msg.contains("1..=64"), "{e}");
     let e = err(&format!("{MESH}[traffic]\nload = -0.5\n"));
     assert_eq!(e.key, "traffic.load");
@@ -78,9 +75,7 @@ fn bad_units_and_values() {
 fn spans_beyond_reef_clock_are_refused() {
     // Picoseconds in 64 bits: a duration, a cycle, a packet's hop or a mean packet gap past
     // 1000 s is an error, not a saturated or wrapped time.
-    let e = err(&format!(
-        "{MESH}[channel]\ncredit_delay = \"1e20 cycles\"\n[traffic]\nload = 0.1\n"
-    ));
+    let e = err_mesh("[channel]\ncredit_delay = \"1e20 cycles\"\n");
     assert_eq!((e.line, e.key.as_str()), (Some(5), "channel.credit_delay"));
     assert!(e.msg.contains("limit of 1000 s"), "{e}");
     let e = err(&format!(
@@ -117,9 +112,7 @@ send_overhead = \"1000 s\"
     assert!(e.msg.contains("ten times what a host's channel can send"), "{e}");
     assert!(e.hint.unwrap().contains("backlogged"));
     // Numbers past what reef reads say so.
-    let e = err(&format!(
-        "{MESH}[switch]\nrouter_delay = \"1e-300 ns\"\n[traffic]\nload = 0.1\n"
-    ));
+    let e = err_mesh("[switch]\nrouter_delay = \"1e-300 ns\"\n");
     assert!(e.msg.contains("out of range"), "{e}");
     // The limit itself is accepted; so is a slow host channel without synthetic traffic
     // (no load is used, whatever its default).
@@ -276,27 +269,23 @@ fn messages_speak_config_not_rust() {
     assert_eq!((e.line, e.key.as_str()), (Some(3), "topology.k"));
     assert!(e.msg.contains("switches per dimension"), "{e}");
     assert!(e.hint.as_deref().unwrap().contains("k = [8, 4]"));
-    let e = err(&format!("{MESH}[switch]\nmode = {{}}\n[traffic]\nload = 0.1\n"));
+    let e = err_mesh("[switch]\nmode = {}\n");
     assert_eq!(e.key, "switch.mode");
     assert!(e.msg.contains("a name in quotes"), "{e}");
     let e = err(&format!("{MESH}[traffic]\nload = {{}}\n"));
     assert_eq!(e.key, "traffic.load");
     assert!(e.msg.contains("flits per cycle per host, or a rate"), "{e}");
     // An output FIFO past 2^31 flits once overflowed the engine's buffer sizing.
-    let e = err(&format!(
-        "{MESH}[switch]\noutput_buffer = 3000000000\n[traffic]\nload = 0.1\n"
-    ));
+    let e = err_mesh("[switch]\noutput_buffer = 3000000000\n");
     assert_eq!((e.line, e.key.as_str()), (Some(5), "switch.output_buffer"));
     assert!(e.msg.contains("must be 1..=1048576 flits, got 3000000000"), "{e}");
-    let e = err(&format!("{MESH}[channel]\nbuffer = -1\n[traffic]\nload = 0.1\n"));
+    let e = err_mesh("[channel]\nbuffer = -1\n");
     assert_eq!((e.line, e.key.as_str()), (Some(5), "channel.buffer"));
     assert!(e.msg.contains("a whole number from 0 to 4294967295"), "{e}");
     for text in [&e.msg, e.hint.as_deref().unwrap_or("")] {
         assert!(!text.contains("u32") && !text.contains("enum"), "{e}");
     }
-    let e = err(&format!(
-        "{MESH}[switch]\nrouter_delay = \"-3 ns\"\n[traffic]\nload = 0.1\n"
-    ));
+    let e = err_mesh("[switch]\nrouter_delay = \"-3 ns\"\n");
     assert!(e.msg.contains("cannot be negative"), "{e}");
     let e = err("[sim]\nseed = 18446744073709551615\n");
     assert_eq!(e.line, Some(2));
@@ -306,9 +295,7 @@ fn messages_speak_config_not_rust() {
 #[test]
 fn keys_that_do_not_apply_are_errors() {
     // Each of these was accepted and did nothing (a second fuzzing round).
-    let e = err(&format!(
-        "{MESH}[routing]\npaths = \"minimal\"\n[traffic]\nload = 0.1\n"
-    ));
+    let e = err_mesh("[routing]\npaths = \"minimal\"\n");
     assert_eq!((e.line, e.key.as_str()), (Some(5), "routing.paths"));
     let e = err(&format!(
         "{MESH}[traffic]\npattern = \"tornado\"\ninclude_self = true\nload = 0.1\n"
@@ -326,9 +313,7 @@ fn zero_bits_are_blamed_on_the_bits() {
     // A flit or tail of no bits would take no time: the error names the key the user set,
     // not the time reef derives from it.
     for key in ["flit_bits", "tail_bits"] {
-        let e = err(&format!(
-            "{MESH}[channel]\nrate = \"100 MBaud\"\n{key} = 0\n[traffic]\nload = 0.1\n"
-        ));
+        let e = err_mesh(&format!("[channel]\nrate = \"100 MBaud\"\n{key} = 0\n"));
         assert_eq!(
             (e.line, e.key.as_str()),
             (Some(6), format!("channel.{key}").as_str()),
