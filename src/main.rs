@@ -325,21 +325,20 @@ fn real_main() -> Result<ExitCode> {
             if let Some(j) = json {
                 write(&j, &serde_json::to_string_pretty(&r)?)?;
             }
-            if let Some(s) = svg.filter(|s| {
-                // Nothing to draw: say so rather than leave an empty plot.
-                r.has_latency() || {
+            if let Some(s) = svg {
+                if r.has_latency() {
+                    let plot = report::latency_plot(&r);
+                    write(
+                        &s,
+                        &report::plot::svg(&plot).map_err(|m| anyhow::anyhow!("plot: {m}"))?,
+                    )?;
+                } else {
+                    // Nothing to draw: say so rather than leave an empty plot.
                     eprintln!(
                         "note: --svg: no measured packet was delivered, so no latency plot ({} not written)",
                         s.display()
                     );
-                    false
                 }
-            }) {
-                let plot = report::latency_plot(&r);
-                write(
-                    &s,
-                    &report::plot::svg(&plot).map_err(|m| anyhow::anyhow!("plot: {m}"))?,
-                )?;
             }
             if let Some(m) = map {
                 let svg =

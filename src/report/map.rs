@@ -4,7 +4,7 @@
 //! to the busiest channel). The numbers are the run's `channel_utilization`.
 
 use crate::engine::result::RunResult;
-use crate::fabric::{ChannelId, Fabric, NodeId, Shape};
+use crate::fabric::{Fabric, NodeId, Shape};
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 
@@ -104,7 +104,7 @@ pub fn channel_map(fab: &Fabric, r: &RunResult) -> Result<String, String> {
             continue;
         }
         let e = links.entry((a.0, b.0)).or_default();
-        e.0 += r.channel_utilization[ChannelId(i as u32).idx()].utilization;
+        e.0 += r.channel_utilization[i].utilization;
         e.1 += 1;
     }
     let busiest = links.values().map(|&(u, n)| u / n as f64).fold(0.0f64, f64::max);
@@ -197,17 +197,15 @@ pub fn channel_map(fab: &Fabric, r: &RunResult) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::Spec;
     use crate::engine::result::RunResult;
-    use crate::engine::{Sim, Spec};
 
     fn spec(text: &str) -> Spec {
         crate::config::load_str("map.toml", text, std::path::Path::new("."), &[]).unwrap()
     }
 
     fn run(s: &Spec) -> RunResult {
-        let mut sim = Sim::new(s).unwrap();
-        let out = sim.run(&mut |_| {}).unwrap();
-        sim.result(&out)
+        crate::runner::run_spec(s, &mut |_| {}).unwrap()
     }
 
     fn lines(svg: &str) -> usize {
