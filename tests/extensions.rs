@@ -228,6 +228,7 @@ fn chain_with_header_deletion() -> Spec {
             watchdog: 1_000_000,
             flit_bytes: 1,
             trains: true,
+            express: true,
             max_header: 2,
         },
         host: HostParams::default(),

@@ -52,6 +52,7 @@ fn link_throughput(l: u32, h: u32, both: bool, trains: bool) -> f64 {
             watchdog: 100_000_000,
             flit_bytes: 1,
             trains,
+            express: true,
             max_header: 0,
         },
         host: HostParams::default(),

@@ -232,16 +232,10 @@ fn net() -> impl Strategy<Value = Net> {
         )
 }
 
-fn without_events(mut r: reef::engine::result::RunResult) -> String {
-    // The events count is how the run got there, not what it found.
-    r.events = 0;
-    json(&r)
-}
-
 proptest! {
     // REEF_TRAIN_CASES=N runs N cases (a deeper check after a change to the engine).
     #![proptest_config(ProptestConfig {
-        cases: std::env::var("REEF_TRAIN_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(64),
+        cases: cases("REEF_TRAIN_CASES", 64),
         ..ProptestConfig::default()
     })]
 

@@ -1141,6 +1141,7 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             watchdog,
             flit_bytes,
             trains: s.trains.unwrap_or(true),
+            express: s.express.unwrap_or(true),
             max_header: 0,
         },
         host: hp,

@@ -38,6 +38,7 @@ pub struct RawSim {
     pub check: Option<bool>,
     pub watchdog: Option<String>,
     pub trains: Option<bool>,
+    pub express: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]

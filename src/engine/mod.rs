@@ -14,6 +14,7 @@
 
 pub mod agent;
 pub(crate) mod arr;
+pub(crate) mod express;
 pub mod queue;
 pub mod result;
 pub mod watchdog;
@@ -181,6 +182,9 @@ pub struct SimParams {
     /// Send runs of flits as trains where nothing can come between them (identical results,
     /// fewer events); `false` runs the flit-by-flit reference path.
     pub trains: bool,
+    /// Run on the express engine when the fabric allows it ([`express`]: the same results,
+    /// faster); `false` runs every fabric on the general engine.
+    pub express: bool,
     /// Room for header symbols per packet, beyond what the routing itself needs (for agents
     /// that give packets their own headers) [symbols].
     pub max_header: usize,
@@ -1639,6 +1643,9 @@ impl<'a> Sim<'a> {
     /// Runs to the end of the measurement window and the drain, or until a deadlock stops
     /// the network. `progress` is called now and then.
     pub fn run(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<RunOutcome, SimError> {
+        if let Some(r) = self.run_express(progress) {
+            return r.map_err(|e| *e);
+        }
         self.run_inner(&mut agent::NoAgent, progress).map_err(|e| *e)
     }
 
@@ -1730,7 +1737,6 @@ impl<'a> Sim<'a> {
                 self.q.push_at(self.now, t, ev(K_GEN, h as u32, 0));
             }
         }
-        let limit = self.me.saturating_add(self.spec.params.drain_limit);
         let wd = self.spec.params.watchdog.max(1);
         // The watchdog looks on a fixed grid of half periods, each time as of the grid point
         // just passed (nothing happened between it and the event that brought the run past
@@ -1742,22 +1748,7 @@ impl<'a> Sim<'a> {
         let mut deadlock = None;
         let mut iter = 0u64;
         while let Some(t) = self.q.next_time() {
-            if !finalized && t >= self.me {
-                self.finalize_window();
-                finalized = true;
-            }
-            // Drained: the run ends at the last instant it processed, and never before the
-            // window's end, whose instant is processed in full. (It ended at the last instant
-            // before the window's end once, when nothing was left to drain there: an instant
-            // that trains, which skip events, and flit by flit placed differently, so the
-            // flits counted up to it differed.)
-            if finalized && t > self.me && self.drained() {
-                self.end = self.now.max(self.me);
-                break;
-            }
-            if t > limit {
-                drain_failed = true;
-                self.end = limit;
+            if self.ends_before(t, &mut finalized, &mut drain_failed) {
                 break;
             }
             if t >= next_watch {
@@ -1863,6 +1854,32 @@ impl<'a> Sim<'a> {
             deadlock,
             wall_s: wall.elapsed().as_secs_f64(),
         })
+    }
+
+    /// Whether the run ends before the instant `t`, the next with an event: drained, or
+    /// past the drain limit (`drain_failed`). The measured packets still in the source
+    /// queues are counted once, before the first instant at or after the window's end
+    /// (`finalized`).
+    fn ends_before(&mut self, t: Time, finalized: &mut bool, drain_failed: &mut bool) -> bool {
+        if !*finalized && t >= self.me {
+            self.finalize_window();
+            *finalized = true;
+        }
+        // Drained: the run ends at the last instant it processed, and never before the
+        // window's end, whose instant is processed in full. (It ended at the last instant
+        // before the window's end once, when nothing was left to drain there: an instant
+        // that trains, which skip events, and flit by flit placed differently, so the
+        // flits counted up to it differed.)
+        if *finalized && t > self.me && self.drained() {
+            self.end = self.now.max(self.me);
+            return true;
+        }
+        if t > self.me.saturating_add(self.spec.params.drain_limit) {
+            *drain_failed = true;
+            self.end = self.me.saturating_add(self.spec.params.drain_limit);
+            return true;
+        }
+        false
     }
 
     fn drained(&self) -> bool {

@@ -134,6 +134,40 @@ impl Sim<'_> {
         created < self.me
     }
 
+    /// The synthetic packet under host `h`'s cursor, taken now (it was ready at `ready`):
+    /// its destination and creation time; the cursor moves to the next one. `None` if the
+    /// pattern gives the host nothing to send (it falls silent).
+    pub(crate) fn next_synthetic(&mut self, h: usize, ready: Time) -> Option<(u32, Time)> {
+        let wl = &self.spec.workload;
+        let n = self.hosts.len() as u32;
+        let hs = &mut self.hosts[h];
+        let Some(dst) = wl.pattern.dest(h as u32, n, &mut hs.dst_rng) else {
+            hs.active = false;
+            return None;
+        };
+        let created = match wl.process {
+            Process::Backlogged => self.now,
+            _ => hs.arrivals.time,
+        };
+        hs.cpu_free = ready;
+        hs.arrivals.advance(&wl.process, &wl.sizes);
+        Some((dst, created))
+    }
+
+    /// Counts a packet of `size` flits created at `created` as injected now. Returns whether
+    /// it is measured (created in the window).
+    pub(crate) fn count_injected(&mut self, created: Time, size: u32) -> bool {
+        let measured = created >= self.ms && created < self.me;
+        self.c.packets_injected += 1;
+        // After the window, packets created in it were already counted from the source
+        // queues (finalize_window); count only those injected within it here.
+        if measured && self.now < self.me {
+            self.c.injected_measured += 1;
+            self.c.offered_flits += size as u64;
+        }
+        measured
+    }
+
     /// Takes the packet under the cursor if it is ready and a VC has room. Returns whether a
     /// packet is now being injected.
     fn start_packet(&mut self, h: usize) -> Res<bool> {
@@ -176,20 +210,10 @@ impl Sim<'_> {
             }
             (m.dst, t, m.tag)
         } else {
-            let wl = &self.spec.workload;
-            let n = self.hosts.len() as u32;
-            let hs = &mut self.hosts[h];
-            let Some(dst) = wl.pattern.dest(h as u32, n, &mut hs.dst_rng) else {
-                hs.active = false;
+            let Some((dst, created)) = self.next_synthetic(h, ready) else {
                 self.scratch_route = header;
                 return Ok(false);
             };
-            let created = match wl.process {
-                Process::Backlogged => now,
-                _ => hs.arrivals.time,
-            };
-            hs.cpu_free = ready;
-            hs.arrivals.advance(&wl.process, &wl.sizes);
             (dst, created, agent::NO_TAG)
         };
         if header.is_empty() && self.routing.uses_header() {
@@ -205,7 +229,7 @@ impl Sim<'_> {
                 })?;
         }
         let pid = self.alloc_pkt()?;
-        let measured = created >= self.ms && created < self.me;
+        let measured = self.count_injected(created, size);
         let base = pid as usize * self.route_stride;
         let l = header.len().min(self.route_stride);
         self.route_store[base..base + l].copy_from_slice(&header[..l]);
@@ -226,13 +250,6 @@ impl Sim<'_> {
             truncated: false,
             parts: 0,
         };
-        self.c.packets_injected += 1;
-        // After the window, packets created in it were already counted from the source
-        // queues (finalize_window); count only those injected within it here.
-        if measured && now < self.me {
-            self.c.injected_measured += 1;
-            self.c.offered_flits += size as u64;
-        }
         let hs = &mut self.hosts[h];
         hs.cur = pid;
         hs.cur_vc = ch.vc_base + vv;

@@ -35,3 +35,19 @@ pub fn run_reversed(spec: &Spec) -> RunResult {
 pub fn json(r: &RunResult) -> String {
     serde_json::to_string_pretty(r).unwrap()
 }
+
+/// The result as JSON without the count of events: how a run got there (trains or flit by
+/// flit, the express or the general engine), not what it found.
+pub fn without_events(mut r: RunResult) -> String {
+    r.events = 0;
+    json(&r)
+}
+
+/// Property-test cases: the number in environment variable `var` (a deeper check after a
+/// change to the engine), else `default`.
+pub fn cases(var: &str, default: u32) -> u32 {
+    std::env::var(var)
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default)
+}

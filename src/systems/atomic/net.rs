@@ -140,6 +140,7 @@ pub fn spec(lf: &LanFabric, name: &str) -> Spec {
             watchdog: 10_000_000_000_000,
             flit_bytes: 1,
             trains: true,
+            express: true,
             max_header: 512,
         },
         host: HostParams::default(),

@@ -237,6 +237,7 @@ pub fn spec(net: &Net, seed: u64, limit: u64, max_header: usize) -> Result<Spec,
             watchdog: 200_000_000,
             flit_bytes: 1,
             trains: true,
+            express: true,
             max_header,
         },
         host: HostParams {

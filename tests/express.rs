@@ -1,0 +1,218 @@
+//! The express engine is an optimisation, not a model: on every fabric it takes, it must
+//! give exactly what the general engine gives (everything in the result but the count of
+//! events). Property-tested over random meshes of one to three dimensions with one to
+//! three hosts a switch, every timing the express engine handles (flit and tail times,
+//! wire latency, credit delay, router delay, buffers down to one flit, host channels of
+//! their own), every injection process, several traffic patterns, packet sizes and size
+//! mixes, and both drain modes.
+//! `REEF_EXPRESS_CASES=5000 cargo test --release --test express` is the deep check to run
+//! after a change to either engine.
+
+mod common;
+use common::*;
+use proptest::prelude::*;
+use reef::engine::Sim;
+
+#[derive(Debug, Clone)]
+struct Net {
+    k: Vec<u32>,
+    conc: u32,
+    buffer: u32,
+    flit_time: u32,
+    /// The tail's time ("" for the flit time).
+    tail: &'static str,
+    latency: u32,
+    credit_delay: u32,
+    router_delay: u32,
+    /// Host channels of their own: flit time, latency [cycles] and buffer.
+    host_channel: Option<(u32, u32, u32)>,
+    pattern: &'static str,
+    injection: &'static str,
+    load: f64,
+    sizes: &'static str,
+    drain_all: bool,
+    seed: u64,
+}
+
+impl Net {
+    fn toml(&self) -> String {
+        let k: Vec<String> = self.k.iter().map(|x| x.to_string()).collect();
+        let tail = if self.tail.is_empty() {
+            String::new()
+        } else {
+            format!("tail_time = \"{}\"\n", self.tail)
+        };
+        let mut traffic = format!(
+            "pattern = \"{}\"\ninjection = \"{}\"\n",
+            self.pattern, self.injection
+        );
+        // (A Bernoulli source sends at most one packet a cycle; on-off ones, while on.)
+        let load = self.load.min(if self.injection == "on-off" { 0.25 } else { 1.0 });
+        match self.injection {
+            "backlogged" => {}
+            "on-off" => traffic += &format!("load = {load}\non = \"20 cycles\"\noff = \"40 cycles\"\n"),
+            _ => traffic += &format!("load = {load}\n"),
+        }
+        if self.pattern == "hot-spot" {
+            traffic += "hot = [0]\nhot_fraction = 0.3\n";
+        }
+        traffic += self.sizes;
+        traffic += "\n";
+        let mut extra = String::new();
+        if let Some((ft, lat, buf)) = self.host_channel {
+            extra += &format!(
+                "[host_channel]\nflit_time = \"{ft} cycles\"\nlatency = \"{lat} cycles\"\nbuffer = {buf}\n\
+                 credit_delay = \"{} cycles\"\n",
+                self.credit_delay
+            );
+        }
+        format!(
+            r#"
+[sim]
+warmup = "200 cycles"
+measure = "1000 cycles"
+seed = {seed}
+drain = "{drain}"
+[topology]
+kind = "mesh"
+k = [{k}]
+hosts_per_switch = {conc}
+[channel]
+flit_time = "{ft} cycles"
+{tail}buffer = {buffer}
+latency = "{lat} cycles"
+credit_delay = "{cd} cycles"
+[switch]
+router_delay = "{rd} cycles"
+[traffic]
+{traffic}{extra}"#,
+            seed = self.seed,
+            drain = if self.drain_all { "all" } else { "measured" },
+            k = k.join(", "),
+            conc = self.conc,
+            ft = self.flit_time,
+            buffer = self.buffer,
+            lat = self.latency,
+            cd = self.credit_delay,
+            rd = self.router_delay,
+        )
+    }
+}
+
+fn net() -> impl Strategy<Value = Net> {
+    (
+        (
+            prop::collection::vec(2u32..6, 1..4),
+            prop::sample::select(vec![1u32, 1, 1, 2, 3]),
+            1u32..12,
+            prop::sample::select(vec![1u32, 1, 1, 2]),
+            prop::sample::select(vec!["", "", "", "0.5 cycles", "2 cycles", "3 cycles"]),
+            0u32..5,
+            1u32..4,
+            1u32..6,
+        ),
+        (
+            prop::option::weighted(0.3, (1u32..4, 0u32..4, 1u32..10)),
+            prop::sample::select(vec![
+                "uniform",
+                "uniform",
+                "tornado",
+                "permutation",
+                "hot-spot",
+                "neighbour",
+            ]),
+            prop::sample::select(vec![
+                "bernoulli",
+                "bernoulli",
+                "poisson",
+                "periodic",
+                "on-off",
+                "backlogged",
+            ]),
+            0.02f64..0.9,
+            prop::sample::select(vec![
+                "packet_size = 4",
+                "packet_size = 1",
+                "packet_size = 2",
+                "packet_size = 9",
+                "packet_size = 20",
+                "sizes = [[2, 0.7], [12, 0.3]]",
+            ]),
+            prop::bool::weighted(0.3),
+            0u64..1000,
+        ),
+    )
+        .prop_map(
+            |(
+                (k, conc, buffer, flit_time, tail, latency, credit_delay, router_delay),
+                (host_channel, pattern, injection, load, sizes, drain_all, seed),
+            )| Net {
+                k,
+                conc,
+                buffer,
+                flit_time,
+                tail,
+                latency,
+                credit_delay,
+                router_delay,
+                host_channel,
+                pattern,
+                injection,
+                load,
+                sizes,
+                drain_all,
+                seed,
+            },
+        )
+}
+
+proptest! {
+    // REEF_EXPRESS_CASES=N runs N cases (a deeper check after a change to an engine).
+    #![proptest_config(ProptestConfig {
+        cases: cases("REEF_EXPRESS_CASES", 96),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn the_express_engine_gives_what_the_general_engine_gives(n in net()) {
+        let c = n.toml();
+        let s = spec(&c);
+        let sim = Sim::new(&s).unwrap();
+        prop_assert_eq!(sim.express_refused(), None, "the express engine refused\n{}", c);
+        let express = run(&s);
+        prop_assert!(express.packets_delivered > 0, "no traffic in\n{}", c);
+        let general = run(&spec_with(&c, &["sim.express=false"]));
+        prop_assert!(
+            without_events(express.clone()) == without_events(general.clone()),
+            "the engines differ for\n{}\nexpress: {}\ngeneral: {}",
+            c,
+            without_events(express),
+            without_events(general)
+        );
+    }
+}
+
+/// What the express engine refuses goes on the general engine, and the refusal says why.
+#[test]
+fn the_express_engine_refuses_what_it_does_not_model() {
+    let base = "[sim]\nwarmup = \"100 cycles\"\nmeasure = \"300 cycles\"\n[topology]\nkind = \"mesh\"\nk = [3, 3]\n\
+                [channel]\nbuffer = 4\ncredit_delay = \"1 cycle\"\n[traffic]\nload = 0.1\npacket_size = 4\n";
+    assert_eq!(Sim::new(&spec(base)).unwrap().express_refused(), None);
+    for (set, why) in [
+        ("channel.vcs=2", "several VCs"),
+        ("switch.mode=\"cut-through\"", "wormhole"),
+        ("switch.arbitration=\"oldest-first\"", "round robin"),
+        ("switch.router_delay=\"0 cycles\"", "router delay"),
+        ("sim.check=true", "checks"),
+        ("sim.trains=false", "flit-by-flit"),
+        ("sim.express=false", "general engine was asked for"),
+        ("topology.kind=\"torus\"", "mesh"),
+        ("host.send_overhead=\"2 ns\"", "host costs"),
+    ] {
+        let s = spec_with(base, &[set]);
+        let refused = Sim::new(&s).unwrap().express_refused();
+        assert!(refused.is_some_and(|r| r.contains(why)), "{set}: {refused:?}");
+        // And the run still goes (on the general engine).
+        assert!(run(&s).packets_delivered > 0, "{set}");
+    }
+}
