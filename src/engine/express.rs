@@ -57,10 +57,11 @@ struct XCh {
     busy: Time,
     /// The output VC is free for the next worm from this time on (its last tail's start).
     free_at: Time,
-    /// Time of the pending wake-up of the sender (no second one at the same time).
-    wake_at: Time,
     /// When the last tail left this input (a head behind it is at the front from then).
     front_at: Time,
+    /// No credit of slots `cr..hd` lands later than this: once it has passed, the sender
+    /// takes them all without reading the slots.
+    cr_last: Time,
     /// The input channel whose worm holds this output, or `NONE`.
     owner: u32,
     /// As an input: the output its front packet asks for or holds.
@@ -92,6 +93,8 @@ pub(crate) struct Express {
     /// Per switch port (`Sw::port_base + p`): the channel arriving there.
     in_ch: Vec<u32>,
     dor: Dor,
+    /// Per channel: the time of the pending wake-up of its sender (not a second one then).
+    wake_at: Vec<Time>,
     /// Channels with something to do at this instant, and when each was last listed.
     dirty: Vec<u32>,
     dirty_at: Vec<Time>,
@@ -178,8 +181,8 @@ impl Express {
             ch.push(XCh {
                 busy: 0,
                 free_at: 0,
-                wake_at: Time::MAX,
                 front_at: 0,
+                cr_last: 0,
                 owner: NONE,
                 out: NONE,
                 hd: 0,
@@ -211,6 +214,7 @@ impl Express {
             node,
             in_ch,
             dor: dor.clone(),
+            wake_at: vec![Time::MAX; n],
             dirty: Vec::new(),
             dirty_at: vec![Time::MAX; n],
         }
@@ -227,66 +231,74 @@ impl Express {
     /// Wakes the sender of channel `o` at `t` (later than now; once per distinct time).
     #[inline(always)]
     fn wake(&mut self, sim: &mut Sim, o: u32, t: Time) {
-        let x = &mut self.ch[o as usize];
-        if x.wake_at != t {
-            x.wake_at = t;
+        let w = &mut self.wake_at[o as usize];
+        if *w != t {
+            *w = t;
             sim.q.push_at(sim.now, t, (X_WAKE << 62) | o as u64);
         }
     }
 
-    /// Whether the sender on `o` holds a credit for a flit starting at `t` (now or within
-    /// the train being sent), counting credits landed by then. If not, it is woken when one
-    /// lands (if one is on its way; else the receiver wakes it when a flit leaves) and the
-    /// answer is no.
+    /// Of the next `max` flits on channel `o`, flit j starting at now + j·ft, how many have
+    /// a credit by their start (the credits held now, then those on their way back, in the
+    /// order they land), and how many of those are held now; the credits landed by now are
+    /// collected. If fewer than `max`, the sender is woken when the next one lands (or, if
+    /// none is on its way, when the receiver next frees a slot).
     #[inline(always)]
-    fn credit(&mut self, sim: &mut Sim, o: u32, t: Time) -> bool {
+    fn credits_for(&mut self, sim: &mut Sim, o: u32, max: u32, ft: Time) -> (u32, u32) {
+        let now = sim.now;
         let x = &mut self.ch[o as usize];
-        while x.cr != x.hd && sim.ring[(x.buf + (x.cr & x.mask as u32)) as usize].time <= t {
-            x.cr = x.cr.wrapping_add(1);
-        }
-        if x.tl.wrapping_sub(x.cr) < x.cap as u32 {
-            return true;
-        }
-        if x.cr != x.hd {
-            let tc = sim.ring[(x.buf + (x.cr & x.mask as u32)) as usize].time;
-            self.wake(sim, o, tc);
+        let mask = x.mask as u32;
+        if now >= x.cr_last {
+            x.cr = x.hd;
         } else {
-            x.flags |= XF_WAIT_CREDIT;
+            while x.cr != x.hd && sim.ring[(x.buf + (x.cr & mask)) as usize].time <= now {
+                x.cr = x.cr.wrapping_add(1);
+            }
         }
-        false
+        let held = x.cap as u32 - x.tl.wrapping_sub(x.cr);
+        if held >= max {
+            return (max, held);
+        }
+        let mut n = held;
+        loop {
+            let p = x.cr.wrapping_add(n - held);
+            if p == x.hd {
+                x.flags |= XF_WAIT_CREDIT;
+                return (n, held);
+            }
+            let tc = sim.ring[(x.buf + (p & mask)) as usize].time;
+            if tc > now + n as Time * ft {
+                self.wake(sim, o, tc);
+                return (n, held);
+            }
+            n += 1;
+            if n == max {
+                return (n, held);
+            }
+        }
     }
 
-    /// Flit `flit` (destination and hop count `dst`) starts on channel `o` at `t`, the
-    /// `j`-th of a train that began now; `unit` is its own time on the channel.
+    /// `k` flits were just written into the buffer of switch input `o`, the first landing at
+    /// `a0`: a head at an empty input starts its router delay when it is at the front, and
+    /// a worm waiting for its next flit goes on when it lands.
     #[inline(always)]
-    fn put(&mut self, sim: &mut Sim, o: u32, flit: u32, dst: u32, t: Time, unit: Time) {
+    fn landed(&mut self, sim: &mut Sim, o: u32, a0: Time, head_class: Class) {
         let x = &mut self.ch[o as usize];
-        let tm = &sim.timing[x.prof as usize];
-        let a = t + unit + tm.latency;
-        let slot = x.tl;
-        x.tl = slot.wrapping_add(1);
-        let i = (x.buf + (slot & x.mask as u32)) as usize;
-        if x.flags & XF_TO_HOST != 0 {
-            // The host takes it as it lands: the slot holds the credit from then on.
-            x.hd = x.tl;
-            sim.ring[i] = Slot {
-                time: a + tm.credit_delay,
-                flit,
-                dst,
-            };
-            return;
-        }
-        sim.ring[i] = Slot { time: a, flit, dst };
         if x.state == XS_IDLE {
             // (Only a head comes to an input with no packet at its front.)
             x.state = XS_BUSY;
-            let s = self.node[o as usize];
-            let t = a.max(x.front_at) + sim.sws[s as usize].router_delay;
-            sim.q.push_at(sim.now, t, (X_ROUTE << 62) | o as u64);
+            let e = (X_ROUTE << 62) | o as u64;
+            if x.front_at <= a0 {
+                sim.q.push(head_class, sim.now, e);
+            } else {
+                let s = self.node[o as usize];
+                let t = x.front_at + sim.sws[s as usize].router_delay;
+                sim.q.push_at(sim.now, t, e);
+            }
         } else if x.flags & XF_WAIT_FLIT != 0 {
             x.flags &= !XF_WAIT_FLIT;
             let out = x.out;
-            self.wake(sim, out, a);
+            self.wake(sim, out, a0);
         }
     }
 
@@ -364,86 +376,151 @@ impl Express {
     }
 
     /// Sends the worm at input `c` on output `o` from now, as a train of the flits that are
-    /// in and have credits at their flit times. Returns whether its tail went.
+    /// in the buffer and have credits at their flit times. Returns whether its tail went.
     #[inline(always)]
     fn send(&mut self, sim: &mut Sim, c: u32, o: u32) -> bool {
         let now = sim.now;
-        let tm = sim.timing[self.ch[o as usize].prof as usize];
-        let (ft, tt) = (tm.flit_time, tm.tail_time);
-        let in_cd = sim.timing[self.ch[c as usize].prof as usize].credit_delay;
-        let mut t = now;
-        let mut k = 0u32;
-        let mut tail = false;
+        let xc = &self.ch[c as usize];
+        let (hd, avail, cbuf, cmask) = (xc.hd, xc.tl.wrapping_sub(xc.hd), xc.buf, xc.mask as u32);
+        if avail == 0 {
+            self.ch[c as usize].flags |= XF_WAIT_FLIT;
+            return false;
+        }
+        let ft = sim.timing[self.ch[o as usize].prof as usize].flit_time;
+        // The worm's flits in the buffer by their flit times, up to its tail.
+        let lim = avail.min(MAX_TRAIN);
+        let (mut kf, mut tail, mut late) = (0, false, Time::MAX);
+        while kf < lim {
+            let slot = &sim.ring[(cbuf + (hd.wrapping_add(kf) & cmask)) as usize];
+            if slot.time > now + kf as Time * ft {
+                late = slot.time;
+                break;
+            }
+            kf += 1;
+            if slot.flit & TAIL != 0 {
+                tail = true;
+                break;
+            }
+        }
+        if kf == 0 {
+            // Its next flit is on its way.
+            self.wake(sim, o, late);
+            return false;
+        }
+        let (k, held) = self.credits_for(sim, o, kf, ft);
+        if k == 0 {
+            return false;
+        }
+        if k < kf {
+            tail = false;
+        } else if !tail {
+            if late != Time::MAX {
+                self.wake(sim, o, late);
+            } else if kf == avail {
+                self.ch[c as usize].flags |= XF_WAIT_FLIT;
+            } else {
+                self.wake(sim, o, now + k as Time * ft);
+            }
+        }
+        self.move_train(sim, c, o, k, tail, held);
+        tail
+    }
+
+    /// Moves `k` flits of the worm at input `c` onto output `o`, flit j leaving at
+    /// now + j·flit time (`tail`: the last is the worm's tail; `held`: credits the sender
+    /// held for them, the rest are taken from those on their way).
+    #[inline(always)]
+    fn move_train(&mut self, sim: &mut Sim, c: u32, o: u32, k: u32, tail: bool, held: u32) {
+        let now = sim.now;
+        let xo = self.ch[o as usize];
+        let xc = self.ch[c as usize];
+        let tm = &sim.timing[xo.prof as usize];
+        let (ft, tt, lat, ocd) = (tm.flit_time, tm.tail_time, tm.latency, tm.credit_delay);
+        let head_class = if k == 1 && tail {
+            tm.head_route_tail
+        } else {
+            tm.head_route
+        };
+        let in_cd = sim.timing[xc.prof as usize].credit_delay;
+        let to_host = xo.flags & XF_TO_HOST != 0;
+        let (cmask, omask) = (xc.mask as u32, xo.mask as u32);
+        let mut a = 0;
         let mut host = usize::MAX;
-        while k < MAX_TRAIN {
-            let xc = &mut self.ch[c as usize];
-            if xc.hd == xc.tl {
-                xc.flags |= XF_WAIT_FLIT;
-                break;
-            }
-            let i = (xc.buf + (xc.hd & xc.mask as u32)) as usize;
-            let slot = sim.ring[i];
-            if slot.time > t {
-                // In the buffer from then on.
-                self.wake(sim, o, slot.time);
-                break;
-            }
-            if !self.credit(sim, o, t) {
-                break;
-            }
-            // It leaves input c now: its credit starts back.
-            let xc = &mut self.ch[c as usize];
-            xc.hd = xc.hd.wrapping_add(1);
-            sim.ring[i].time = t + in_cd;
-            if xc.flags & XF_WAIT_CREDIT != 0 {
-                xc.flags &= !XF_WAIT_CREDIT;
-                self.wake(sim, c, t + in_cd);
-            }
-            tail = slot.flit & TAIL != 0;
+        for j in 0..k {
+            let t = now + j as Time * ft;
+            let ic = (xc.buf + (xc.hd.wrapping_add(j) & cmask)) as usize;
+            let slot = sim.ring[ic];
+            // It leaves input c: its credit starts back.
+            sim.ring[ic].time = t + in_cd;
             let mut dst = slot.dst;
             if slot.flit & HEAD != 0 {
                 // One more switch crossed.
                 dst += 1 << DST_BITS;
             }
-            let unit = if tail { tt } else { ft };
-            self.put(sim, o, slot.flit, dst, t, unit);
-            if self.ch[o as usize].flags & XF_TO_HOST != 0 {
-                self.host_land(sim, slot.flit, dst, t + unit + tm.latency);
+            a = t + if j + 1 == k && tail { tt } else { ft } + lat;
+            let io = (xo.buf + (xo.tl.wrapping_add(j) & omask)) as usize;
+            if to_host {
+                // The host takes it as it lands: the slot holds its credit from then on.
+                sim.ring[io] = Slot {
+                    time: a + ocd,
+                    flit: slot.flit,
+                    dst,
+                };
+                self.host_land(sim, slot.flit, dst, a);
                 host = (dst & DST_MASK) as usize;
-            }
-            k += 1;
-            if tail {
-                let xc = &mut self.ch[c as usize];
-                xc.front_at = t;
-                if xc.hd != xc.tl {
-                    // The next packet's head is at the front now.
-                    let a = sim.ring[(xc.buf + (xc.hd & xc.mask as u32)) as usize].time;
-                    let s = self.node[c as usize];
-                    let r = sim.sws[s as usize].router_delay;
-                    sim.q.push_at(now, a.max(t) + r, (X_ROUTE << 62) | c as u64);
-                } else {
-                    xc.state = XS_IDLE;
-                }
-                let xo = &mut self.ch[o as usize];
-                xo.owner = NONE;
-                xo.free_at = t;
-                break;
-            }
-            t += ft;
-        }
-        if k > 0 {
-            self.commit(sim, o, k, tail, ft, tt);
-            if host != usize::MAX {
-                Express::host_train(sim, o, host, k, tail);
-            }
-            if !tail {
-                let b = self.ch[o as usize].busy;
-                if k == MAX_TRAIN {
-                    self.wake(sim, o, b);
-                }
+            } else {
+                sim.ring[io] = Slot {
+                    time: a,
+                    flit: slot.flit,
+                    dst,
+                };
             }
         }
-        tail
+        let last = now + (k - 1) as Time * ft;
+        // Input c: the flits left, their credits are on their way.
+        let x = &mut self.ch[c as usize];
+        x.hd = x.hd.wrapping_add(k);
+        x.cr_last = x.cr_last.max(last + in_cd);
+        if x.flags & XF_WAIT_CREDIT != 0 {
+            x.flags &= !XF_WAIT_CREDIT;
+            self.wake(sim, c, now + in_cd);
+        }
+        if tail {
+            let x = &mut self.ch[c as usize];
+            x.front_at = last;
+            if x.hd != x.tl {
+                // The next packet's head is at the front now (or when it lands).
+                let next = sim.ring[(x.buf + (x.hd & cmask)) as usize].time;
+                let s = self.node[c as usize];
+                let r = sim.sws[s as usize].router_delay;
+                sim.q.push_at(now, next.max(last) + r, (X_ROUTE << 62) | c as u64);
+            } else {
+                x.state = XS_IDLE;
+            }
+        }
+        // Output o: the credits taken, the flits in the receiver's buffer.
+        let x = &mut self.ch[o as usize];
+        x.tl = x.tl.wrapping_add(k);
+        x.cr = x.cr.wrapping_add(k.saturating_sub(held));
+        if tail {
+            x.owner = NONE;
+            x.free_at = last;
+        }
+        if to_host {
+            x.hd = x.tl;
+            x.cr_last = x.cr_last.max(a + ocd);
+            if x.flags & XF_WAIT_CREDIT != 0 {
+                // The train took the last credit: the host frees the first slot as it lands.
+                x.flags &= !XF_WAIT_CREDIT;
+                let first = now + if k == 1 && tail { tt } else { ft } + lat + ocd;
+                self.wake(sim, o, first);
+            }
+            Express::host_train(sim, o, host, k, tail);
+        } else {
+            let a0 = now + if k == 1 && tail { tt } else { ft } + lat;
+            self.landed(sim, o, a0, head_class);
+        }
+        self.commit(sim, o, k, tail, ft, tt);
     }
 
     /// Channel `o` carries `k` flits from now, back to back (`tail`: the last is a tail).
@@ -521,36 +598,42 @@ impl Express {
         if sim.hosts[h].cur == NONE && !self.start_packet(sim, h) {
             return;
         }
-        if !self.credit(sim, o, now) {
-            return;
-        }
-        let tm = sim.timing[self.ch[o as usize].prof as usize];
-        let (ft, tt) = (tm.flit_time, tm.tail_time);
+        let tm = &sim.timing[self.ch[o as usize].prof as usize];
+        let (ft, tt, lat) = (tm.flit_time, tm.tail_time, tm.latency);
+        let classes = (tm.head_route, tm.head_route_tail);
         let hs = &sim.hosts[h];
         let (pid, sent, len) = (hs.cur, hs.cur_sent, hs.cur_len);
-        let dst = sim.pkts[pid as usize].dst;
         let left = len - sent;
-        let mut k = 0;
-        let mut t = now;
-        while k < left.min(MAX_TRAIN) && (k == 0 || self.credit(sim, o, t)) {
+        let (k, held) = self.credits_for(sim, o, left.min(MAX_TRAIN), ft);
+        if k == 0 {
+            return;
+        }
+        let tail = k == left;
+        let head_class = if k == 1 && tail { classes.1 } else { classes.0 };
+        let dst = sim.pkts[pid as usize].dst;
+        let x = &mut self.ch[o as usize];
+        let mask = x.mask as u32;
+        for j in 0..k {
             let mut flit = pid;
-            if sent + k == 0 {
+            if sent + j == 0 {
                 flit |= HEAD;
             }
-            let tail = k + 1 == left;
-            if tail {
+            let last = j + 1 == k && tail;
+            if last {
                 flit |= TAIL;
             }
-            self.put(sim, o, flit, dst, t, if tail { tt } else { ft });
-            k += 1;
-            t += ft;
+            let a = now + j as Time * ft + if last { tt } else { ft } + lat;
+            sim.ring[(x.buf + (x.tl.wrapping_add(j) & mask)) as usize] = Slot { time: a, flit, dst };
         }
-        let ends_tail = k == left;
+        x.tl = x.tl.wrapping_add(k);
+        x.cr = x.cr.wrapping_add(k.saturating_sub(held));
+        let a0 = now + if k == 1 && tail { tt } else { ft } + lat;
+        self.landed(sim, o, a0, head_class);
         sim.c.flits_sent += k as u64;
-        self.commit(sim, o, k, ends_tail, ft, tt);
+        self.commit(sim, o, k, tail, ft, tt);
         let hs = &mut sim.hosts[h];
         hs.cur_sent += k;
-        if ends_tail {
+        if tail {
             hs.cur = NONE;
         }
         let busy = self.ch[o as usize].busy;
@@ -575,7 +658,8 @@ impl Express {
             self.wake(sim, o, ready);
             return false;
         }
-        if !self.credit(sim, o, now) {
+        let ft = sim.tm(o).flit_time;
+        if self.credits_for(sim, o, 1, ft).0 == 0 {
             return false;
         }
         let size = sim.hosts[h].arrivals.size;
