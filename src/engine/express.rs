@@ -1,70 +1,81 @@
 //! The express engine: the same model as the general engine (`Sim::run`), for the fabrics
-//! most runs use — one virtual channel per channel, wormhole switches with round-robin
-//! arbitration, credit flow control and dimension-order routing on a mesh — with none of
-//! the general engine's machinery for what such a fabric cannot have (virtual-channel
-//! choice, shared crossbar inputs, tokens, header operations, failures, agents, deadlock).
-//! Its results are those of the general engine bit for bit (`tests/express.rs` compares
-//! the two on random fabrics; only the count of events differs); it exists for speed
-//! (docs/performance.md, "The express engine").
+//! the reference workloads and most runs use — meshes, and tori with dateline VCs, of
+//! wormhole switches with round-robin arbitration, credit flow control and
+//! dimension-order routing — without the general engine's machinery for what such fabrics
+//! cannot have (adaptive selection, cut-through, tokens, header operations, output buffers,
+//! failures, agents, deadlock). Its results are those of the general engine bit for bit
+//! (`tests/express.rs` compares the two on random fabrics; only the count of events
+//! differs); it exists for speed (docs/performance.md, "The express engine").
 //!
-//! Model (DESIGN.md, "Engine"; the same rules as `engine::mod`): a flit sent on a channel
-//! at `t` occupies it for its unit time (flit or tail time) and lands in the receiver's
-//! buffer one unit and the propagation delay later; its credit lands back at the sender
-//! one credit delay after it leaves that buffer. A head at the front of its input at `t`
-//! asks for its output at `t + router_delay`; the output goes, in round-robin order of the
-//! input ports after the last one granted, to a head that asks for it once the tail of the
-//! worm before has left (the instant its tail is sent), and the worm's flits follow one
-//! flit time apart as they are in the buffer and credits allow. A head reaches the front
-//! when it lands or, behind another packet, when that packet's tail leaves.
+//! Model (DESIGN.md, "Engine"; the rules of `engine::mod` and `switch::alloc`): a flit sent
+//! on a channel at `t` occupies it for its unit time (flit or tail time) and lands in the
+//! receiver's buffer one unit and the propagation delay later; its credit lands back at the
+//! sender one credit delay after it leaves that buffer. A head reaches the front of its
+//! input VC when it lands or, behind another packet, when that packet's tail leaves; it
+//! asks for its output a router delay later. At each instant a switch, output by output
+//! (from a rotating first one where inputs share the crossbar): grants free VCs of the
+//! output to the heads that ask for them, in round-robin order of its inputs after the last
+//! one granted (a VC whose tail leaves at this instant only after the send); then sends one
+//! flit, from the next VC in round-robin order whose worm has a flit in, a credit, and its
+//! crossbar input free.
 //!
-//! How it runs. Every channel has one record (a cache line): its transmitter, the output
-//! VC's owner, and the receiver's buffer ring (the general engine's ring array, reused).
-//! Three kinds of event: a head's router delay ends (it files its request with its output),
-//! a sender is woken (its channel is free, a flit or a credit it waits for lands, or a
-//! packet is due at a host), and a packet's tail reaches its host. At each instant the
-//! outputs something happened to act, each independently of the others: grant, then send
-//! a train, as many flits as are in the buffer and have credits at their own flit times
-//! (at most [`MAX_TRAIN`], so the end-of-run count of committed flits works as for the
-//! general engine's trains).
+//! How it runs. Every VC has one record (a cache line): as an output, its owner and the
+//! credits of the receiver's buffer, and, for a channel's first VC, the channel's
+//! transmitter; as an input, the buffer ring (the general engine's ring array, reused) and
+//! the state of its front packet. Three kinds of event: a head's router delay ends (it asks
+//! for its output), a sender is woken (its channel is free, a flit or a credit it waits for
+//! lands, a tail passes, or a packet is due at a host), and a packet's tail reaches its
+//! host. A worm that nothing can come between goes as a train: as many flits as are in the
+//! buffer and have credits at their own flit times (at most [`MAX_TRAIN`], so the
+//! end-of-run count of committed flits works as for the general engine's trains). Where
+//! something could (another worm on the channel or on the same crossbar input, or a head
+//! that may come to be one), the train stops before it could, and contended flits go one
+//! at a time, exactly as the rules above pick them.
 
 use super::*;
 use crate::routing::dor::Dor;
 
-/// Event kinds (the top two bits; the rest is a channel or a packet slot).
+/// Event kinds (the top two bits; the rest is a VC, a channel or a packet slot).
 const X_ROUTE: u64 = 0;
 const X_WAKE: u64 = 1;
 const X_DELIVER: u64 = 2;
 
-/// Channel flags: the sender waits for a credit that is not on its way yet.
+/// VC flags: the sender waits for a credit that is not on its way yet.
 const XF_WAIT_CREDIT: u8 = 1;
-/// The worm holding the output waits for a flit not yet sent to this input.
+/// The worm at this input holds its output and waits for a flit not yet sent here.
 const XF_WAIT_FLIT: u8 = 2;
 /// The channel ends at a host.
 const XF_TO_HOST: u8 = 4;
 /// The channel starts at a host.
 const XF_FROM_HOST: u8 = 8;
 
-/// Input states: no packet at the front, or one (being routed, waiting, or holding its
-/// output).
+/// Input VC states: no packet at the front; a head being routed (its router delay
+/// running); a head waiting for an output VC; a worm holding one.
 const XS_IDLE: u8 = 0;
-const XS_BUSY: u8 = 1;
+const XS_ROUTING: u8 = 1;
+const XS_WAITING: u8 = 2;
+const XS_HOLDING: u8 = 3;
 
-/// One channel: the sender's transmitter and output VC, and the receiver's input buffer.
+/// An output VC whose last tail has been sent but may not have passed (see `free_at`).
+const HELD_X: u32 = u32::MAX - 1;
+
+/// One VC: the sender's side (output) and the receiver's (input buffer).
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
-struct XCh {
-    /// End of the transmission in progress [ps].
+struct XVc {
+    /// The channel's transmitter, in its first VC's record: busy until then [ps].
     busy: Time,
-    /// The output VC is free for the next worm from this time on (its last tail's start).
+    /// As an output, with owner `HELD_X`: the start of the last tail sent; the VC is free
+    /// for another worm after it (and at it, once the instant's send phase is over).
     free_at: Time,
-    /// When the last tail left this input (a head behind it is at the front from then).
+    /// As an input: when the last tail left (a head behind it is at the front from then).
     front_at: Time,
     /// No credit of slots `cr..hd` lands later than this: once it has passed, the sender
     /// takes them all without reading the slots.
     cr_last: Time,
-    /// The input channel whose worm holds this output, or `NONE`.
+    /// As an output: the input VC whose worm holds it, `HELD_X`, or `NONE`.
     owner: u32,
-    /// As an input: the output its front packet asks for or holds.
+    /// As an input: the output channel its front packet asks for or holds.
     out: u32,
     /// The ring: slots `cr..hd` hold the landing times of credits on their way back,
     /// `hd..tl` the buffered flits with their arrival times.
@@ -80,22 +91,65 @@ struct XCh {
     flags: u8,
 }
 
-const _: () = assert!(std::mem::size_of::<XCh>() == 64);
+const _: () = assert!(std::mem::size_of::<XVc>() == 64);
+
+/// One VC as an input: its channel, its number in the channel, its receiving node, its
+/// index among that switch's inputs, the admissible VCs of its routed head, and when that
+/// head's router delay ends.
+#[derive(Clone, Copy, Debug)]
+struct XIn {
+    ready_at: Time,
+    chan: u32,
+    node: u32,
+    local: u8,
+    vc: u8,
+    lo: u8,
+    hi: u8,
+    /// The port of the output its routed head asks for.
+    port: u8,
+}
+
+/// One channel: its requesters (bits of the sending switch's local input indices), the
+/// time of the pending wake-up of its sender, its sending node and port, its first VC and
+/// VCs, the last VC that sent and the last requester granted.
+#[derive(Clone, Copy, Debug)]
+struct XLink {
+    req: u64,
+    wake_at: Time,
+    src: u32,
+    vc_base: u32,
+    src_port: u8,
+    nvc: u8,
+    rr: u8,
+    va_rr: u8,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct XSw {
+    todo: u64,
+    routing: u64,
+    /// Worms may interleave here (an output of several VCs, or inputs sharing the
+    /// crossbar): trains need `routing` and the routed heads' VCs.
+    watched: bool,
+}
 
 /// The express engine's state beside the `Sim` it runs for.
 pub(crate) struct Express {
-    ch: Vec<XCh>,
-    /// Per output channel: the input ports whose heads ask for it, and the last one granted.
-    req: Vec<u64>,
-    rr: Vec<u8>,
-    /// Per channel: the node it leads to.
-    node: Vec<u32>,
-    /// Per switch port (`Sw::port_base + p`): the channel arriving there.
-    in_ch: Vec<u32>,
+    v: Vec<XVc>,
+    /// Per VC, what its receiving side needs beside its record (see [`XIn`]).
+    vi: Vec<XIn>,
+    /// Per channel, its VCs and allocation (see [`XLink`]).
+    ln: Vec<XLink>,
+    /// Per switch, its ports with something to do at this instant, and its inputs whose
+    /// head is being routed (bits of local input indices).
+    sw: Vec<XSw>,
+    /// Per switch port (`Sw::port_base + p`): when its crossbar input is free.
+    xbar_free: Vec<Time>,
     dor: Dor,
-    /// Per channel: the time of the pending wake-up of its sender (not a second one then).
-    wake_at: Vec<Time>,
-    /// Channels with something to do at this instant, and when each was last listed.
+    /// The rotation of the last crossbar switch evaluated: at this instant, for this period
+    /// and this many ports, the output to start at (switches alike share it).
+    rot: (Time, Time, u32, u32),
+    /// Nodes with something to do at this instant (switches, and hosts by node).
     dirty: Vec<u32>,
     dirty_at: Vec<Time>,
 }
@@ -114,8 +168,11 @@ pub(crate) fn ineligible(sim: &Sim) -> Option<&'static str> {
     let Routing::Dor(d) = sim.routing else {
         return Some("routing other than dimension order");
     };
-    if d.dateline() || !matches!(&fab.shape, crate::fabric::Shape::Cube { wrap: false, .. }) {
-        return Some("a fabric other than a mesh");
+    let crate::fabric::Shape::Cube { k, wrap, .. } = &fab.shape else {
+        return Some("a fabric other than a mesh or torus");
+    };
+    if *wrap && !d.dateline() {
+        return Some("a torus without datelines (it may deadlock)");
     }
     if fab.stage_base != fab.switches {
         return Some("output buffers");
@@ -135,26 +192,23 @@ pub(crate) fn ineligible(sim: &Sim) -> Option<&'static str> {
     }
     for (ci, ch) in fab.channels.iter().enumerate() {
         let lp = &ch.params;
-        let c = &sim.chans[ci];
-        if lp.vcs != 1 || !c.credit || lp.delete_header || lp.buffer > 1 << 15 || lp.flit_time == 0 {
-            return Some("a channel with several VCs, no credits, header deletion or a large buffer");
-        }
-        if ch.dst_port > 63 {
-            return Some("a switch of more than 64 ports");
+        if !sim.chans[ci].credit || lp.delete_header || lp.buffer > 1 << 15 || lp.flit_time == 0 {
+            return Some("a channel without credits, with header deletion or a large buffer");
         }
     }
-    for sp in &fab.switch_params[..fab.switches as usize] {
+    for (s, sp) in fab.switch_params[..fab.switches as usize].iter().enumerate() {
         if sp.mode != SwitchMode::Wormhole
             || sp.arbitration != Arbitration::RoundRobin
             || sp.router_delay == 0
         {
             return Some("a switch that is not wormhole with round robin and a router delay");
         }
+        if sim.sws[s].n_in > 64 || sim.sws[s].n_ports > 64 {
+            return Some("a switch of more than 64 ports or input VCs");
+        }
     }
     // Hop counts ride in a head's slot (eight bits above the destination).
-    if let crate::fabric::Shape::Cube { k, .. } = &fab.shape
-        && k.iter().map(|&x| x as u64 - 1).sum::<u64>() >= 255
-    {
+    if k.iter().map(|&x| x as u64 - 1).sum::<u64>() >= 255 {
         return Some("a mesh too wide for the hop count");
     }
     None
@@ -166,11 +220,11 @@ impl Express {
         let Routing::Dor(dor) = sim.routing else {
             unreachable!("checked by `ineligible`")
         };
-        let n = fab.channels.len();
-        let mut ch = Vec::with_capacity(n);
-        let mut node = Vec::with_capacity(n);
-        for (ci, c) in fab.channels.iter().enumerate() {
-            let v = &sim.vcs[sim.chans[ci].vc_base as usize];
+        let nv = sim.vcs.len();
+        let mut v = Vec::with_capacity(nv);
+        let mut vi = Vec::with_capacity(nv);
+        for g in sim.vcs.iter() {
+            let c = &fab.channels[g.chan as usize];
             let mut flags = 0;
             if !fab.is_switch(c.dst) {
                 flags |= XF_TO_HOST;
@@ -178,7 +232,7 @@ impl Express {
             if !fab.is_switch(c.src) {
                 flags |= XF_FROM_HOST;
             }
-            ch.push(XCh {
+            v.push(XVc {
                 busy: 0,
                 free_at: 0,
                 front_at: 0,
@@ -188,65 +242,87 @@ impl Express {
                 hd: 0,
                 tl: 0,
                 cr: 0,
-                buf: v.buf,
-                mask: v.mask as u16,
+                buf: g.buf,
+                mask: g.mask as u16,
                 cap: c.params.buffer as u16,
-                prof: sim.chans[ci].prof as u8,
+                prof: sim.chans[g.chan as usize].prof as u8,
                 in_port: c.dst_port as u8,
                 state: XS_IDLE,
                 flags,
             });
-            node.push(c.dst.0);
-        }
-        let mut in_ch = vec![NONE; sim.ports.len()];
-        for s in 0..sim.sws.len() {
-            let base = sim.sws[s].port_base as usize;
-            for (p, c) in fab.in_chan[s].iter().enumerate() {
-                if let Some(c) = c {
-                    in_ch[base + p] = c.0;
-                }
-            }
+            vi.push(XIn {
+                ready_at: 0,
+                chan: g.chan,
+                node: g.node,
+                local: if g.local == NONE { 0 } else { g.local as u8 },
+                vc: g.vc,
+                lo: 0,
+                hi: 0,
+                port: 0,
+            });
         }
         Express {
-            ch,
-            req: vec![0; n],
-            rr: vec![u8::MAX; n],
-            node,
-            in_ch,
+            v,
+            vi,
+            ln: sim
+                .chans
+                .iter()
+                .map(|c| XLink {
+                    req: 0,
+                    wake_at: Time::MAX,
+                    src: c.src,
+                    src_port: c.src_port as u8,
+                    vc_base: c.vc_base,
+                    nvc: c.nvc,
+                    rr: c.rr,
+                    va_rr: u8::MAX,
+                })
+                .collect(),
+            sw: (0..sim.sws.len())
+                .map(|s| {
+                    let sw = &sim.sws[s];
+                    let ports = sw.port_base as usize..(sw.port_base + sw.n_ports) as usize;
+                    XSw {
+                        watched: sw.xbar || sim.ports.0[ports].iter().any(|p| p.nvc > 1),
+                        ..XSw::default()
+                    }
+                })
+                .collect(),
+            xbar_free: vec![0; sim.ports.len()],
             dor: dor.clone(),
-            wake_at: vec![Time::MAX; n],
+            rot: (Time::MAX, 0, 0, 0),
             dirty: Vec::new(),
-            dirty_at: vec![Time::MAX; n],
+            dirty_at: vec![Time::MAX; fab.nodes.len()],
         }
     }
 
     #[inline(always)]
-    fn mark(&mut self, o: u32, now: Time) {
-        if self.dirty_at[o as usize] != now {
-            self.dirty_at[o as usize] = now;
-            self.dirty.push(o);
+    fn mark(&mut self, node: u32, now: Time) {
+        if self.dirty_at[node as usize] != now {
+            self.dirty_at[node as usize] = now;
+            self.dirty.push(node);
         }
     }
 
-    /// Wakes the sender of channel `o` at `t` (later than now; once per distinct time).
+    /// Wakes the sender of channel `c` at `t` (now at the earliest; once per distinct time).
     #[inline(always)]
-    fn wake(&mut self, sim: &mut Sim, o: u32, t: Time) {
-        let w = &mut self.wake_at[o as usize];
+    fn wake(&mut self, sim: &mut Sim, c: u32, t: Time) {
+        let w = &mut self.ln[c as usize].wake_at;
         if *w != t {
             *w = t;
-            sim.q.push_at(sim.now, t, (X_WAKE << 62) | o as u64);
+            sim.q.push_at(sim.now, t, (X_WAKE << 62) | c as u64);
         }
     }
 
-    /// Of the next `max` flits on channel `o`, flit j starting at now + j·ft, how many have
-    /// a credit by their start (the credits held now, then those on their way back, in the
-    /// order they land), and how many of those are held now; the credits landed by now are
-    /// collected. If fewer than `max`, the sender is woken when the next one lands (or, if
-    /// none is on its way, when the receiver next frees a slot).
+    /// Of the next `max` flits on output VC `o`, flit j starting at now + j·ft, how many
+    /// have a credit by their start (the credits held now, then those on their way back, in
+    /// the order they land), and how many of those are held now; the credits landed by now
+    /// are collected. If fewer than `max`, the sender is woken when the next one lands (or,
+    /// if none is on its way, when the receiver next frees a slot).
     #[inline(always)]
     fn credits_for(&mut self, sim: &mut Sim, o: u32, max: u32, ft: Time) -> (u32, u32) {
         let now = sim.now;
-        let x = &mut self.ch[o as usize];
+        let x = &mut self.v[o as usize];
         let mask = x.mask as u32;
         if now >= x.cr_last {
             x.cr = x.hd;
@@ -268,7 +344,8 @@ impl Express {
             }
             let tc = sim.ring[(x.buf + (p & mask)) as usize].time;
             if tc > now + n as Time * ft {
-                self.wake(sim, o, tc);
+                let c = self.vi[o as usize].chan;
+                self.wake(sim, c, tc);
                 return (n, held);
             }
             n += 1;
@@ -278,22 +355,67 @@ impl Express {
         }
     }
 
-    /// `k` flits were just written into the buffer of switch input `o`, the first landing at
-    /// `a0`: a head at an empty input starts its router delay when it is at the front, and
-    /// a worm waiting for its next flit goes on when it lands.
+    /// The head at the front of switch input VC `i` (from `front`, now or later) is routed
+    /// now, and asks for its output a router delay after `front` (`class`: the delay class
+    /// of that event from now, if `front` is the landing of a train sent now).
     #[inline(always)]
-    fn landed(&mut self, sim: &mut Sim, o: u32, a0: Time, head_class: Class) {
-        let x = &mut self.ch[o as usize];
+    fn start_routing(&mut self, sim: &mut Sim, i: u32, front: Time, class: Option<Class>) {
+        let iu = i as usize;
+        let s = self.vi[iu].node;
+        let x = &self.v[iu];
+        let dst = sim.ring[(x.buf + (x.hd & x.mask as u32)) as usize].dst & DST_MASK;
+        let sw = &sim.sws[s as usize];
+        let (r, port_base) = (sw.router_delay, sw.port_base);
+        let (port, lo, hi) = self
+            .dor
+            .route_port(s, x.in_port as u16, self.vi[iu].vc, dst)
+            .expect("a cube routes every host");
+        let out = sim.ports[(port_base + port as u32) as usize].out;
+        let x = &mut self.v[iu];
+        x.state = XS_ROUTING;
+        x.out = out;
+        let y = &mut self.vi[iu];
+        y.port = port as u8;
+        if self.sw[s as usize].watched {
+            (y.lo, y.hi, y.ready_at) = (lo, hi, front + r);
+            self.sw[s as usize].routing |= 1 << y.local;
+        }
+        let e = (X_ROUTE << 62) | i as u64;
+        match class {
+            Some(cl) => sim.q.push(cl, sim.now, e),
+            None => sim.q.push_at(sim.now, front + r, e),
+        }
+    }
+
+    /// A head's router delay is over at input VC `i`: it asks for its output.
+    #[inline(always)]
+    fn route_done(&mut self, sim: &mut Sim, i: u32) {
+        let iu = i as usize;
+        let y = &self.vi[iu];
+        let (s, bit, port) = (y.node, 1u64 << y.local, y.port);
+        let x = &mut self.v[iu];
+        x.state = XS_WAITING;
+        let out = x.out;
+        self.ln[out as usize].req |= bit;
+        let sw = &mut self.sw[s as usize];
+        sw.routing &= !bit;
+        sw.todo |= 1 << port;
+        self.mark(s, sim.now);
+    }
+
+    /// `k` flits were just written into the buffer of switch input VC `i`, the first
+    /// landing at `a0`: a head at an empty input is at the front when it lands (or when the
+    /// tail before it has left), and a worm waiting for its next flit goes on when it lands.
+    #[inline(always)]
+    fn landed(&mut self, sim: &mut Sim, i: u32, a0: Time, head_class: Class) {
+        let x = &mut self.v[i as usize];
         if x.state == XS_IDLE {
             // (Only a head comes to an input with no packet at its front.)
-            x.state = XS_BUSY;
-            let e = (X_ROUTE << 62) | o as u64;
             if x.front_at <= a0 {
-                sim.q.push(head_class, sim.now, e);
+                self.start_routing(sim, i, a0, Some(head_class));
             } else {
-                let s = self.node[o as usize];
-                let t = x.front_at + sim.sws[s as usize].router_delay;
-                sim.q.push_at(sim.now, t, e);
+                let f = x.front_at;
+                self.start_routing(sim, i, f, None);
             }
         } else if x.flags & XF_WAIT_FLIT != 0 {
             x.flags &= !XF_WAIT_FLIT;
@@ -302,96 +424,375 @@ impl Express {
         }
     }
 
-    /// A head's router delay is over at input `c`: it asks for its output.
-    #[inline(always)]
-    fn route(&mut self, sim: &mut Sim, c: u32) {
-        let x = &self.ch[c as usize];
-        let in_port = x.in_port;
-        let dst = sim.ring[(x.buf + (x.hd & x.mask as u32)) as usize].dst;
-        let s = self.node[c as usize];
-        let (port, _, _) = self
-            .dor
-            .route_port(s, in_port as u16, 0, dst & DST_MASK)
-            .expect("a mesh routes every host");
-        let o = sim.ports[(sim.sws[s as usize].port_base + port as u32) as usize].out;
-        self.ch[c as usize].out = o;
-        self.req[o as usize] |= 1 << in_port;
-        self.mark(o, sim.now);
+    /// Switch `s` acts at this instant, on each port something happened to (from the
+    /// rotating first one where inputs share the crossbar): grants, then sends.
+    fn eval_switch(&mut self, sim: &mut Sim, s: u32) {
+        let mut todo = std::mem::take(&mut self.sw[s as usize].todo);
+        let sw = &sim.sws[s as usize];
+        let (xbar, port_base) = (sw.xbar, sw.port_base);
+        if xbar {
+            // Outputs compete for shared crossbar inputs: start at a rotating output (as
+            // the general engine's send phase does), going once round.
+            let (n, period) = (sw.n_ports, sw.sa_period);
+            let (at, per, nn, mut start) = self.rot;
+            if at != sim.now || per != period || nn != n {
+                start = ((sim.now / period) % n as Time) as u32;
+                self.rot = (sim.now, period, n, start);
+            }
+            let mut rest = todo & !(u64::MAX << start);
+            todo &= u64::MAX << start;
+            loop {
+                if todo == 0 {
+                    if rest == 0 {
+                        return;
+                    }
+                    (todo, rest) = (rest, 0);
+                }
+                let p = todo.trailing_zeros();
+                todo &= todo - 1;
+                self.eval_port(sim, s, port_base + p);
+            }
+        }
+        while todo != 0 {
+            let p = todo.trailing_zeros();
+            todo &= todo - 1;
+            self.eval_port(sim, s, port_base + p);
+        }
     }
 
-    /// Output channel `o` of a switch acts at this instant: grants itself to a waiting head
-    /// if it is free, and sends what its worm can.
-    fn serve(&mut self, sim: &mut Sim, o: u32) {
+    #[inline(always)]
+    fn eval_port(&mut self, sim: &mut Sim, s: u32, pi: u32) {
+        let c = sim.ports[pi as usize].out;
+        if c == NONE {
+            return;
+        }
+        if self.ln[c as usize].nvc == 1 && !sim.sws[s as usize].xbar {
+            self.serve_one(sim, s, c);
+            return;
+        }
+        if self.ln[c as usize].req != 0 {
+            self.allocate(sim, s, c, true);
+        }
+        self.try_send(sim, s, c);
+        // A tail that leaves now frees its VC for a head that waits, after the send; the
+        // channel, which sent that tail, is free for the new worm when the tail is out.
+        if self.ln[c as usize].req != 0 && self.released_now(c, sim.now) && self.allocate(sim, s, c, false) {
+            self.try_send(sim, s, c);
+        }
+    }
+
+    /// [`Self::eval_port`] for an output of one VC whose inputs do not share the crossbar:
+    /// grant it (granting before or after the send is the same here: a VC whose tail
+    /// leaves now goes to a worm that cannot send before the tail is out), and send.
+    #[inline(always)]
+    fn serve_one(&mut self, sim: &mut Sim, s: u32, c: u32) {
         let now = sim.now;
+        let cu = c as usize;
+        let o = self.ln[cu].vc_base;
+        let ou = o as usize;
         loop {
-            let ou = o as usize;
-            if self.ch[ou].owner == NONE {
-                let r = self.req[ou];
+            let x = &mut self.v[ou];
+            if x.owner >= HELD_X {
+                let r = self.ln[cu].req;
                 if r == 0 {
                     return;
                 }
-                if self.ch[ou].free_at > now {
-                    let t = self.ch[ou].free_at;
-                    self.wake(sim, o, t);
+                if x.owner == HELD_X && x.free_at > now {
+                    let f = x.free_at;
+                    self.wake(sim, c, f);
                     return;
                 }
-                // Round robin: the first port asking after the last one granted.
-                let last = self.rr[ou] as u32;
+                // Round robin: the first input asking after the last one granted.
+                let last = self.ln[cu].va_rr as u32;
                 let after = if last >= 63 {
                     0
                 } else {
                     r & (u64::MAX << (last + 1))
                 };
-                let p = if after != 0 {
+                let l = if after != 0 {
                     after.trailing_zeros()
                 } else {
                     r.trailing_zeros()
                 };
-                self.req[ou] &= !(1 << p);
-                self.rr[ou] = p as u8;
-                let s = self.node_of_output(sim, o);
-                let c = self.in_ch[(sim.sws[s as usize].port_base + p) as usize];
-                self.ch[ou].owner = c;
+                let l_ = &mut self.ln[cu];
+                l_.req &= !(1 << l);
+                l_.va_rr = l as u8;
+                let i = sim.sw_in[(sim.sws[s as usize].in_base + l) as usize];
+                self.v[ou].owner = i;
+                self.v[i as usize].state = XS_HOLDING;
             }
-            if self.ch[ou].busy > now {
-                let t = self.ch[ou].busy;
-                self.wake(sim, o, t);
+            let busy = self.v[ou].busy;
+            if busy > now {
+                self.wake(sim, c, busy);
                 return;
             }
-            let c = self.ch[ou].owner;
-            if !self.send(sim, c, o) {
+            let i = self.v[ou].owner;
+            let x = &mut self.v[i as usize];
+            if x.hd == x.tl {
+                x.flags |= XF_WAIT_FLIT;
                 return;
             }
-            // The tail left: the output is free for the next worm from its start.
-            if self.req[ou] == 0 {
+            let front = sim.ring[(x.buf + (x.hd & x.mask as u32)) as usize].time;
+            if front > now {
+                self.wake(sim, c, front);
+                return;
+            }
+            let ft = sim.timing[self.v[ou].prof as usize].flit_time;
+            let (k, held) = self.credits_for(sim, o, 1, ft);
+            if k == 0 || !self.send(sim, s, c, o, i, held) || self.ln[cu].req == 0 {
                 return;
             }
         }
     }
 
-    /// The switch an output channel leaves (its sender).
+    /// Whether a VC of channel `c` had its last tail leave at `now`.
     #[inline(always)]
-    fn node_of_output(&self, sim: &Sim, o: u32) -> u32 {
-        sim.chans[o as usize].src
+    fn released_now(&self, c: u32, now: Time) -> bool {
+        let (base, nvc) = (self.ln[c as usize].vc_base, self.ln[c as usize].nvc as u32);
+        (base..base + nvc).any(|o| {
+            let x = &self.v[o as usize];
+            x.owner == HELD_X && x.free_at == now
+        })
     }
 
-    /// Sends the worm at input `c` on output `o` from now, as a train of the flits that are
-    /// in the buffer and have credits at their flit times. Returns whether its tail went.
+    /// Grants free VCs of output channel `c` of switch `s` to the heads asking for it, in
+    /// round-robin order from the input after the last one granted. A VC whose last tail
+    /// left at this instant is free only after the send. Returns whether it granted one.
     #[inline(always)]
-    fn send(&mut self, sim: &mut Sim, c: u32, o: u32) -> bool {
+    fn allocate(&mut self, sim: &mut Sim, s: u32, c: u32, before_send: bool) -> bool {
         let now = sim.now;
-        let xc = &self.ch[c as usize];
-        let (hd, avail, cbuf, cmask) = (xc.hd, xc.tl.wrapping_sub(xc.hd), xc.buf, xc.mask as u32);
-        if avail == 0 {
-            self.ch[c as usize].flags |= XF_WAIT_FLIT;
+        let cu = c as usize;
+        let (base, nvc) = (self.ln[cu].vc_base, self.ln[cu].nvc as u32);
+        // The free VCs, as bits. One held by a tail that has not passed is free for the
+        // heads asking once it has: they look at it again then.
+        let (mut free, mut next) = (0u64, Time::MAX);
+        for vv in 0..nvc {
+            let x = &mut self.v[(base + vv) as usize];
+            if x.owner == HELD_X {
+                let f = x.free_at;
+                if f < now || (!before_send && f == now) {
+                    x.owner = NONE;
+                } else if f > now {
+                    next = next.min(f);
+                }
+            }
+            if x.owner == NONE {
+                free |= 1 << vv;
+            }
+        }
+        if next != Time::MAX {
+            self.wake(sim, c, next);
+        }
+        if free == 0 {
             return false;
         }
-        let ft = sim.timing[self.ch[o as usize].prof as usize].flit_time;
+        // The heads asking, in round-robin order from the one after the last granted (one
+        // pass: a head passed over finds no more free VCs after a grant than before).
+        let in_base = sim.sws[s as usize].in_base;
+        let r = self.ln[cu].req;
+        let last = self.ln[cu].va_rr as u32;
+        let after = if last >= 63 {
+            0
+        } else {
+            r & (u64::MAX << (last + 1))
+        };
+        let (mut bits, mut rest) = (after, r & !after);
+        let mut granted = false;
+        loop {
+            if bits == 0 {
+                if rest == 0 {
+                    return granted;
+                }
+                (bits, rest) = (rest, 0);
+            }
+            let l = bits.trailing_zeros();
+            bits &= bits - 1;
+            let i = sim.sw_in[(in_base + l) as usize];
+            let y = &self.vi[i as usize];
+            let range = (u64::MAX >> (63 - y.hi as u32)) & (u64::MAX << y.lo);
+            let ok = free & range;
+            if ok == 0 {
+                continue;
+            }
+            let vv = ok.trailing_zeros();
+            free &= !(1 << vv);
+            granted = true;
+            let o = base + vv;
+            self.v[o as usize].owner = i;
+            self.v[i as usize].state = XS_HOLDING;
+            let l_ = &mut self.ln[cu];
+            l_.req &= !(1 << l);
+            l_.va_rr = l as u8;
+            if free == 0 {
+                return true;
+            }
+        }
+    }
+
+    /// Whether some worm holding a VC of channel `c` has a flit in its buffer.
+    #[inline(always)]
+    fn has_work(&self, c: u32) -> bool {
+        let (base, nvc) = (self.ln[c as usize].vc_base, self.ln[c as usize].nvc as u32);
+        (base..base + nvc).any(|o| {
+            let i = self.v[o as usize].owner;
+            i < HELD_X && {
+                let x = &self.v[i as usize];
+                x.hd != x.tl
+            }
+        })
+    }
+
+    /// Output channel `c` of switch `s` sends what it can at this instant: from its VCs in
+    /// round-robin order after the last that sent, the first whose worm has a flit in, a
+    /// credit and its crossbar input free.
+    #[inline(always)]
+    fn try_send(&mut self, sim: &mut Sim, s: u32, c: u32) {
+        let now = sim.now;
+        let cu = c as usize;
+        let (base, nvc) = (self.ln[cu].vc_base, self.ln[cu].nvc as u32);
+        let busy = self.v[base as usize].busy;
+        if busy > now {
+            if self.has_work(c) {
+                self.wake(sim, c, busy);
+            }
+            return;
+        }
+        let sw = &sim.sws[s as usize];
+        let (xbar, port_base) = (sw.xbar, sw.port_base);
+        let mut wait = Time::MAX;
+        let mut vv = self.ln[cu].rr as u32;
+        for _ in 0..nvc {
+            vv = if vv + 1 >= nvc { 0 } else { vv + 1 };
+            let o = base + vv;
+            let i = self.v[o as usize].owner;
+            if i >= HELD_X {
+                continue;
+            }
+            let x = &mut self.v[i as usize];
+            if x.hd == x.tl {
+                // Its next flit is not sent yet: it lands here and wakes us.
+                x.flags |= XF_WAIT_FLIT;
+                continue;
+            }
+            let front = sim.ring[(x.buf + (x.hd & x.mask as u32)) as usize].time;
+            if front > now {
+                wait = wait.min(front);
+                continue;
+            }
+            let ft = sim.timing[self.v[o as usize].prof as usize].flit_time;
+            let (k, held) = self.credits_for(sim, o, 1, ft);
+            if k == 0 {
+                continue;
+            }
+            let in_port = port_base + self.v[i as usize].in_port as u32;
+            if xbar && self.xbar_free[in_port as usize] > now {
+                wait = wait.min(self.xbar_free[in_port as usize]);
+                continue;
+            }
+            self.send(sim, s, c, o, i, held);
+            self.ln[cu].rr = vv as u8;
+            // Another VC's worm goes on when the channel is free. (With one VC, the train
+            // stopped for a reason that wakes the channel when it is gone.)
+            if nvc > 1 && self.has_work(c) {
+                let b = self.v[base as usize].busy;
+                self.wake(sim, c, b);
+            }
+            return;
+        }
+        if wait != Time::MAX {
+            self.wake(sim, c, wait);
+        }
+    }
+
+    /// The latest time before which nothing can come between the flits of a worm from
+    /// input VC `i` on output VC `o` of channel `c` at switch `s`: another worm on the
+    /// channel or on the crossbar input, or a head that may come to be one. (`now` + one
+    /// flit time where one may already.)
+    #[inline(never)]
+    fn horizon(&self, sim: &Sim, s: u32, c: u32, o: u32, i: u32, ft: Time) -> Time {
+        let now = sim.now;
+        let sw = &sim.sws[s as usize];
+        let one = now + ft;
+        // A head not yet at the front of its input here (not landed, or behind a tail that
+        // leaves now or later) asks for an output a router delay from now at the earliest.
+        let mut h = now + sw.router_delay;
+        let cu = c as usize;
+        let (base, nvc) = (self.ln[cu].vc_base, self.ln[cu].nvc as u32);
+        let vo = o - base;
+        if nvc > 1 {
+            for w in base..base + nvc {
+                if w == o {
+                    continue;
+                }
+                let x = &self.v[w as usize];
+                if x.owner < HELD_X {
+                    // Another worm on the channel.
+                    return one;
+                }
+                if self.ln[cu].req != 0 {
+                    // A head waiting for the channel may have that VC when it frees (after
+                    // the send at its instant).
+                    let f = if x.owner == HELD_X {
+                        x.free_at.max(now)
+                    } else {
+                        now
+                    };
+                    h = h.min(f + ft);
+                }
+            }
+        }
+        let xin = self.vi[i as usize].chan;
+        if sw.xbar {
+            // Another VC of the same input, waiting or holding, wants the crossbar input.
+            let (ib, inv) = (self.ln[xin as usize].vc_base, self.ln[xin as usize].nvc as u32);
+            for w in ib..ib + inv {
+                if w != i && matches!(self.v[w as usize].state, XS_WAITING | XS_HOLDING) {
+                    return one;
+                }
+            }
+        }
+        // Heads being routed here that will ask for another VC of the channel, or for the
+        // crossbar input.
+        let mut bits = self.sw[s as usize].routing;
+        while bits != 0 {
+            let l = bits.trailing_zeros();
+            bits &= bits - 1;
+            let j = sim.sw_in[(sw.in_base + l) as usize];
+            let ju = j as usize;
+            let (lo, hi) = (self.vi[ju].lo, self.vi[ju].hi);
+            let other_vc = self.v[ju].out == c && (lo as u32 != vo || hi as u32 != vo);
+            if other_vc || (sw.xbar && self.vi[ju].chan == xin) {
+                h = h.min(self.vi[ju].ready_at);
+            }
+        }
+        h.max(one)
+    }
+
+    /// Sends the worm at input VC `i` on output VC `o` (channel `c`) from now: as a train
+    /// of the flits that are in the buffer and have credits at their flit times, up to its
+    /// tail, or to where something could come between (`held`: credits held now). Returns
+    /// whether its tail went.
+    #[inline(always)]
+    fn send(&mut self, sim: &mut Sim, s: u32, c: u32, o: u32, i: u32, held: u32) -> bool {
+        let now = sim.now;
+        let x = &self.v[i as usize];
+        let (hd, avail, ibuf, imask) = (x.hd, x.tl.wrapping_sub(x.hd), x.buf, x.mask as u32);
+        let ft = sim.timing[self.v[o as usize].prof as usize].flit_time;
+        let mut lim = avail.min(MAX_TRAIN);
+        let contended = self.ln[c as usize].nvc > 1 || sim.sws[s as usize].xbar;
+        let mut cut = false;
+        if contended && lim > 1 {
+            let h = self.horizon(sim, s, c, o, i, ft);
+            let fit = (h - now).div_ceil(ft);
+            if fit < lim as Time {
+                lim = fit as u32;
+                cut = true;
+            }
+        }
         // The worm's flits in the buffer by their flit times, up to its tail.
-        let lim = avail.min(MAX_TRAIN);
         let (mut kf, mut tail, mut late) = (0, false, Time::MAX);
         while kf < lim {
-            let slot = &sim.ring[(cbuf + (hd.wrapping_add(kf) & cmask)) as usize];
+            let slot = &sim.ring[(ibuf + (hd.wrapping_add(kf) & imask)) as usize];
             if slot.time > now + kf as Time * ft {
                 late = slot.time;
                 break;
@@ -402,63 +803,65 @@ impl Express {
                 break;
             }
         }
-        if kf == 0 {
-            // Its next flit is on its way.
-            self.wake(sim, o, late);
-            return false;
-        }
-        let (k, held) = self.credits_for(sim, o, kf, ft);
-        if k == 0 {
-            return false;
-        }
+        let (k, _) = if kf > held {
+            self.credits_for(sim, o, kf, ft)
+        } else {
+            (kf, held)
+        };
         if k < kf {
             tail = false;
         } else if !tail {
             if late != Time::MAX {
-                self.wake(sim, o, late);
-            } else if kf == avail {
-                self.ch[c as usize].flags |= XF_WAIT_FLIT;
+                self.wake(sim, c, late);
+            } else if kf == avail && !cut {
+                self.v[i as usize].flags |= XF_WAIT_FLIT;
             } else {
-                self.wake(sim, o, now + k as Time * ft);
+                self.wake(sim, c, now + k as Time * ft);
             }
         }
-        self.move_train(sim, c, o, k, tail, held);
+        self.move_train(sim, s, c, o, i, k, tail, held);
         tail
     }
 
-    /// Moves `k` flits of the worm at input `c` onto output `o`, flit j leaving at
-    /// now + j·flit time (`tail`: the last is the worm's tail; `held`: credits the sender
-    /// held for them, the rest are taken from those on their way).
+    /// Moves `k` flits of the worm at input VC `i` onto output VC `o` of channel `c`, flit j
+    /// leaving at now + j·flit time (`tail`: the last is the worm's tail; `held`: credits
+    /// the sender held for them, the rest are taken from those on their way).
     #[inline(always)]
-    fn move_train(&mut self, sim: &mut Sim, c: u32, o: u32, k: u32, tail: bool, held: u32) {
+    #[allow(clippy::too_many_arguments)]
+    fn move_train(&mut self, sim: &mut Sim, s: u32, c: u32, o: u32, i: u32, k: u32, tail: bool, held: u32) {
         let now = sim.now;
-        let xo = self.ch[o as usize];
-        let xc = self.ch[c as usize];
-        let tm = &sim.timing[xo.prof as usize];
+        let (oprof, obuf, omask, otl, to_host) = {
+            let x = &self.v[o as usize];
+            (x.prof, x.buf, x.mask as u32, x.tl, x.flags & XF_TO_HOST != 0)
+        };
+        let (iprof, ibuf, imask, ihd, in_port) = {
+            let x = &self.v[i as usize];
+            (x.prof, x.buf, x.mask as u32, x.hd, x.in_port)
+        };
+        let tm = &sim.timing[oprof as usize];
         let (ft, tt, lat, ocd) = (tm.flit_time, tm.tail_time, tm.latency, tm.credit_delay);
         let head_class = if k == 1 && tail {
             tm.head_route_tail
         } else {
             tm.head_route
         };
-        let in_cd = sim.timing[xc.prof as usize].credit_delay;
-        let to_host = xo.flags & XF_TO_HOST != 0;
-        let (cmask, omask) = (xc.mask as u32, xo.mask as u32);
-        let mut a = 0;
+        let in_cd = sim.timing[iprof as usize].credit_delay;
+        // Flit j leaves at now + j·ft and lands a unit and the latency later (the tail's
+        // unit its own).
+        let arrival = |j: u32| now + j as Time * ft + if j + 1 == k && tail { tt } else { ft } + lat;
         let mut host = usize::MAX;
         for j in 0..k {
-            let t = now + j as Time * ft;
-            let ic = (xc.buf + (xc.hd.wrapping_add(j) & cmask)) as usize;
-            let slot = sim.ring[ic];
-            // It leaves input c: its credit starts back.
-            sim.ring[ic].time = t + in_cd;
+            let ii = (ibuf + (ihd.wrapping_add(j) & imask)) as usize;
+            let slot = sim.ring[ii];
+            // It leaves input i: its credit starts back.
+            sim.ring[ii].time = now + j as Time * ft + in_cd;
             let mut dst = slot.dst;
             if slot.flit & HEAD != 0 {
                 // One more switch crossed.
                 dst += 1 << DST_BITS;
             }
-            a = t + if j + 1 == k && tail { tt } else { ft } + lat;
-            let io = (xo.buf + (xo.tl.wrapping_add(j) & omask)) as usize;
+            let a = arrival(j);
+            let io = (obuf + (otl.wrapping_add(j) & omask)) as usize;
             if to_host {
                 // The host takes it as it lands: the slot holds its credit from then on.
                 sim.ring[io] = Slot {
@@ -476,74 +879,85 @@ impl Express {
                 };
             }
         }
+        let a = arrival(k - 1);
         let last = now + (k - 1) as Time * ft;
-        // Input c: the flits left, their credits are on their way.
-        let x = &mut self.ch[c as usize];
+        if sim.sws[s as usize].xbar {
+            let u = if tail { tt } else { ft };
+            let port = sim.sws[s as usize].port_base + in_port as u32;
+            self.xbar_free[port as usize] = last + sim.sws[s as usize].xbar_time(u);
+        }
+        // Input i: the flits left, their credits are on their way.
+        let x = &mut self.v[i as usize];
         x.hd = x.hd.wrapping_add(k);
         x.cr_last = x.cr_last.max(last + in_cd);
         if x.flags & XF_WAIT_CREDIT != 0 {
             x.flags &= !XF_WAIT_CREDIT;
-            self.wake(sim, c, now + in_cd);
+            let up = self.vi[i as usize].chan;
+            self.wake(sim, up, now + in_cd);
         }
         if tail {
-            let x = &mut self.ch[c as usize];
+            let x = &mut self.v[i as usize];
             x.front_at = last;
             if x.hd != x.tl {
                 // The next packet's head is at the front now (or when it lands).
-                let next = sim.ring[(x.buf + (x.hd & cmask)) as usize].time;
-                let s = self.node[c as usize];
-                let r = sim.sws[s as usize].router_delay;
-                sim.q.push_at(now, next.max(last) + r, (X_ROUTE << 62) | c as u64);
+                let next = sim.ring[(x.buf + (x.hd & imask)) as usize].time;
+                self.start_routing(sim, i, next.max(last), None);
             } else {
                 x.state = XS_IDLE;
             }
         }
         // Output o: the credits taken, the flits in the receiver's buffer.
-        let x = &mut self.ch[o as usize];
+        let x = &mut self.v[o as usize];
         x.tl = x.tl.wrapping_add(k);
         x.cr = x.cr.wrapping_add(k.saturating_sub(held));
         if tail {
-            x.owner = NONE;
+            x.owner = HELD_X;
             x.free_at = last;
+            if last > now && self.ln[c as usize].req != 0 {
+                // A head waits: the VC is free for it as the tail passes.
+                self.wake(sim, c, last);
+            }
         }
         if to_host {
+            let x = &mut self.v[o as usize];
             x.hd = x.tl;
             x.cr_last = x.cr_last.max(a + ocd);
             if x.flags & XF_WAIT_CREDIT != 0 {
                 // The train took the last credit: the host frees the first slot as it lands.
                 x.flags &= !XF_WAIT_CREDIT;
                 let first = now + if k == 1 && tail { tt } else { ft } + lat + ocd;
-                self.wake(sim, o, first);
+                self.wake(sim, c, first);
             }
-            Express::host_train(sim, o, host, k, tail);
+            Express::host_train(sim, c, host, k, tail);
         } else {
             let a0 = now + if k == 1 && tail { tt } else { ft } + lat;
             self.landed(sim, o, a0, head_class);
         }
-        self.commit(sim, o, k, tail, ft, tt);
+        self.commit(sim, c, k, tail, ft, tt);
     }
 
-    /// Channel `o` carries `k` flits from now, back to back (`tail`: the last is a tail).
+    /// Channel `c` carries `k` flits from now, back to back (`tail`: the last is a tail).
     #[inline(always)]
-    fn commit(&mut self, sim: &mut Sim, o: u32, k: u32, tail: bool, ft: Time, tt: Time) {
+    fn commit(&mut self, sim: &mut Sim, c: u32, k: u32, tail: bool, ft: Time, tt: Time) {
         let now = sim.now;
         let last = if tail { tt } else { ft };
         let window = (sim.ms, sim.me);
-        let ch = &mut sim.chans[o as usize];
+        let ch = &mut sim.chans[c as usize];
         let last_start = now + (k - 1) as Time * ft;
         ch.busy += window_busy(window, now, k, ft, last);
         ch.tr_start = now;
         ch.tr_k = k as u8;
         ch.mid = !tail;
-        self.ch[o as usize].busy = last_start + last;
+        let base = self.ln[c as usize].vc_base as usize;
+        self.v[base].busy = last_start + last;
         sim.c.flit_hops += k as u64;
-        if self.ch[o as usize].flags & XF_FROM_HOST != 0 {
+        if self.v[base].flags & XF_FROM_HOST != 0 {
             sim.c.flits_injected += k as u64;
         }
     }
 
-    /// A flit just sent on channel `o` lands at its host at `a`: counted in the window,
-    /// and a tail delivers its packet then.
+    /// A flit just sent lands at its host at `a`: counted in the window, and a tail
+    /// delivers its packet then.
     #[inline(always)]
     fn host_land(&mut self, sim: &mut Sim, flit: u32, dst: u32, a: Time) {
         let h = (dst & DST_MASK) as usize;
@@ -561,11 +975,11 @@ impl Express {
         }
     }
 
-    /// A train of `k` flits just sent on channel `o` into host `h`: kept as the general
+    /// A train of `k` flits just sent on channel `c` into host `h`: kept as the general
     /// engine keeps it, for the end-of-run count of flits that land after the end.
     #[inline(always)]
-    fn host_train(sim: &mut Sim, o: u32, h: usize, k: u32, tail: bool) {
-        let tm = sim.tm(o);
+    fn host_train(sim: &mut Sim, c: u32, h: usize, k: u32, tail: bool) {
+        let tm = sim.tm(c);
         let a0 = sim.now
             + if k == 1 && tail {
                 tm.tail_time
@@ -575,7 +989,7 @@ impl Express {
             + tm.latency;
         sim.c.flits_delivered += k as u64;
         while let Some(&(b0, bk, bt)) = sim.hosts[h].rx_trains.front() {
-            if sim.train_arrival(o, b0, bk - 1, bk, bt) > sim.now {
+            if sim.train_arrival(c, b0, bk - 1, bk, bt) > sim.now {
                 break;
             }
             sim.hosts[h].rx_trains.pop_front();
@@ -583,22 +997,24 @@ impl Express {
         sim.hosts[h].rx_trains.push_back((a0, k, tail));
     }
 
-    /// Host `h` acts at this instant: starts its next packet if it is due and a credit is
-    /// there, and sends what it can of it.
+    /// Host `h` acts at this instant: starts its next packet if it is due and a VC has a
+    /// credit, and sends what it can of it.
     fn host_serve(&mut self, sim: &mut Sim, h: usize) {
-        let o = sim.hosts[h].inj;
+        let c = sim.hosts[h].inj;
         let now = sim.now;
-        let busy = self.ch[o as usize].busy;
+        let base = self.ln[c as usize].vc_base;
+        let busy = self.v[base as usize].busy;
         if busy > now {
             if sim.hosts[h].cur != NONE || sim.may_create(h) {
-                self.wake(sim, o, busy);
+                self.wake(sim, c, busy);
             }
             return;
         }
         if sim.hosts[h].cur == NONE && !self.start_packet(sim, h) {
             return;
         }
-        let tm = &sim.timing[self.ch[o as usize].prof as usize];
+        let o = sim.hosts[h].cur_vc;
+        let tm = &sim.timing[self.v[o as usize].prof as usize];
         let (ft, tt, lat) = (tm.flit_time, tm.tail_time, tm.latency);
         let classes = (tm.head_route, tm.head_route_tail);
         let hs = &sim.hosts[h];
@@ -611,7 +1027,7 @@ impl Express {
         let tail = k == left;
         let head_class = if k == 1 && tail { classes.1 } else { classes.0 };
         let dst = sim.pkts[pid as usize].dst;
-        let x = &mut self.ch[o as usize];
+        let x = &mut self.v[o as usize];
         let mask = x.mask as u32;
         for j in 0..k {
             let mut flit = pid;
@@ -630,38 +1046,39 @@ impl Express {
         let a0 = now + if k == 1 && tail { tt } else { ft } + lat;
         self.landed(sim, o, a0, head_class);
         sim.c.flits_sent += k as u64;
-        self.commit(sim, o, k, tail, ft, tt);
+        self.commit(sim, c, k, tail, ft, tt);
         let hs = &mut sim.hosts[h];
         hs.cur_sent += k;
         if tail {
             hs.cur = NONE;
         }
-        let busy = self.ch[o as usize].busy;
+        let busy = self.v[base as usize].busy;
         if sim.hosts[h].cur != NONE {
-            self.wake(sim, o, busy);
+            self.wake(sim, c, busy);
         } else if sim.may_create(h) {
             let t = sim.next_ready(h).max(busy);
-            self.wake(sim, o, t);
+            self.wake(sim, c, t);
         }
     }
 
-    /// Takes the packet under host `h`'s cursor if it is due and a credit is there (as
-    /// `Sim::start_packet`). Returns whether it did.
+    /// Takes the packet under host `h`'s cursor if it is due and a VC of its channel has a
+    /// credit (the first such VC), as `Sim::start_packet` does. Returns whether it did.
     fn start_packet(&mut self, sim: &mut Sim, h: usize) -> bool {
         if !sim.may_create(h) {
             return false;
         }
         let now = sim.now;
-        let o = sim.hosts[h].inj;
+        let c = sim.hosts[h].inj;
         let ready = sim.next_ready(h);
         if ready > now {
-            self.wake(sim, o, ready);
+            self.wake(sim, c, ready);
             return false;
         }
-        let ft = sim.tm(o).flit_time;
-        if self.credits_for(sim, o, 1, ft).0 == 0 {
+        let ft = sim.tm(c).flit_time;
+        let (base, nvc) = (self.ln[c as usize].vc_base, self.ln[c as usize].nvc as u32);
+        let Some(o) = (base..base + nvc).find(|&o| self.credits_for(sim, o, 1, ft).0 > 0) else {
             return false;
-        }
+        };
         let size = sim.hosts[h].arrivals.size;
         let Some((dst, created)) = sim.next_synthetic(h, ready) else {
             return false;
@@ -686,9 +1103,32 @@ impl Express {
         };
         let hs = &mut sim.hosts[h];
         hs.cur = pid;
+        hs.cur_vc = o;
         hs.cur_sent = 0;
         hs.cur_len = size;
         true
+    }
+
+    #[inline(always)]
+    fn apply(&mut self, sim: &mut Sim, e: u64) {
+        let id = e as u32;
+        match e >> 62 {
+            X_ROUTE => self.route_done(sim, id),
+            X_WAKE => {
+                let l = &self.ln[id as usize];
+                let (src, port) = (l.src, l.src_port);
+                if (src as usize) < sim.sws.len() {
+                    self.sw[src as usize].todo |= 1 << port;
+                }
+                self.mark(src, sim.now);
+            }
+            _ => {
+                // (The general engine's delivery: no receive costs to pay, no agent to tell.)
+                if let Err(e) = sim.deliver(id, true) {
+                    sim.failed.get_or_insert(e);
+                }
+            }
+        }
     }
 }
 
@@ -713,8 +1153,8 @@ impl Sim<'_> {
         for h in 0..self.hosts.len() {
             if self.hosts[h].active {
                 let t = self.next_ready(h);
-                let o = self.hosts[h].inj;
-                x.wake(self, o, t);
+                let c = self.hosts[h].inj;
+                x.wake(self, c, t);
             }
         }
         let nsw = self.sws.len() as u32;
@@ -738,12 +1178,11 @@ impl Sim<'_> {
             }
             let mut i = 0;
             while i < x.dirty.len() {
-                let o = x.dirty[i];
-                let src = self.chans[o as usize].src;
-                if src < nsw {
-                    x.serve(self, o);
+                let n = x.dirty[i];
+                if n < nsw {
+                    x.eval_switch(self, n);
                 } else {
-                    let h = self.node_host[src as usize] as usize;
+                    let h = self.node_host[n as usize] as usize;
                     x.host_serve(self, h);
                 }
                 i += 1;
@@ -769,22 +1208,5 @@ impl Sim<'_> {
             deadlock: None,
             wall_s: wall.elapsed().as_secs_f64(),
         })
-    }
-}
-
-impl Express {
-    #[inline(always)]
-    fn apply(&mut self, sim: &mut Sim, e: u64) {
-        let id = e as u32;
-        match e >> 62 {
-            X_ROUTE => self.route(sim, id),
-            X_WAKE => self.mark(id, sim.now),
-            _ => {
-                // (The general engine's delivery: no receive costs to pay, no agent to tell.)
-                if let Err(e) = sim.deliver(id, true) {
-                    sim.failed.get_or_insert(e);
-                }
-            }
-        }
     }
 }
