@@ -3,7 +3,7 @@
 //! own, its peak resident memory.
 
 use crate::config;
-use crate::runner;
+use crate::engine::Sim;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -57,6 +57,14 @@ pub struct BenchRecord {
     /// before it was kept).
     #[serde(default)]
     pub isa: String,
+    /// The engine that ran it: `express` or `general` (`Sim::express_refused`; records from
+    /// before the express engine were all `general`).
+    #[serde(default = "general")]
+    pub engine: String,
+}
+
+fn general() -> String {
+    "general".into()
 }
 
 fn release() -> String {
@@ -193,7 +201,14 @@ pub fn run_one(name: &str, overrides: &[String]) -> Result<BenchRecord, String> 
     let text = workload(name)?;
     let spec = config::load_str(&format!("benches/{name}.toml"), text, Path::new("."), overrides)
         .map_err(|e| e.to_string())?;
-    let r = runner::run_spec(&spec, &mut |_| {}).map_err(|e| e.to_string())?;
+    let mut sim = Sim::new(&spec).map_err(|e| e.to_string())?;
+    let engine = if sim.express_refused().is_none() {
+        "express"
+    } else {
+        "general"
+    };
+    let out = sim.run(&mut |_| {}).map_err(|e| e.to_string())?;
+    let r = sim.result(&out);
     Ok(BenchRecord {
         name: name.to_string(),
         nodes: r.hosts,
@@ -211,6 +226,7 @@ pub fn run_one(name: &str, overrides: &[String]) -> Result<BenchRecord, String> 
         clock_ghz: None,
         build: BUILD.to_string(),
         isa: ISA.to_string(),
+        engine: engine.to_string(),
     })
 }
 
@@ -236,6 +252,7 @@ mod tests {
             clock_ghz: None,
             build: BUILD.to_string(),
             isa: ISA.to_string(),
+            engine: "express".to_string(),
         }
     }
 

@@ -439,6 +439,12 @@ fn real_main() -> Result<ExitCode> {
                 }
                 None => println!("deadlock-free: the channel dependency graph is acyclic"),
             }
+            // Which engine `reef run` takes (the same results either way).
+            match reef::engine::Sim::new(&spec).map(|s| s.express_refused()) {
+                Ok(None) => println!("engine: express"),
+                Ok(Some(why)) => println!("engine: general, because of {why}"),
+                Err(e) => println!("engine: none: {e}"),
+            }
             Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
         Cmd::Reproduce {
@@ -555,7 +561,7 @@ fn real_main() -> Result<ExitCode> {
             // Read before the runs, while the machine is as they will find it.
             let clock = bench::clock_ghz();
             println!(
-                "{:<26} {:>6} {:>12} {:>9} {:>10}{} {:>10} {:>10} {:>9}",
+                "{:<26} {:>6} {:>12} {:>9} {:>10}{} {:>10} {:>10} {:>9}  engine",
                 "workload",
                 "nodes",
                 "flit-hops",
@@ -595,7 +601,7 @@ fn real_main() -> Result<ExitCode> {
                         format!(" {:>10.2}", rec.flit_hops as f64 / w / 1e6)
                     });
                     println!(
-                        "{:<26} {:>6} {:>12} {:>9.3} {:>10.2}{} {:>10.2} {:>10.4} {:>9}",
+                        "{:<26} {:>6} {:>12} {:>9.3} {:>10.2}{} {:>10.2} {:>10.4} {:>9}  {}",
                         rec.name,
                         rec.nodes,
                         rec.flit_hops,
@@ -604,7 +610,8 @@ fn real_main() -> Result<ExitCode> {
                         median,
                         rec.mean_latency_cycles,
                         rec.accepted_flits_per_node_cycle,
-                        rec.peak_rss_mb.map_or("-".into(), |m| format!("{m:.1}"))
+                        rec.peak_rss_mb.map_or("-".into(), |m| format!("{m:.1}")),
+                        rec.engine
                     );
                     recs.push(rec);
                 }

@@ -247,7 +247,10 @@ fn every_command_takes_seeds_up_to_the_largest_toml_integer() {
 fn check_exit_codes() {
     let (code, out, _) = reef(&["check", "examples/torus16x16.toml"]);
     assert_eq!(code, 0);
-    assert!(out.contains("deadlock-free"), "{out}");
+    assert!(
+        out.contains("deadlock-free") && out.contains("engine: express"),
+        "{out}"
+    );
     let (code, out, _) = reef(&[
         "check",
         "examples/torus16x16.toml",
@@ -258,7 +261,9 @@ fn check_exit_codes() {
     ]);
     assert_eq!(code, 1);
     assert!(
-        out.contains("DEADLOCK POSSIBLE") && out.contains("s15:0→s0:1"),
+        out.contains("DEADLOCK POSSIBLE")
+            && out.contains("s15:0→s0:1")
+            && out.contains("engine: general, because of a torus without datelines"),
         "{out}"
     );
 }

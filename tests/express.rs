@@ -235,11 +235,11 @@ fn the_express_engine_refuses_what_it_does_not_model() {
             "dimension order",
         ),
         (&["switch.mode=\"cut-through\""], "wormhole"),
-        (&["switch.arbitration=\"oldest-first\""], "round robin"),
+        (&["switch.arbitration=\"oldest-first\""], "round-robin"),
         (&["switch.router_delay=\"0 cycles\""], "router delay"),
         (&["sim.check=true"], "checks"),
         (&["sim.trains=false"], "flit-by-flit"),
-        (&["sim.express=false"], "general engine was asked for"),
+        (&["sim.express=false"], "sim.express = false"),
         (&["host.send_overhead=\"2 ns\""], "host costs"),
     ] {
         let s = spec_with(base, set);

@@ -160,10 +160,10 @@ pub(crate) fn ineligible(sim: &Sim) -> Option<&'static str> {
     let p = &spec.params;
     let fab = sim.fab;
     if !p.express {
-        return Some("the general engine was asked for");
+        return Some("sim.express = false");
     }
     if p.check || !p.trains || sim.reverse_order {
-        return Some("invariant checks, the flit-by-flit path or reversed order");
+        return Some("invariant checks, the flit-by-flit path or a reversed event order");
     }
     let Routing::Dor(d) = sim.routing else {
         return Some("routing other than dimension order");
@@ -193,7 +193,7 @@ pub(crate) fn ineligible(sim: &Sim) -> Option<&'static str> {
     for (ci, ch) in fab.channels.iter().enumerate() {
         let lp = &ch.params;
         if !sim.chans[ci].credit || lp.delete_header || lp.buffer > 1 << 15 || lp.flit_time == 0 {
-            return Some("a channel without credits, with header deletion or a large buffer");
+            return Some("channels without credits, with header deletion or of buffers over 32,768 flits");
         }
     }
     for (s, sp) in fab.switch_params[..fab.switches as usize].iter().enumerate() {
@@ -201,15 +201,15 @@ pub(crate) fn ineligible(sim: &Sim) -> Option<&'static str> {
             || sp.arbitration != Arbitration::RoundRobin
             || sp.router_delay == 0
         {
-            return Some("a switch that is not wormhole with round robin and a router delay");
+            return Some("switches other than wormhole ones with round-robin arbitration and a router delay");
         }
         if sim.sws[s].n_in > 64 || sim.sws[s].n_ports > 64 {
-            return Some("a switch of more than 64 ports or input VCs");
+            return Some("switches of more than 64 ports or input VCs");
         }
     }
     // Hop counts ride in a head's slot (eight bits above the destination).
     if k.iter().map(|&x| x as u64 - 1).sum::<u64>() >= 255 {
-        return Some("a mesh too wide for the hop count");
+        return Some("meshes too wide for the hop count");
     }
     None
 }
@@ -848,19 +848,22 @@ impl Express {
         let in_cd = sim.timing[iprof as usize].credit_delay;
         // Flit j leaves at now + j·ft and lands a unit and the latency later (the tail's
         // unit its own).
-        let arrival = |j: u32| now + j as Time * ft + if j + 1 == k && tail { tt } else { ft } + lat;
+        let a_last = now + (k - 1) as Time * ft + if tail { tt } else { ft } + lat;
         let mut host = usize::MAX;
+        let (mut t, mut a) = (now, now + ft + lat);
         for j in 0..k {
+            if j + 1 == k {
+                a = a_last;
+            }
             let ii = (ibuf + (ihd.wrapping_add(j) & imask)) as usize;
             let slot = sim.ring[ii];
             // It leaves input i: its credit starts back.
-            sim.ring[ii].time = now + j as Time * ft + in_cd;
+            sim.ring[ii].time = t + in_cd;
             let mut dst = slot.dst;
             if slot.flit & HEAD != 0 {
                 // One more switch crossed.
                 dst += 1 << DST_BITS;
             }
-            let a = arrival(j);
             let io = (obuf + (otl.wrapping_add(j) & omask)) as usize;
             if to_host {
                 // The host takes it as it lands: the slot holds its credit from then on.
@@ -878,8 +881,10 @@ impl Express {
                     dst,
                 };
             }
+            t += ft;
+            a += ft;
         }
-        let a = arrival(k - 1);
+        let a = a_last;
         let last = now + (k - 1) as Time * ft;
         if sim.sws[s as usize].xbar {
             let u = if tail { tt } else { ft };
