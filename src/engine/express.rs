@@ -131,6 +131,9 @@ struct XSw {
     /// Worms may interleave here (an output of several VCs, or inputs sharing the
     /// crossbar): trains need `routing` and the routed heads' VCs.
     watched: bool,
+    /// Inputs share the crossbar: the outputs act in the rotating order of `eval_switch`
+    /// (else each output acts on its own, in any order).
+    xbar: bool,
 }
 
 /// The express engine's state beside the `Sim` it runs for.
@@ -149,9 +152,13 @@ pub(crate) struct Express {
     /// The rotation of the last crossbar switch evaluated: at this instant, for this period
     /// and this many ports, the output to start at (switches alike share it).
     rot: (Time, Time, u32, u32),
-    /// Nodes with something to do at this instant (switches, and hosts by node).
+    /// Channels whose sender has something to do at this instant (a host, or a switch
+    /// whose inputs do not share the crossbar), and crossbar-sharing switches that have,
+    /// each with the instant it was last listed.
     dirty: Vec<u32>,
     dirty_at: Vec<Time>,
+    dirty_sw: Vec<u32>,
+    dirty_sw_at: Vec<Time>,
 }
 
 /// Why a run cannot go on the express engine (`None`: it can).
@@ -284,6 +291,7 @@ impl Express {
                     let ports = sw.port_base as usize..(sw.port_base + sw.n_ports) as usize;
                     XSw {
                         watched: sw.xbar || sim.ports.0[ports].iter().any(|p| p.nvc > 1),
+                        xbar: sw.xbar,
                         ..XSw::default()
                     }
                 })
@@ -292,15 +300,26 @@ impl Express {
             dor: dor.clone(),
             rot: (Time::MAX, 0, 0, 0),
             dirty: Vec::new(),
-            dirty_at: vec![Time::MAX; fab.nodes.len()],
+            dirty_at: vec![Time::MAX; fab.channels.len()],
+            dirty_sw: Vec::new(),
+            dirty_sw_at: vec![Time::MAX; sim.sws.len()],
         }
     }
 
+    /// Channel `c`'s sender (switch `s`, or a host) has something to do now: the channel
+    /// is listed, or, where the switch's inputs share the crossbar, the switch with its
+    /// port `port`.
     #[inline(always)]
-    fn mark(&mut self, node: u32, now: Time) {
-        if self.dirty_at[node as usize] != now {
-            self.dirty_at[node as usize] = now;
-            self.dirty.push(node);
+    fn mark(&mut self, c: u32, s: u32, port: u8, now: Time) {
+        if (s as usize) < self.sw.len() && self.sw[s as usize].xbar {
+            self.sw[s as usize].todo |= 1 << port;
+            if self.dirty_sw_at[s as usize] != now {
+                self.dirty_sw_at[s as usize] = now;
+                self.dirty_sw.push(s);
+            }
+        } else if self.dirty_at[c as usize] != now {
+            self.dirty_at[c as usize] = now;
+            self.dirty.push(c);
         }
     }
 
@@ -397,10 +416,8 @@ impl Express {
         x.state = XS_WAITING;
         let out = x.out;
         self.ln[out as usize].req |= bit;
-        let sw = &mut self.sw[s as usize];
-        sw.routing &= !bit;
-        sw.todo |= 1 << port;
-        self.mark(s, sim.now);
+        self.sw[s as usize].routing &= !bit;
+        self.mark(out, s, port, sim.now);
     }
 
     /// `k` flits were just written into the buffer of switch input VC `i`, the first
@@ -429,44 +446,37 @@ impl Express {
     fn eval_switch(&mut self, sim: &mut Sim, s: u32) {
         let mut todo = std::mem::take(&mut self.sw[s as usize].todo);
         let sw = &sim.sws[s as usize];
-        let (xbar, port_base) = (sw.xbar, sw.port_base);
-        if xbar {
-            // Outputs compete for shared crossbar inputs: start at a rotating output (as
-            // the general engine's send phase does), going once round.
-            let (n, period) = (sw.n_ports, sw.sa_period);
-            let (at, per, nn, mut start) = self.rot;
-            if at != sim.now || per != period || nn != n {
-                start = ((sim.now / period) % n as Time) as u32;
-                self.rot = (sim.now, period, n, start);
-            }
-            let mut rest = todo & !(u64::MAX << start);
-            todo &= u64::MAX << start;
-            loop {
-                if todo == 0 {
-                    if rest == 0 {
-                        return;
-                    }
-                    (todo, rest) = (rest, 0);
-                }
-                let p = todo.trailing_zeros();
-                todo &= todo - 1;
-                self.eval_port(sim, s, port_base + p);
-            }
+        let port_base = sw.port_base;
+        // Outputs compete for shared crossbar inputs: start at a rotating output (as the
+        // general engine's send phase does), going once round.
+        let (n, period) = (sw.n_ports, sw.sa_period);
+        let (at, per, nn, mut start) = self.rot;
+        if at != sim.now || per != period || nn != n {
+            start = ((sim.now / period) % n as Time) as u32;
+            self.rot = (sim.now, period, n, start);
         }
-        while todo != 0 {
+        let mut rest = todo & !(u64::MAX << start);
+        todo &= u64::MAX << start;
+        loop {
+            if todo == 0 {
+                if rest == 0 {
+                    return;
+                }
+                (todo, rest) = (rest, 0);
+            }
             let p = todo.trailing_zeros();
             todo &= todo - 1;
-            self.eval_port(sim, s, port_base + p);
+            let c = sim.ports[(port_base + p) as usize].out;
+            if c != NONE {
+                self.eval_port(sim, s, c);
+            }
         }
     }
 
+    /// Output channel `c` of switch `s` acts at this instant: grants, then sends.
     #[inline(always)]
-    fn eval_port(&mut self, sim: &mut Sim, s: u32, pi: u32) {
-        let c = sim.ports[pi as usize].out;
-        if c == NONE {
-            return;
-        }
-        if self.ln[c as usize].nvc == 1 && !sim.sws[s as usize].xbar {
+    fn eval_port(&mut self, sim: &mut Sim, s: u32, c: u32) {
+        if self.ln[c as usize].nvc == 1 && !self.sw[s as usize].xbar {
             self.serve_one(sim, s, c);
             return;
         }
@@ -1122,10 +1132,7 @@ impl Express {
             X_WAKE => {
                 let l = &self.ln[id as usize];
                 let (src, port) = (l.src, l.src_port);
-                if (src as usize) < sim.sws.len() {
-                    self.sw[src as usize].todo |= 1 << port;
-                }
-                self.mark(src, sim.now);
+                self.mark(id, src, port, sim.now);
             }
             _ => {
                 // (The general engine's delivery: no receive costs to pay, no agent to tell.)
@@ -1183,16 +1190,22 @@ impl Sim<'_> {
             }
             let mut i = 0;
             while i < x.dirty.len() {
-                let n = x.dirty[i];
-                if n < nsw {
-                    x.eval_switch(self, n);
+                let c = x.dirty[i];
+                let src = x.ln[c as usize].src;
+                if src < nsw {
+                    x.eval_port(self, src, c);
                 } else {
-                    let h = self.node_host[n as usize] as usize;
+                    let h = self.node_host[src as usize] as usize;
                     x.host_serve(self, h);
                 }
                 i += 1;
             }
             x.dirty.clear();
+            for j in 0..x.dirty_sw.len() {
+                let s = x.dirty_sw[j];
+                x.eval_switch(self, s);
+            }
+            x.dirty_sw.clear();
             if let Some(e) = self.failed.take() {
                 return Err(e);
             }

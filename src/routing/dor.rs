@@ -138,6 +138,7 @@ impl Dor {
 
     /// The first hop from switch `s` to switch `t` (both of the fabric): the port, and
     /// whether it crosses the wrap-around link; `None` if `t` is `s`.
+    #[inline(always)]
     fn first_hop(&self, s: u32, t: u32) -> Option<(u16, bool)> {
         let n = self.k.len();
         let (s, t) = (s as usize * n, t as usize * n);
