@@ -160,6 +160,9 @@ enum Cmd {
         /// Run flit by flit (no trains): the reference path.
         #[arg(long)]
         no_trains: bool,
+        /// Run on the general engine, not the express engine (the same results; to compare).
+        #[arg(long)]
+        general: bool,
         /// Run in this process (no child per workload; peak memory is then the whole run's).
         #[arg(long)]
         in_process: bool,
@@ -506,16 +509,19 @@ fn real_main() -> Result<ExitCode> {
             json,
             only,
             no_trains,
+            general,
             in_process,
             repeat,
             child,
         } => {
             check_outs([&json])?;
-            let o: Vec<String> = if no_trains {
-                vec!["sim.trains=false".into()]
-            } else {
-                vec![]
-            };
+            let mut o: Vec<String> = Vec::new();
+            if no_trains {
+                o.push("sim.trains=false".into());
+            }
+            if general {
+                o.push("sim.express=false".into());
+            }
             let names: Vec<&str> = match &only {
                 Some(n) => {
                     bench::workload(n).map_err(|m| anyhow::anyhow!("--only: {m}"))?;
@@ -547,6 +553,9 @@ fn real_main() -> Result<ExitCode> {
                         cmd.args(["bench", "--child", "--only", n]);
                         if no_trains {
                             cmd.arg("--no-trains");
+                        }
+                        if general {
+                            cmd.arg("--general");
                         }
                         let out = cmd.output().context("running a bench child")?;
                         if !out.status.success() {

@@ -494,6 +494,24 @@ fn bench_json_has_the_promised_fields() {
             r["isa"]
         );
     }
+    // The reference workloads run on the express engine; `--general` runs the general
+    // one, with the same results.
+    assert_eq!(r["engine"], "express");
+    let (code, out, err) = reef(&[
+        "bench",
+        "--only",
+        "mesh8x8-uniform-0.2",
+        "--general",
+        "--json",
+        j.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("general"), "{out}");
+    let g: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    assert_eq!(g[0]["engine"], "general");
+    for k in ["flit_hops", "flits_delivered", "mean_latency_cycles"] {
+        assert_eq!(g[0][k], r[k], "{k}");
+    }
 }
 
 #[test]

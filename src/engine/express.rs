@@ -5,7 +5,7 @@
 //! cannot have (adaptive selection, cut-through, tokens, header operations, output buffers,
 //! failures, agents, deadlock). Its results are those of the general engine bit for bit
 //! (`tests/express.rs` compares the two on random fabrics; only the count of events
-//! differs); it exists for speed (docs/performance.md, "The express engine").
+//! differs); it exists for speed (docs/performance.md, "the express engine", 2026-11-26).
 //!
 //! Model (DESIGN.md, "Engine"; the rules of `engine::mod` and `switch::alloc`): a flit sent
 //! on a channel at `t` occupies it for its unit time (flit or tail time) and lands in the
