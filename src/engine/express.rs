@@ -1218,6 +1218,14 @@ impl Sim<'_> {
                 });
             }
         }
+        if self.q.is_empty() && x.v.iter().any(|v| v.hd != v.tl && v.flags & XF_TO_HOST == 0) {
+            // Nothing can happen any more, yet flits wait: the fabrics this engine takes
+            // cannot deadlock, so a wake-up was lost (a bug, reported instead of hidden).
+            return Err(Box::new(SimError::Invariant {
+                time: self.now,
+                what: "the express engine stopped with flits in buffers".into(),
+            }));
+        }
         if !finalized {
             self.finalize_window();
         }
