@@ -59,6 +59,24 @@ const XS_HOLDING: u8 = 3;
 /// An output VC whose last tail has been sent but may not have passed (see `free_at`).
 const HELD_X: u32 = u32::MAX - 1;
 
+/// See [`Express::ready`].
+enum Ready {
+    Go(u32),
+    At(Time),
+    Not,
+}
+
+/// The requesters `r` (bits of local input indices) after `last`, the one granted last
+/// (`u8::MAX`: none yet): where a round-robin scan starts.
+#[inline(always)]
+fn after_last(r: u64, last: u8) -> u64 {
+    if last >= 63 {
+        0
+    } else {
+        r & (u64::MAX << (last + 1))
+    }
+}
+
 /// One VC: the sender's side (output) and the receiver's (input buffer).
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
@@ -513,12 +531,7 @@ impl Express {
                     return;
                 }
                 // Round robin: the first input asking after the last one granted.
-                let last = self.ln[cu].va_rr as u32;
-                let after = if last >= 63 {
-                    0
-                } else {
-                    r & (u64::MAX << (last + 1))
-                };
+                let after = after_last(r, self.ln[cu].va_rr);
                 let l = if after != 0 {
                     after.trailing_zeros()
                 } else {
@@ -537,21 +550,39 @@ impl Express {
                 return;
             }
             let i = self.v[ou].owner;
-            let x = &mut self.v[i as usize];
-            if x.hd == x.tl {
-                x.flags |= XF_WAIT_FLIT;
+            let held = match self.ready(sim, o, i) {
+                Ready::Go(held) => held,
+                Ready::At(t) => {
+                    self.wake(sim, c, t);
+                    return;
+                }
+                Ready::Not => return,
+            };
+            if !self.send(sim, s, c, o, i, held) || self.ln[cu].req == 0 {
                 return;
             }
-            let front = sim.ring[(x.buf + (x.hd & x.mask as u32)) as usize].time;
-            if front > now {
-                self.wake(sim, c, front);
-                return;
-            }
-            let ft = sim.timing[self.v[ou].prof as usize].flit_time;
-            let (k, held) = self.credits_for(sim, o, 1, ft);
-            if k == 0 || !self.send(sim, s, c, o, i, held) || self.ln[cu].req == 0 {
-                return;
-            }
+        }
+    }
+
+    /// What stands between the worm at input VC `i`, holding output VC `o`, and its next
+    /// flit leaving now: nothing (`Go`, with the credits held), that flit's landing (`At`),
+    /// or a flit not yet sent here (it wakes the output as it lands) or a credit (the
+    /// sender is woken for it): `Not`.
+    #[inline(always)]
+    fn ready(&mut self, sim: &mut Sim, o: u32, i: u32) -> Ready {
+        let x = &mut self.v[i as usize];
+        if x.hd == x.tl {
+            x.flags |= XF_WAIT_FLIT;
+            return Ready::Not;
+        }
+        let front = sim.ring[(x.buf + (x.hd & x.mask as u32)) as usize].time;
+        if front > sim.now {
+            return Ready::At(front);
+        }
+        let ft = sim.timing[self.v[o as usize].prof as usize].flit_time;
+        match self.credits_for(sim, o, 1, ft) {
+            (0, _) => Ready::Not,
+            (_, held) => Ready::Go(held),
         }
     }
 
@@ -600,12 +631,7 @@ impl Express {
         // pass: a head passed over finds no more free VCs after a grant than before).
         let in_base = sim.sws[s as usize].in_base;
         let r = self.ln[cu].req;
-        let last = self.ln[cu].va_rr as u32;
-        let after = if last >= 63 {
-            0
-        } else {
-            r & (u64::MAX << (last + 1))
-        };
+        let after = after_last(r, self.ln[cu].va_rr);
         let (mut bits, mut rest) = (after, r & !after);
         let mut granted = false;
         loop {
@@ -678,22 +704,14 @@ impl Express {
             if i >= HELD_X {
                 continue;
             }
-            let x = &mut self.v[i as usize];
-            if x.hd == x.tl {
-                // Its next flit is not sent yet: it lands here and wakes us.
-                x.flags |= XF_WAIT_FLIT;
-                continue;
-            }
-            let front = sim.ring[(x.buf + (x.hd & x.mask as u32)) as usize].time;
-            if front > now {
-                wait = wait.min(front);
-                continue;
-            }
-            let ft = sim.timing[self.v[o as usize].prof as usize].flit_time;
-            let (k, held) = self.credits_for(sim, o, 1, ft);
-            if k == 0 {
-                continue;
-            }
+            let held = match self.ready(sim, o, i) {
+                Ready::Go(held) => held,
+                Ready::At(t) => {
+                    wait = wait.min(t);
+                    continue;
+                }
+                Ready::Not => continue,
+            };
             let in_port = port_base + self.v[i as usize].in_port as u32;
             if xbar && self.xbar_free[in_port as usize] > now {
                 wait = wait.min(self.xbar_free[in_port as usize]);
