@@ -46,8 +46,6 @@ const XF_WAIT_CREDIT: u8 = 1;
 const XF_WAIT_FLIT: u8 = 2;
 /// The channel ends at a host.
 const XF_TO_HOST: u8 = 4;
-/// The channel starts at a host.
-const XF_FROM_HOST: u8 = 8;
 
 /// Input VC states: no packet at the front; a head being routed (its router delay
 /// running); a head waiting for an output VC; a worm holding one.
@@ -81,8 +79,6 @@ fn after_last(r: u64, last: u8) -> u64 {
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 struct XVc {
-    /// The channel's transmitter, in its first VC's record: busy until then [ps].
-    busy: Time,
     /// As an output, with owner `HELD_X`: the start of the last tail sent; the VC is free
     /// for another worm after it (and at it, once the instant's send phase is over).
     free_at: Time,
@@ -109,14 +105,15 @@ struct XVc {
     flags: u8,
 }
 
-const _: () = assert!(std::mem::size_of::<XVc>() == 64);
+const _: () = assert!(std::mem::size_of::<XVc>() <= 64);
 
 /// One VC as an input: its channel, its number in the channel, its receiving node, its
-/// index among that switch's inputs, the admissible VCs of its routed head, and when that
-/// head's router delay ends.
+/// index among that switch's inputs and those of its channel's VCs (as bits), the
+/// admissible VCs of its routed head, and when that head's router delay ends.
 #[derive(Clone, Copy, Debug)]
 struct XIn {
     ready_at: Time,
+    sib: u64,
     chan: u32,
     node: u32,
     local: u8,
@@ -128,24 +125,55 @@ struct XIn {
 }
 
 /// One channel: its requesters (bits of the sending switch's local input indices), the
-/// time of the pending wake-up of its sender, its sending node and port, its first VC and
-/// VCs, the last VC that sent and the last requester granted.
+/// time of the pending wake-up of its sender, when its transmitter is free, its sending
+/// node and port, its first VC and VCs, which of them a worm holds and which a tail may
+/// not have passed (as bits: so that the channel's VCs are read only where they matter),
+/// the last VC that sent and the last requester granted; and what the general engine's
+/// `Chan` keeps of it for the results (copied back at the end of the run): its time busy
+/// in the window and its last train (`busy` and these give when it started).
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
 struct XLink {
     req: u64,
     wake_at: Time,
+    busy: Time,
+    used: Time,
+    /// The latest `free_at` of the VCs in `held` (none of them matters after it).
+    held_until: Time,
     src: u32,
     vc_base: u32,
+    /// VCs (bits) whose owner is an input VC.
+    owned: u32,
+    /// VCs (bits) whose owner is `HELD_X`, perhaps among others whose tail has passed.
+    held: u32,
     src_port: u8,
     nvc: u8,
     rr: u8,
     va_rr: u8,
+    tr_k: u8,
+    mid: bool,
+    from_host: bool,
 }
 
+const _: () = assert!(std::mem::size_of::<XLink>() == 64);
+
+/// One switch: what it has to do at this instant, and (copied from its `Sw`, so that one
+/// cache line serves the switch) its layout and timing.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(64))]
 struct XSw {
     todo: u64,
     routing: u64,
+    /// Inputs whose head waits for its output or whose worm holds one.
+    active: u64,
+    /// The instant it was last listed in `dirty_sw`.
+    dirty_at: Time,
+    router_delay: Time,
+    sa_period: Time,
+    port_base: u32,
+    in_base: u32,
+    speedup: u32,
+    n_ports: u8,
     /// Worms may interleave here (an output of several VCs, or inputs sharing the
     /// crossbar): trains need `routing` and the routed heads' VCs.
     watched: bool,
@@ -154,29 +182,42 @@ struct XSw {
     xbar: bool,
 }
 
+const _: () = assert!(std::mem::size_of::<XSw>() == 64);
+
+impl XSw {
+    /// How long a flit of unit time `u` holds its crossbar input (`Sw::xbar_time`).
+    #[inline(always)]
+    fn xbar_time(&self, u: Time) -> Time {
+        if self.speedup == 1 {
+            u
+        } else {
+            u / self.speedup as Time
+        }
+    }
+}
+
 /// The express engine's state beside the `Sim` it runs for.
 pub(crate) struct Express {
-    v: Vec<XVc>,
+    v: Arr<XVc>,
     /// Per VC, what its receiving side needs beside its record (see [`XIn`]).
-    vi: Vec<XIn>,
+    vi: Arr<XIn>,
     /// Per channel, its VCs and allocation (see [`XLink`]).
-    ln: Vec<XLink>,
+    ln: Arr<XLink>,
     /// Per switch, its ports with something to do at this instant, and its inputs whose
     /// head is being routed (bits of local input indices).
-    sw: Vec<XSw>,
+    sw: Arr<XSw>,
     /// Per switch port (`Sw::port_base + p`): when its crossbar input is free.
-    xbar_free: Vec<Time>,
+    xbar_free: Arr<Time>,
     dor: Dor,
     /// The rotation of the last crossbar switch evaluated: at this instant, for this period
     /// and this many ports, the output to start at (switches alike share it).
     rot: (Time, Time, u32, u32),
     /// Channels whose sender has something to do at this instant (a host, or a switch
-    /// whose inputs do not share the crossbar), and crossbar-sharing switches that have,
-    /// each with the instant it was last listed.
+    /// whose inputs do not share the crossbar), with the instant each was last listed, and
+    /// crossbar-sharing switches that have.
     dirty: Vec<u32>,
-    dirty_at: Vec<Time>,
+    dirty_at: Arr<Time>,
     dirty_sw: Vec<u32>,
-    dirty_sw_at: Vec<Time>,
 }
 
 /// Why a run cannot go on the express engine (`None`: it can).
@@ -217,6 +258,9 @@ pub(crate) fn ineligible(sim: &Sim) -> Option<&'static str> {
     }
     for (ci, ch) in fab.channels.iter().enumerate() {
         let lp = &ch.params;
+        if sim.chans[ci].nvc > 32 {
+            return Some("channels of more than 32 VCs");
+        }
         if !sim.chans[ci].credit || lp.delete_header || lp.buffer > 1 << 15 || lp.flit_time == 0 {
             return Some("channels without credits, with header deletion or of buffers over 32,768 flits");
         }
@@ -254,11 +298,7 @@ impl Express {
             if !fab.is_switch(c.dst) {
                 flags |= XF_TO_HOST;
             }
-            if !fab.is_switch(c.src) {
-                flags |= XF_FROM_HOST;
-            }
             v.push(XVc {
-                busy: 0,
                 free_at: 0,
                 front_at: 0,
                 cr_last: 0,
@@ -275,8 +315,14 @@ impl Express {
                 state: XS_IDLE,
                 flags,
             });
+            let sib = if g.local == NONE {
+                0
+            } else {
+                (u64::MAX >> (64 - sim.chans[g.chan as usize].nvc as u32)) << (g.local - g.vc as u32)
+            };
             vi.push(XIn {
                 ready_at: 0,
+                sib,
                 chan: g.chan,
                 node: g.node,
                 local: if g.local == NONE { 0 } else { g.local as u8 },
@@ -287,14 +333,22 @@ impl Express {
             });
         }
         Express {
-            v,
-            vi,
-            ln: sim
+            v: Arr(v),
+            vi: Arr(vi),
+            ln: Arr(sim
                 .chans
                 .iter()
                 .map(|c| XLink {
                     req: 0,
                     wake_at: Time::MAX,
+                    busy: 0,
+                    used: 0,
+                    held_until: 0,
+                    owned: 0,
+                    held: 0,
+                    tr_k: 0,
+                    mid: false,
+                    from_host: c.src >= fab.switches,
                     src: c.src,
                     src_port: c.src_port as u8,
                     vc_base: c.vc_base,
@@ -302,25 +356,33 @@ impl Express {
                     rr: c.rr,
                     va_rr: u8::MAX,
                 })
-                .collect(),
-            sw: (0..sim.sws.len())
+                .collect()),
+            sw: Arr((0..sim.sws.len())
                 .map(|s| {
                     let sw = &sim.sws[s];
                     let ports = sw.port_base as usize..(sw.port_base + sw.n_ports) as usize;
                     XSw {
+                        todo: 0,
+                        routing: 0,
+                        active: 0,
+                        dirty_at: Time::MAX,
+                        router_delay: sw.router_delay,
+                        sa_period: sw.sa_period,
+                        port_base: sw.port_base,
+                        in_base: sw.in_base,
+                        n_ports: sw.n_ports as u8,
+                        speedup: sw.speedup,
                         watched: sw.xbar || sim.ports.0[ports].iter().any(|p| p.nvc > 1),
                         xbar: sw.xbar,
-                        ..XSw::default()
                     }
                 })
-                .collect(),
-            xbar_free: vec![0; sim.ports.len()],
+                .collect()),
+            xbar_free: Arr(vec![0; sim.ports.len()]),
             dor: dor.clone(),
             rot: (Time::MAX, 0, 0, 0),
             dirty: Vec::new(),
-            dirty_at: vec![Time::MAX; fab.channels.len()],
+            dirty_at: Arr(vec![Time::MAX; fab.channels.len()]),
             dirty_sw: Vec::new(),
-            dirty_sw_at: vec![Time::MAX; sim.sws.len()],
         }
     }
 
@@ -330,9 +392,10 @@ impl Express {
     #[inline(always)]
     fn mark(&mut self, c: u32, s: u32, port: u8, now: Time) {
         if (s as usize) < self.sw.len() && self.sw[s as usize].xbar {
-            self.sw[s as usize].todo |= 1 << port;
-            if self.dirty_sw_at[s as usize] != now {
-                self.dirty_sw_at[s as usize] = now;
+            let w = &mut self.sw[s as usize];
+            w.todo |= 1 << port;
+            if w.dirty_at != now {
+                w.dirty_at = now;
                 self.dirty_sw.push(s);
             }
         } else if self.dirty_at[c as usize] != now {
@@ -401,7 +464,7 @@ impl Express {
         let s = self.vi[iu].node;
         let x = &self.v[iu];
         let dst = sim.ring[(x.buf + (x.hd & x.mask as u32)) as usize].dst & DST_MASK;
-        let sw = &sim.sws[s as usize];
+        let sw = &self.sw[s as usize];
         let (r, port_base) = (sw.router_delay, sw.port_base);
         let (port, lo, hi) = self
             .dor
@@ -434,7 +497,9 @@ impl Express {
         x.state = XS_WAITING;
         let out = x.out;
         self.ln[out as usize].req |= bit;
-        self.sw[s as usize].routing &= !bit;
+        let w = &mut self.sw[s as usize];
+        w.routing &= !bit;
+        w.active |= bit;
         self.mark(out, s, port, sim.now);
     }
 
@@ -462,12 +527,12 @@ impl Express {
     /// Switch `s` acts at this instant, on each port something happened to (from the
     /// rotating first one where inputs share the crossbar): grants, then sends.
     fn eval_switch(&mut self, sim: &mut Sim, s: u32) {
-        let mut todo = std::mem::take(&mut self.sw[s as usize].todo);
-        let sw = &sim.sws[s as usize];
+        let sw = &mut self.sw[s as usize];
+        let mut todo = std::mem::take(&mut sw.todo);
         let port_base = sw.port_base;
         // Outputs compete for shared crossbar inputs: start at a rotating output (as the
         // general engine's send phase does), going once round.
-        let (n, period) = (sw.n_ports, sw.sa_period);
+        let (n, period) = (sw.n_ports as u32, sw.sa_period);
         let (at, per, nn, mut start) = self.rot;
         if at != sim.now || per != period || nn != n {
             start = ((sim.now / period) % n as Time) as u32;
@@ -540,11 +605,12 @@ impl Express {
                 let l_ = &mut self.ln[cu];
                 l_.req &= !(1 << l);
                 l_.va_rr = l as u8;
-                let i = sim.sw_in[(sim.sws[s as usize].in_base + l) as usize];
+                (l_.owned, l_.held) = (1, 0);
+                let i = sim.sw_in[(self.sw[s as usize].in_base + l) as usize];
                 self.v[ou].owner = i;
                 self.v[i as usize].state = XS_HOLDING;
             }
-            let busy = self.v[ou].busy;
+            let busy = self.ln[cu].busy;
             if busy > now {
                 self.wake(sim, c, busy);
                 return;
@@ -589,11 +655,16 @@ impl Express {
     /// Whether a VC of channel `c` had its last tail leave at `now`.
     #[inline(always)]
     fn released_now(&self, c: u32, now: Time) -> bool {
-        let (base, nvc) = (self.ln[c as usize].vc_base, self.ln[c as usize].nvc as u32);
-        (base..base + nvc).any(|o| {
-            let x = &self.v[o as usize];
-            x.owner == HELD_X && x.free_at == now
-        })
+        let l = &self.ln[c as usize];
+        let (base, mut held) = (l.vc_base, l.held);
+        while held != 0 {
+            let x = &self.v[(base + held.trailing_zeros()) as usize];
+            if x.owner == HELD_X && x.free_at == now {
+                return true;
+            }
+            held &= held - 1;
+        }
+        false
     }
 
     /// Grants free VCs of output channel `c` of switch `s` to the heads asking for it, in
@@ -603,24 +674,30 @@ impl Express {
     fn allocate(&mut self, sim: &mut Sim, s: u32, c: u32, before_send: bool) -> bool {
         let now = sim.now;
         let cu = c as usize;
-        let (base, nvc) = (self.ln[cu].vc_base, self.ln[cu].nvc as u32);
+        let l = &mut self.ln[cu];
+        let (base, nvc) = (l.vc_base, l.nvc as u32);
         // The free VCs, as bits. One held by a tail that has not passed is free for the
         // heads asking once it has: they look at it again then.
-        let (mut free, mut next) = (0u64, Time::MAX);
-        for vv in 0..nvc {
+        if l.held_until < now {
+            l.held = 0;
+        }
+        let (mut held, mut next) = (l.held, Time::MAX);
+        let mut free = (u64::MAX >> (64 - nvc)) & !(l.owned as u64) & !(held as u64);
+        let mut hb = held;
+        while hb != 0 {
+            let vv = hb.trailing_zeros();
+            hb &= hb - 1;
             let x = &mut self.v[(base + vv) as usize];
-            if x.owner == HELD_X {
-                let f = x.free_at;
-                if f < now || (!before_send && f == now) {
-                    x.owner = NONE;
-                } else if f > now {
-                    next = next.min(f);
-                }
-            }
-            if x.owner == NONE {
+            let f = x.free_at;
+            if f < now || (!before_send && f == now) {
+                x.owner = NONE;
+                held &= !(1 << vv);
                 free |= 1 << vv;
+            } else if f > now {
+                next = next.min(f);
             }
         }
+        self.ln[cu].held = held;
         if next != Time::MAX {
             self.wake(sim, c, next);
         }
@@ -629,7 +706,7 @@ impl Express {
         }
         // The heads asking, in round-robin order from the one after the last granted (one
         // pass: a head passed over finds no more free VCs after a grant than before).
-        let in_base = sim.sws[s as usize].in_base;
+        let in_base = self.sw[s as usize].in_base;
         let r = self.ln[cu].req;
         let after = after_last(r, self.ln[cu].va_rr);
         let (mut bits, mut rest) = (after, r & !after);
@@ -659,6 +736,7 @@ impl Express {
             let l_ = &mut self.ln[cu];
             l_.req &= !(1 << l);
             l_.va_rr = l as u8;
+            l_.owned |= 1 << vv;
             if free == 0 {
                 return true;
             }
@@ -668,14 +746,17 @@ impl Express {
     /// Whether some worm holding a VC of channel `c` has a flit in its buffer.
     #[inline(always)]
     fn has_work(&self, c: u32) -> bool {
-        let (base, nvc) = (self.ln[c as usize].vc_base, self.ln[c as usize].nvc as u32);
-        (base..base + nvc).any(|o| {
-            let i = self.v[o as usize].owner;
-            i < HELD_X && {
-                let x = &self.v[i as usize];
-                x.hd != x.tl
+        let l = &self.ln[c as usize];
+        let (base, mut owned) = (l.vc_base, l.owned);
+        while owned != 0 {
+            let i = self.v[(base + owned.trailing_zeros()) as usize].owner;
+            let x = &self.v[i as usize];
+            if x.hd != x.tl {
+                return true;
             }
-        })
+            owned &= owned - 1;
+        }
+        false
     }
 
     /// Output channel `c` of switch `s` sends what it can at this instant: from its VCs in
@@ -686,24 +767,28 @@ impl Express {
         let now = sim.now;
         let cu = c as usize;
         let (base, nvc) = (self.ln[cu].vc_base, self.ln[cu].nvc as u32);
-        let busy = self.v[base as usize].busy;
+        let busy = self.ln[cu].busy;
         if busy > now {
             if self.has_work(c) {
                 self.wake(sim, c, busy);
             }
             return;
         }
-        let sw = &sim.sws[s as usize];
+        let sw = &self.sw[s as usize];
         let (xbar, port_base) = (sw.xbar, sw.port_base);
         let mut wait = Time::MAX;
+        let owned = self.ln[cu].owned;
+        if owned == 0 {
+            return;
+        }
         let mut vv = self.ln[cu].rr as u32;
         for _ in 0..nvc {
             vv = if vv + 1 >= nvc { 0 } else { vv + 1 };
-            let o = base + vv;
-            let i = self.v[o as usize].owner;
-            if i >= HELD_X {
+            if owned & (1 << vv) == 0 {
                 continue;
             }
+            let o = base + vv;
+            let i = self.v[o as usize].owner;
             let held = match self.ready(sim, o, i) {
                 Ready::Go(held) => held,
                 Ready::At(t) => {
@@ -722,7 +807,7 @@ impl Express {
             // Another VC's worm goes on when the channel is free. (With one VC, the train
             // stopped for a reason that wakes the channel when it is gone.)
             if nvc > 1 && self.has_work(c) {
-                let b = self.v[base as usize].busy;
+                let b = self.ln[cu].busy;
                 self.wake(sim, c, b);
             }
             return;
@@ -739,7 +824,7 @@ impl Express {
     #[inline(never)]
     fn horizon(&self, sim: &Sim, s: u32, c: u32, o: u32, i: u32, ft: Time) -> Time {
         let now = sim.now;
-        let sw = &sim.sws[s as usize];
+        let sw = &self.sw[s as usize];
         let one = now + ft;
         // A head not yet at the front of its input here (not landed, or behind a tail that
         // leaves now or later) asks for an output a router delay from now at the earliest.
@@ -747,21 +832,22 @@ impl Express {
         let cu = c as usize;
         let (base, nvc) = (self.ln[cu].vc_base, self.ln[cu].nvc as u32);
         let vo = o - base;
+        let l = &self.ln[cu];
         if nvc > 1 {
-            for w in base..base + nvc {
-                if w == o {
-                    continue;
-                }
-                let x = &self.v[w as usize];
-                if x.owner < HELD_X {
-                    // Another worm on the channel.
-                    return one;
-                }
-                if self.ln[cu].req != 0 {
-                    // A head waiting for the channel may have that VC when it frees (after
-                    // the send at its instant).
-                    let f = if x.owner == HELD_X {
-                        x.free_at.max(now)
+            if l.owned & !(1 << vo) != 0 {
+                // Another worm on the channel.
+                return one;
+            }
+            if l.req != 0 {
+                // A head waiting for the channel may have another VC when it frees (after
+                // the send at its instant).
+                let held = if l.held_until < now { 0 } else { l.held };
+                for w in 0..nvc {
+                    if w == vo {
+                        continue;
+                    }
+                    let f = if held & (1 << w) != 0 {
+                        self.v[(base + w) as usize].free_at.max(now)
                     } else {
                         now
                     };
@@ -769,19 +855,14 @@ impl Express {
                 }
             }
         }
-        let xin = self.vi[i as usize].chan;
-        if sw.xbar {
+        let (sib, me) = (self.vi[i as usize].sib, 1u64 << self.vi[i as usize].local);
+        if sw.xbar && sw.active & sib & !me != 0 {
             // Another VC of the same input, waiting or holding, wants the crossbar input.
-            let (ib, inv) = (self.ln[xin as usize].vc_base, self.ln[xin as usize].nvc as u32);
-            for w in ib..ib + inv {
-                if w != i && matches!(self.v[w as usize].state, XS_WAITING | XS_HOLDING) {
-                    return one;
-                }
-            }
+            return one;
         }
         // Heads being routed here that will ask for another VC of the channel, or for the
         // crossbar input.
-        let mut bits = self.sw[s as usize].routing;
+        let mut bits = sw.routing;
         while bits != 0 {
             let l = bits.trailing_zeros();
             bits &= bits - 1;
@@ -789,7 +870,7 @@ impl Express {
             let ju = j as usize;
             let (lo, hi) = (self.vi[ju].lo, self.vi[ju].hi);
             let other_vc = self.v[ju].out == c && (lo as u32 != vo || hi as u32 != vo);
-            if other_vc || (sw.xbar && self.vi[ju].chan == xin) {
+            if other_vc || (sw.xbar && sib & (1 << l) != 0) {
                 h = h.min(self.vi[ju].ready_at);
             }
         }
@@ -807,13 +888,13 @@ impl Express {
         let (hd, avail, ibuf, imask) = (x.hd, x.tl.wrapping_sub(x.hd), x.buf, x.mask as u32);
         let ft = sim.timing[self.v[o as usize].prof as usize].flit_time;
         let mut lim = avail.min(MAX_TRAIN);
-        let contended = self.ln[c as usize].nvc > 1 || sim.sws[s as usize].xbar;
+        let contended = self.ln[c as usize].nvc > 1 || self.sw[s as usize].xbar;
         let mut cut = false;
         if contended && lim > 1 {
-            let h = self.horizon(sim, s, c, o, i, ft);
-            let fit = (h - now).div_ceil(ft);
-            if fit < lim as Time {
-                lim = fit as u32;
+            // Flit j may go if it starts before the horizon: j·ft < h - now.
+            let room = self.horizon(sim, s, c, o, i, ft) - now;
+            if room <= (lim - 1) as Time * ft {
+                lim = room.div_ceil(ft) as u32;
                 cut = true;
             }
         }
@@ -879,22 +960,22 @@ impl Express {
         let a_last = now + (k - 1) as Time * ft + if tail { tt } else { ft } + lat;
         let mut host = usize::MAX;
         let (mut t, mut a) = (now, now + ft + lat);
-        for j in 0..k {
-            if j + 1 == k {
-                a = a_last;
-            }
-            let ii = (ibuf + (ihd.wrapping_add(j) & imask)) as usize;
-            let slot = sim.ring[ii];
-            // It leaves input i: its credit starts back.
-            sim.ring[ii].time = t + in_cd;
-            let mut dst = slot.dst;
-            if slot.flit & HEAD != 0 {
-                // One more switch crossed.
-                dst += 1 << DST_BITS;
-            }
-            let io = (obuf + (otl.wrapping_add(j) & omask)) as usize;
-            if to_host {
+        if to_host {
+            for j in 0..k {
+                if j + 1 == k {
+                    a = a_last;
+                }
+                let ii = (ibuf + (ihd.wrapping_add(j) & imask)) as usize;
+                let slot = sim.ring[ii];
+                // It leaves input i: its credit starts back.
+                sim.ring[ii].time = t + in_cd;
+                let mut dst = slot.dst;
+                if slot.flit & HEAD != 0 {
+                    // One more switch crossed.
+                    dst += 1 << DST_BITS;
+                }
                 // The host takes it as it lands: the slot holds its credit from then on.
+                let io = (obuf + (otl.wrapping_add(j) & omask)) as usize;
                 sim.ring[io] = Slot {
                     time: a + ocd,
                     flit: slot.flit,
@@ -902,22 +983,35 @@ impl Express {
                 };
                 self.host_land(sim, slot.flit, dst, a);
                 host = (dst & DST_MASK) as usize;
-            } else {
-                sim.ring[io] = Slot {
-                    time: a,
-                    flit: slot.flit,
-                    dst,
-                };
+                t += ft;
+                a += ft;
             }
-            t += ft;
-            a += ft;
+        } else {
+            for j in 0..k {
+                let ii = (ibuf + (ihd.wrapping_add(j) & imask)) as usize;
+                let slot = sim.ring[ii];
+                // It leaves input i: its credit starts back.
+                sim.ring[ii].time = t + in_cd;
+                let io = (obuf + (otl.wrapping_add(j) & omask)) as usize;
+                sim.ring[io] = Slot { time: a, ..slot };
+                t += ft;
+                a += ft;
+            }
+            // The last flit lands its own unit after it leaves; a head (only a train's
+            // first flit can be one) has crossed one more switch.
+            sim.ring[(obuf + (otl.wrapping_add(k - 1) & omask)) as usize].time = a_last;
+            let first = &mut sim.ring[(obuf + (otl & omask)) as usize];
+            if first.flit & HEAD != 0 {
+                first.dst += 1 << DST_BITS;
+            }
         }
         let a = a_last;
         let last = now + (k - 1) as Time * ft;
-        if sim.sws[s as usize].xbar {
+        let sw = &self.sw[s as usize];
+        if sw.xbar {
             let u = if tail { tt } else { ft };
-            let port = sim.sws[s as usize].port_base + in_port as u32;
-            self.xbar_free[port as usize] = last + sim.sws[s as usize].xbar_time(u);
+            let port = sw.port_base + in_port as u32;
+            self.xbar_free[port as usize] = last + sw.xbar_time(u);
         }
         // Input i: the flits left, their credits are on their way.
         let x = &mut self.v[i as usize];
@@ -929,6 +1023,7 @@ impl Express {
             self.wake(sim, up, now + in_cd);
         }
         if tail {
+            self.sw[s as usize].active &= !(1 << self.vi[i as usize].local);
             let x = &mut self.v[i as usize];
             x.front_at = last;
             if x.hd != x.tl {
@@ -946,6 +1041,11 @@ impl Express {
         if tail {
             x.owner = HELD_X;
             x.free_at = last;
+            let l = &mut self.ln[c as usize];
+            let bit = 1 << (o - l.vc_base);
+            l.owned &= !bit;
+            l.held |= bit;
+            l.held_until = l.held_until.max(last);
             if last > now && self.ln[c as usize].req != 0 {
                 // A head waits: the VC is free for it as the tail passes.
                 self.wake(sim, c, last);
@@ -975,16 +1075,14 @@ impl Express {
         let now = sim.now;
         let last = if tail { tt } else { ft };
         let window = (sim.ms, sim.me);
-        let ch = &mut sim.chans[c as usize];
+        let l = &mut self.ln[c as usize];
         let last_start = now + (k - 1) as Time * ft;
-        ch.busy += window_busy(window, now, k, ft, last);
-        ch.tr_start = now;
-        ch.tr_k = k as u8;
-        ch.mid = !tail;
-        let base = self.ln[c as usize].vc_base as usize;
-        self.v[base].busy = last_start + last;
+        l.used += window_busy(window, now, k, ft, last);
+        l.tr_k = k as u8;
+        l.mid = !tail;
+        l.busy = last_start + last;
         sim.c.flit_hops += k as u64;
-        if self.v[base].flags & XF_FROM_HOST != 0 {
+        if l.from_host {
             sim.c.flits_injected += k as u64;
         }
     }
@@ -1035,8 +1133,7 @@ impl Express {
     fn host_serve(&mut self, sim: &mut Sim, h: usize) {
         let c = sim.hosts[h].inj;
         let now = sim.now;
-        let base = self.ln[c as usize].vc_base;
-        let busy = self.v[base as usize].busy;
+        let busy = self.ln[c as usize].busy;
         if busy > now {
             if sim.hosts[h].cur != NONE || sim.may_create(h) {
                 self.wake(sim, c, busy);
@@ -1085,7 +1182,7 @@ impl Express {
         if tail {
             hs.cur = NONE;
         }
-        let busy = self.v[base as usize].busy;
+        let busy = self.ln[c as usize].busy;
         if sim.hosts[h].cur != NONE {
             self.wake(sim, c, busy);
         } else if sim.may_create(h) {
@@ -1175,7 +1272,18 @@ impl Sim<'_> {
             return None;
         }
         let mut x = Express::new(self);
-        Some(self.express_loop(&mut x, progress))
+        let r = self.express_loop(&mut x, progress);
+        // What the results read of the channels.
+        for (ch, l) in self.chans.iter_mut().zip(x.ln.iter()) {
+            ch.busy += l.used;
+            if l.tr_k > 0 {
+                let tm = &self.timing[ch.prof as usize];
+                let unit = if l.mid { tm.flit_time } else { tm.tail_time };
+                ch.tr_start = l.busy - unit - (l.tr_k as Time - 1) * tm.flit_time;
+                (ch.tr_k, ch.mid) = (l.tr_k, l.mid);
+            }
+        }
+        Some(r)
     }
 
     fn express_loop(&mut self, x: &mut Express, progress: &mut dyn FnMut(Progress)) -> Res<RunOutcome> {
