@@ -39,6 +39,12 @@ use crate::routing::dor::Dor;
 const X_ROUTE: u64 = 0;
 const X_WAKE: u64 = 1;
 const X_DELIVER: u64 = 2;
+/// A head's router delay ends at a crossbar-sharing switch (the rest: the switch, and the
+/// input's local index in the low six bits): the switch takes the request when it acts.
+const X_ROUTE_SW: u64 = 3;
+/// With `X_WAKE`: the sender is a crossbar-sharing switch, and the rest is the switch and
+/// the port (six bits), not the channel.
+const X_AT_SW: u64 = 1 << 61;
 
 /// VC flags: the sender waits for a credit that is not on its way yet.
 const XF_WAIT_CREDIT: u8 = 1;
@@ -166,13 +172,15 @@ struct XSw {
     routing: u64,
     /// Inputs whose head waits for its output or whose worm holds one.
     active: u64,
+    /// Inputs whose head's router delay ended at this instant, where inputs share the
+    /// crossbar: they ask for their outputs as the switch acts.
+    asks: u64,
     /// The instant it was last listed in `dirty_sw`.
     dirty_at: Time,
-    router_delay: Time,
-    sa_period: Time,
     port_base: u32,
     in_base: u32,
-    speedup: u32,
+    /// Its timing, in `Express::swt`.
+    prof: u32,
     n_ports: u8,
     /// Worms may interleave here (an output of several VCs, or inputs sharing the
     /// crossbar): trains need `routing` and the routed heads' VCs.
@@ -184,7 +192,15 @@ struct XSw {
 
 const _: () = assert!(std::mem::size_of::<XSw>() == 64);
 
-impl XSw {
+/// A switch timing: its router delay, its allocation period and its crossbar speed-up.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct XSwT {
+    router_delay: Time,
+    sa_period: Time,
+    speedup: u32,
+}
+
+impl XSwT {
     /// How long a flit of unit time `u` holds its crossbar input (`Sw::xbar_time`).
     #[inline(always)]
     fn xbar_time(&self, u: Time) -> Time {
@@ -206,8 +222,12 @@ pub(crate) struct Express {
     /// Per switch, its ports with something to do at this instant, and its inputs whose
     /// head is being routed (bits of local input indices).
     sw: Arr<XSw>,
-    /// Per switch port (`Sw::port_base + p`): when its crossbar input is free.
+    /// The switch timings (a few).
+    swt: Arr<XSwT>,
+    /// Per switch port (`Sw::port_base + p`): when its crossbar input is free, and its
+    /// output channel (`Port::out`, in a small array that stays in the cache).
     xbar_free: Arr<Time>,
+    pout: Arr<u32>,
     dor: Dor,
     /// The rotation of the last crossbar switch evaluated: at this instant, for this period
     /// and this many ports, the output to start at (switches alike share it).
@@ -332,6 +352,21 @@ impl Express {
                 port: 0,
             });
         }
+        let mut swt: Vec<XSwT> = Vec::new();
+        let mut sw_prof = |sw: &Sw| {
+            let t = XSwT {
+                router_delay: sw.router_delay,
+                sa_period: sw.sa_period,
+                speedup: sw.speedup,
+            };
+            match swt.iter().position(|u| *u == t) {
+                Some(p) => p as u32,
+                None => {
+                    swt.push(t);
+                    swt.len() as u32 - 1
+                }
+            }
+        };
         Express {
             v: Arr(v),
             vi: Arr(vi),
@@ -365,19 +400,20 @@ impl Express {
                         todo: 0,
                         routing: 0,
                         active: 0,
+                        asks: 0,
                         dirty_at: Time::MAX,
-                        router_delay: sw.router_delay,
-                        sa_period: sw.sa_period,
                         port_base: sw.port_base,
                         in_base: sw.in_base,
+                        prof: sw_prof(sw),
                         n_ports: sw.n_ports as u8,
-                        speedup: sw.speedup,
                         watched: sw.xbar || sim.ports.0[ports].iter().any(|p| p.nvc > 1),
                         xbar: sw.xbar,
                     }
                 })
                 .collect()),
+            swt: Arr(swt),
             xbar_free: Arr(vec![0; sim.ports.len()]),
+            pout: Arr(sim.ports.iter().map(|p| p.out).collect()),
             dor: dor.clone(),
             rot: (Time::MAX, 0, 0, 0),
             dirty: Vec::new(),
@@ -392,25 +428,40 @@ impl Express {
     #[inline(always)]
     fn mark(&mut self, c: u32, s: u32, port: u8, now: Time) {
         if (s as usize) < self.sw.len() && self.sw[s as usize].xbar {
-            let w = &mut self.sw[s as usize];
-            w.todo |= 1 << port;
-            if w.dirty_at != now {
-                w.dirty_at = now;
-                self.dirty_sw.push(s);
-            }
+            self.mark_sw(s, 1 << port, now);
         } else if self.dirty_at[c as usize] != now {
             self.dirty_at[c as usize] = now;
             self.dirty.push(c);
         }
     }
 
+    /// Crossbar-sharing switch `s` has something to do now: on its ports `todo` (bits), or
+    /// (none) for the heads in its `asks`.
+    #[inline(always)]
+    fn mark_sw(&mut self, s: u32, todo: u64, now: Time) {
+        let w = &mut self.sw[s as usize];
+        w.todo |= todo;
+        if w.dirty_at != now {
+            w.dirty_at = now;
+            self.dirty_sw.push(s);
+        }
+    }
+
     /// Wakes the sender of channel `c` at `t` (now at the earliest; once per distinct time).
+    /// (A crossbar-sharing switch is named in the event with its port, so that the wake-up
+    /// does not read the channel again.)
     #[inline(always)]
     fn wake(&mut self, sim: &mut Sim, c: u32, t: Time) {
-        let w = &mut self.ln[c as usize].wake_at;
-        if *w != t {
-            *w = t;
-            sim.q.push_at(sim.now, t, (X_WAKE << 62) | c as u64);
+        let l = &mut self.ln[c as usize];
+        if l.wake_at != t {
+            l.wake_at = t;
+            let (s, port) = (l.src, l.src_port);
+            let e = if (s as usize) < self.sw.len() && self.sw[s as usize].xbar {
+                X_AT_SW | (s as u64) << 6 | port as u64
+            } else {
+                c as u64
+            };
+            sim.q.push_at(sim.now, t, (X_WAKE << 62) | e);
         }
     }
 
@@ -465,22 +516,27 @@ impl Express {
         let x = &self.v[iu];
         let dst = sim.ring[(x.buf + (x.hd & x.mask as u32)) as usize].dst & DST_MASK;
         let sw = &self.sw[s as usize];
-        let (r, port_base) = (sw.router_delay, sw.port_base);
+        let (r, port_base) = (self.swt[sw.prof as usize].router_delay, sw.port_base);
         let (port, lo, hi) = self
             .dor
             .route_port(s, x.in_port as u16, self.vi[iu].vc, dst)
             .expect("a cube routes every host");
-        let out = sim.ports[(port_base + port as u32) as usize].out;
+        let out = self.pout[(port_base + port as u32) as usize];
         let x = &mut self.v[iu];
         x.state = XS_ROUTING;
         x.out = out;
         let y = &mut self.vi[iu];
         y.port = port as u8;
-        if self.sw[s as usize].watched {
+        let w = &mut self.sw[s as usize];
+        if w.watched {
             (y.lo, y.hi, y.ready_at) = (lo, hi, front + r);
-            self.sw[s as usize].routing |= 1 << y.local;
+            w.routing |= 1 << y.local;
         }
-        let e = (X_ROUTE << 62) | i as u64;
+        let e = if w.xbar {
+            (X_ROUTE_SW << 62) | (s as u64) << 6 | y.local as u64
+        } else {
+            (X_ROUTE << 62) | i as u64
+        };
         match class {
             Some(cl) => sim.q.push(cl, sim.now, e),
             None => sim.q.push_at(sim.now, front + r, e),
@@ -490,6 +546,14 @@ impl Express {
     /// A head's router delay is over at input VC `i`: it asks for its output.
     #[inline(always)]
     fn route_done(&mut self, sim: &mut Sim, i: u32) {
+        let (s, port, out) = self.ask(i);
+        self.mark(out, s, port, sim.now);
+    }
+
+    /// The head at switch input VC `i` asks for its output channel: returns the switch, the
+    /// output's port and its channel.
+    #[inline(always)]
+    fn ask(&mut self, i: u32) -> (u32, u8, u32) {
         let iu = i as usize;
         let y = &self.vi[iu];
         let (s, bit, port) = (y.node, 1u64 << y.local, y.port);
@@ -500,7 +564,7 @@ impl Express {
         let w = &mut self.sw[s as usize];
         w.routing &= !bit;
         w.active |= bit;
-        self.mark(out, s, port, sim.now);
+        (s, port, out)
     }
 
     /// `k` flits were just written into the buffer of switch input VC `i`, the first
@@ -528,11 +592,20 @@ impl Express {
     /// rotating first one where inputs share the crossbar): grants, then sends.
     fn eval_switch(&mut self, sim: &mut Sim, s: u32) {
         let sw = &mut self.sw[s as usize];
+        let mut asks = std::mem::take(&mut sw.asks);
+        let in_base = sw.in_base;
+        while asks != 0 {
+            let l = asks.trailing_zeros();
+            asks &= asks - 1;
+            let (_, port, _) = self.ask(sim.sw_in[(in_base + l) as usize]);
+            self.sw[s as usize].todo |= 1 << port;
+        }
+        let sw = &mut self.sw[s as usize];
         let mut todo = std::mem::take(&mut sw.todo);
         let port_base = sw.port_base;
         // Outputs compete for shared crossbar inputs: start at a rotating output (as the
         // general engine's send phase does), going once round.
-        let (n, period) = (sw.n_ports as u32, sw.sa_period);
+        let (n, period) = (sw.n_ports as u32, self.swt[sw.prof as usize].sa_period);
         let (at, per, nn, mut start) = self.rot;
         if at != sim.now || per != period || nn != n {
             start = ((sim.now / period) % n as Time) as u32;
@@ -549,7 +622,7 @@ impl Express {
             }
             let p = todo.trailing_zeros();
             todo &= todo - 1;
-            let c = sim.ports[(port_base + p) as usize].out;
+            let c = self.pout[(port_base + p) as usize];
             if c != NONE {
                 self.eval_port(sim, s, c);
             }
@@ -828,7 +901,7 @@ impl Express {
         let one = now + ft;
         // A head not yet at the front of its input here (not landed, or behind a tail that
         // leaves now or later) asks for an output a router delay from now at the earliest.
-        let mut h = now + sw.router_delay;
+        let mut h = now + self.swt[sw.prof as usize].router_delay;
         let cu = c as usize;
         let (base, nvc) = (self.ln[cu].vc_base, self.ln[cu].nvc as u32);
         let vo = o - base;
@@ -1011,7 +1084,7 @@ impl Express {
         if sw.xbar {
             let u = if tail { tt } else { ft };
             let port = sw.port_base + in_port as u32;
-            self.xbar_free[port as usize] = last + sw.xbar_time(u);
+            self.xbar_free[port as usize] = last + self.swt[sw.prof as usize].xbar_time(u);
         }
         // Input i: the flits left, their credits are on their way.
         let x = &mut self.v[i as usize];
@@ -1244,6 +1317,15 @@ impl Express {
         let id = e as u32;
         match e >> 62 {
             X_ROUTE => self.route_done(sim, id),
+            X_ROUTE_SW => {
+                let s = ((e & (u64::MAX >> 2)) >> 6) as u32;
+                self.sw[s as usize].asks |= 1 << (e & 63);
+                self.mark_sw(s, 0, sim.now);
+            }
+            X_WAKE if e & X_AT_SW != 0 => {
+                let s = ((e & (X_AT_SW - 1)) >> 6) as u32;
+                self.mark_sw(s, 1 << (e & 63), sim.now);
+            }
             X_WAKE => {
                 let l = &self.ln[id as usize];
                 let (src, port) = (l.src, l.src_port);
