@@ -81,6 +81,23 @@ impl<T> Arr<T> {
     }
 }
 
+/// Element `i` of a slice of engine ids (see the module doc), unchecked in release builds.
+/// For loops that store into an array as they read it: through a local slice the compiler
+/// keeps the array's address in a register instead of reading it again after every store.
+#[inline(always)]
+pub(crate) fn at_mut<T>(s: &mut [T], i: usize) -> &mut T {
+    #[cfg(feature = "checked")]
+    {
+        &mut s[i]
+    }
+    #[cfg(not(feature = "checked"))]
+    {
+        debug_assert!(i < s.len());
+        // SAFETY: as for `Arr`.
+        unsafe { s.get_unchecked_mut(i) }
+    }
+}
+
 impl<'a, T> IntoIterator for &'a Arr<T> {
     type Item = &'a T;
     type IntoIter = std::slice::Iter<'a, T>;

@@ -32,6 +32,7 @@
 //! that may come to be one), the train stops before it could, and contended flits go one
 //! at a time, exactly as the rules above pick them.
 
+use super::arr::at_mut;
 use super::*;
 use crate::routing::dor::Dor;
 
@@ -1060,20 +1061,22 @@ impl Express {
                 a += ft;
             }
         } else {
+            let ring = &mut sim.ring.0[..];
             for j in 0..k {
                 let ii = (ibuf + (ihd.wrapping_add(j) & imask)) as usize;
-                let slot = sim.ring[ii];
+                let from = at_mut(ring, ii);
+                let slot = *from;
                 // It leaves input i: its credit starts back.
-                sim.ring[ii].time = t + in_cd;
+                from.time = t + in_cd;
                 let io = (obuf + (otl.wrapping_add(j) & omask)) as usize;
-                sim.ring[io] = Slot { time: a, ..slot };
+                *at_mut(ring, io) = Slot { time: a, ..slot };
                 t += ft;
                 a += ft;
             }
             // The last flit lands its own unit after it leaves; a head (only a train's
             // first flit can be one) has crossed one more switch.
-            sim.ring[(obuf + (otl.wrapping_add(k - 1) & omask)) as usize].time = a_last;
-            let first = &mut sim.ring[(obuf + (otl & omask)) as usize];
+            at_mut(ring, (obuf + (otl.wrapping_add(k - 1) & omask)) as usize).time = a_last;
+            let first = at_mut(ring, (obuf + (otl & omask)) as usize);
             if first.flit & HEAD != 0 {
                 first.dst += 1 << DST_BITS;
             }
