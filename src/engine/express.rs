@@ -20,12 +20,16 @@
 //! crossbar input free.
 //!
 //! How it runs. Every VC has one record (a cache line): as an output, its owner and the
-//! credits of the receiver's buffer, and, for a channel's first VC, the channel's
-//! transmitter; as an input, the buffer ring (the general engine's ring array, reused) and
-//! the state of its front packet. Three kinds of event: a head's router delay ends (it asks
-//! for its output), a sender is woken (its channel is free, a flit or a credit it waits for
-//! lands, a tail passes, or a packet is due at a host), and a packet's tail reaches its
-//! host. A worm that nothing can come between goes as a train: as many flits as are in the
+//! credits of the receiver's buffer; as an input, the buffer ring (the general engine's
+//! ring array, reused) and the state of its front packet. Every channel has one too (its
+//! transmitter, its requests, which of its VCs are held, as bits), and every switch (what
+//! it has to do at this instant, its inputs being routed or active, as bits). Three kinds
+//! of event: a head's router delay ends (it asks for its output), a sender is woken (its
+//! channel is free, a flit or a credit it waits for lands, a tail passes, or a packet is
+//! due at a host), and a packet's tail reaches its host. Where inputs share the crossbar,
+//! the first two name the switch (with the input or the port) and only mark it: it takes
+//! the requests as it acts, where it reads the inputs and channels anyway (their records
+//! are cold again an instant's worth of events later). A worm that nothing can come between goes as a train: as many flits as are in the
 //! buffer and have credits at their own flit times (at most [`MAX_TRAIN`], so the
 //! end-of-run count of committed flits works as for the general engine's trains). Where
 //! something could (another worm on the channel or on the same crossbar input, or a head
