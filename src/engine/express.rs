@@ -29,12 +29,13 @@
 //! due at a host), and a packet's tail reaches its host. Where inputs share the crossbar,
 //! the first two name the switch (with the input or the port) and only mark it: it takes
 //! the requests as it acts, where it reads the inputs and channels anyway (their records
-//! are cold again an instant's worth of events later). A worm that nothing can come between goes as a train: as many flits as are in the
-//! buffer and have credits at their own flit times (at most [`MAX_TRAIN`], so the
-//! end-of-run count of committed flits works as for the general engine's trains). Where
-//! something could (another worm on the channel or on the same crossbar input, or a head
-//! that may come to be one), the train stops before it could, and contended flits go one
-//! at a time, exactly as the rules above pick them.
+//! are cold again an instant's worth of events later). A worm that nothing can come
+//! between goes as a train: as many flits as are in the buffer and have credits at their
+//! own flit times (at most [`MAX_TRAIN`], so the end-of-run count of committed flits works
+//! as for the general engine's trains). Where something could (another worm on the
+//! channel or on the same crossbar input, or a head that may come to be one), the train
+//! stops before it could, and contended flits go one at a time, exactly as the rules above
+//! pick them.
 
 use super::arr::at_mut;
 use super::*;
