@@ -117,7 +117,7 @@ struct XVc {
     flags: u8,
 }
 
-const _: () = assert!(std::mem::size_of::<XVc>() <= 64);
+const _: () = assert!(std::mem::size_of::<XVc>() == 64);
 
 /// One VC as an input: its channel, its number in the channel, its receiving node, its
 /// index among that switch's inputs and those of its channel's VCs (as bits), the
@@ -171,7 +171,7 @@ const _: () = assert!(std::mem::size_of::<XLink>() == 64);
 
 /// One switch: what it has to do at this instant, and (copied from its `Sw`, so that one
 /// cache line serves the switch) its layout and timing.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 struct XSw {
     todo: u64,
@@ -389,7 +389,7 @@ impl Express {
                     held: 0,
                     tr_k: 0,
                     mid: false,
-                    from_host: c.src >= fab.switches,
+                    from_host: !fab.is_switch(crate::fabric::NodeId(c.src)),
                     src: c.src,
                     src_port: c.src_port as u8,
                     vc_base: c.vc_base,
