@@ -354,6 +354,9 @@ pub(crate) struct Slot {
     pub dst: u32,
 }
 
+// Four slots to a cache line (`ring_of` aligns the rings to lines).
+const _: () = assert!(std::mem::size_of::<Slot>() == 16);
+
 /// One port of a node: its output channel and allocation state.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Port {
@@ -752,6 +755,13 @@ impl<'a> Sim<'a> {
                         ))
                     })?
                 };
+                // A ring of up to four slots never straddles two cache lines, nor does a
+                // four-slot group of a longer one (once the store itself is aligned, see
+                // `ring_of`): a train of four flits is one line, read and written.
+                let align = storage.clamp(1, 4);
+                flit_store = flit_store
+                    .checked_next_multiple_of(align)
+                    .ok_or_else(|| SimError::TooLarge("buffers exceed 2^32 flit slots in total".into()))?;
                 vcs.push(Vc {
                     buf: flit_store,
                     mask: storage.saturating_sub(1),
@@ -951,6 +961,10 @@ impl<'a> Sim<'a> {
             })
             .collect();
         let uses_class = (0..fab.channels.len()).any(|c| routing.channel_class(c) != 0);
+        let (ring, pad) = ring_of(flit_store as usize)?;
+        for v in vcs.iter_mut() {
+            v.buf += pad;
+        }
         let mut sim = Sim {
             spec,
             fab,
@@ -961,7 +975,7 @@ impl<'a> Sim<'a> {
             timing: Arr(timing),
             fail_at: Vec::new(),
             vcs: Arr(vcs),
-            ring: Arr(ring_of(flit_store as usize)?),
+            ring: Arr(ring),
             inflight: vec![0; if p.check { caps.len() } else { 0 }],
             sel_rr: vec![0; caps.len()],
             t_aux: Arr(vec![0; caps.len()]),
@@ -2059,10 +2073,12 @@ pub struct RunOutcome {
     pub wall_s: f64,
 }
 
-/// The buffers' `n` flit slots, zeroed, or an error (not an abort) if the machine cannot
-/// allocate them. The memory comes zeroed from the allocator (fresh pages from the system),
-/// so a large buffer costs memory only as far as flits ever fill it.
-fn ring_of(n: usize) -> Result<Vec<Slot>, SimError> {
+/// The buffers' `n` flit slots, zeroed, and the number of slots before the first (0–3: so
+/// that it starts a cache line, as `Slot`'s own alignment does not ensure), or an error
+/// (not an abort) if the machine cannot allocate them. The memory comes zeroed from the
+/// allocator (fresh pages from the system), so a large buffer costs memory only as far as
+/// flits ever fill it.
+fn ring_of(n: usize) -> Result<(Vec<Slot>, u32), SimError> {
     let too_large = || {
         SimError::TooLarge(format!(
             "the buffers need {:.1} GB ({n} flit slots of {} bytes), more than this machine can allocate",
@@ -2071,17 +2087,20 @@ fn ring_of(n: usize) -> Result<Vec<Slot>, SimError> {
         ))
     };
     if n == 0 {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), 0));
     }
+    const SLOTS_PER_LINE: usize = 64 / std::mem::size_of::<Slot>();
+    let n = n.checked_add(SLOTS_PER_LINE - 1).ok_or_else(too_large)?;
     let layout = std::alloc::Layout::array::<Slot>(n).map_err(|_| too_large())?;
     // SAFETY: the layout is non-empty; a null pointer (allocation failure) is checked.
     let p = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<Slot>();
     if p.is_null() {
         return Err(too_large());
     }
+    let pad = p.align_offset(64).min(SLOTS_PER_LINE - 1) as u32;
     // SAFETY: `p` was allocated by the global allocator with the layout of `n` slots, and
     // all-zero bytes are a valid `Slot` (integers only): length and capacity `n`.
-    Ok(unsafe { Vec::from_raw_parts(p, n, n) })
+    Ok((unsafe { Vec::from_raw_parts(p, n, n) }, pad))
 }
 
 #[inline]
