@@ -23,7 +23,10 @@
 //! credits of the receiver's buffer; as an input, the buffer ring (the general engine's
 //! ring array, reused) and the state of its front packet. Every channel has one too (its
 //! transmitter, its requests, which of its VCs are held, as bits), and every switch (what
-//! it has to do at this instant, its inputs being routed or active, as bits). Three kinds
+//! it has to do at this instant, its inputs being routed or active, as bits). They are
+//! numbered so that a switch's input VC follows from the switch and its index there, and
+//! a switch's output channel from the switch and its port, with no table between (each
+//! such table was a cache line more on a hop: see `Express::new`). Three kinds
 //! of event: a head's router delay ends (it asks for its output), a sender is woken (its
 //! channel is free, a flit or a credit it waits for lands, a tail passes, or a packet is
 //! due at a host), and a packet's tail reaches its host. Where inputs share the crossbar,
@@ -94,15 +97,17 @@ struct XVc {
     /// As an output, with owner `HELD_X`: the start of the last tail sent; the VC is free
     /// for another worm after it (and at it, once the instant's send phase is over).
     free_at: Time,
-    /// As an input: when the last tail left (a head behind it is at the front from then).
+    /// As an input: when the last tail left (a head behind it is at the front from then);
+    /// while its head is being routed at a switch where worms may interleave, when the
+    /// head's router delay ends.
     front_at: Time,
     /// No credit of slots `cr..hd` lands later than this: once it has passed, the sender
     /// takes them all without reading the slots.
     cr_last: Time,
     /// As an output: the input VC whose worm holds it, `HELD_X`, or `NONE`.
     owner: u32,
-    /// As an input: the output channel its front packet asks for or holds.
-    out: u32,
+    /// As an input: the receiving node.
+    node: u32,
     /// The ring: slots `cr..hd` hold the landing times of credits on their way back,
     /// `hd..tl` the buffered flits with their arrival times.
     hd: u32,
@@ -115,25 +120,25 @@ struct XVc {
     in_port: u8,
     state: u8,
     flags: u8,
+    /// As a switch input: its index among the switch's inputs, and the first and number
+    /// of its channel's VCs there (the inputs that share its crossbar input).
+    local: u8,
+    sib0: u8,
+    sibn: u8,
+    /// The port of the output its routed head asks for, and the admissible VCs there.
+    port: u8,
+    lo: u8,
+    hi: u8,
 }
 
 const _: () = assert!(std::mem::size_of::<XVc>() == 64);
 
-/// One VC as an input: its channel, its number in the channel, its receiving node, its
-/// index among that switch's inputs and those of its channel's VCs (as bits), the
-/// admissible VCs of its routed head, and when that head's router delay ends.
-#[derive(Clone, Copy, Debug)]
-struct XIn {
-    ready_at: Time,
-    sib: u64,
-    chan: u32,
-    node: u32,
-    local: u8,
-    vc: u8,
-    lo: u8,
-    hi: u8,
-    /// The port of the output its routed head asks for.
-    port: u8,
+impl XVc {
+    /// The switch's inputs (bits) that share this one's crossbar input, itself included.
+    #[inline(always)]
+    fn sib(&self) -> u64 {
+        (u64::MAX >> (64 - self.sibn as u32)) << self.sib0
+    }
 }
 
 /// One channel: its requesters (bits of the sending switch's local input indices), the
@@ -221,8 +226,8 @@ impl XSwT {
 /// The express engine's state beside the `Sim` it runs for.
 pub(crate) struct Express {
     v: Arr<XVc>,
-    /// Per VC, what its receiving side needs beside its record (see [`XIn`]).
-    vi: Arr<XIn>,
+    /// Per VC, its channel.
+    vch: Arr<u32>,
     /// Per channel, its VCs and allocation (see [`XLink`]).
     ln: Arr<XLink>,
     /// Per switch, its ports with something to do at this instant, and its inputs whose
@@ -230,10 +235,14 @@ pub(crate) struct Express {
     sw: Arr<XSw>,
     /// The switch timings (a few).
     swt: Arr<XSwT>,
-    /// Per switch port (`Sw::port_base + p`): when its crossbar input is free, and its
-    /// output channel (`Port::out`, in a small array that stays in the cache).
+    /// Per switch port (`Sw::port_base + p`): when its crossbar input is free.
     xbar_free: Arr<Time>,
-    pout: Arr<u32>,
+    /// Per channel (this engine's numbering, see [`Express::new`]), the general engine's
+    /// channel (`NONE` for a switch port without an output); per host, its channel; per VC,
+    /// the general engine's VC.
+    csim: Arr<u32>,
+    hinj: Arr<u32>,
+    vsim: Arr<u32>,
     dor: Dor,
     /// The rotation of the last crossbar switch evaluated: at this instant, for this period
     /// and this many ports, the output to start at (switches alike share it).
@@ -310,15 +319,53 @@ pub(crate) fn ineligible(sim: &Sim) -> Option<&'static str> {
 }
 
 impl Express {
+    /// Builds the engine's records for `sim`, in its own numbering, chosen so that an id
+    /// follows from what names it without a table:
+    /// - a VC into a switch is `Sw::in_base` + its index among the switch's inputs (the
+    ///   general engine's `sw_in` index), so the inputs of a switch and the VCs of a channel
+    ///   sit side by side; VCs into hosts follow, in the general engine's order;
+    /// - a channel out of a switch is `Sw::port_base` + its port (the general engine's port
+    ///   index); channels out of hosts follow.
     fn new(sim: &Sim) -> Express {
         let fab = sim.fab;
         let Routing::Dor(dor) = sim.routing else {
             unreachable!("checked by `ineligible`")
         };
         let nv = sim.vcs.len();
+        let nsw = sim.sws.len();
+        // The numbering: general engine's VC or channel -> this engine's, and back.
+        let mut vx = vec![NONE; nv];
+        let mut next = sim.sw_in.len() as u32;
+        for (gv, g) in sim.vcs.iter().enumerate() {
+            vx[gv] = if g.local == NONE {
+                next += 1;
+                next - 1
+            } else {
+                sim.sws[g.node as usize].in_base + g.local
+            };
+        }
+        let mut vsim = vec![NONE; nv];
+        for (gv, &x) in vx.iter().enumerate() {
+            vsim[x as usize] = gv as u32;
+        }
+        let mut cx = vec![NONE; sim.chans.len()];
+        let mut next = sim.ports.len() as u32;
+        for (ci, c) in sim.chans.iter().enumerate() {
+            cx[ci] = if (c.src as usize) < nsw {
+                sim.sws[c.src as usize].port_base + c.src_port as u32
+            } else {
+                next += 1;
+                next - 1
+            };
+        }
+        let mut csim = vec![NONE; next as usize];
+        for (ci, &x) in cx.iter().enumerate() {
+            csim[x as usize] = ci as u32;
+        }
         let mut v = Vec::with_capacity(nv);
-        let mut vi = Vec::with_capacity(nv);
-        for g in sim.vcs.iter() {
+        let mut vch = Vec::with_capacity(nv);
+        for &gv in vsim.iter() {
+            let g = &sim.vcs[gv as usize];
             let c = &fab.channels[g.chan as usize];
             let mut flags = 0;
             if !fab.is_switch(c.dst) {
@@ -329,7 +376,7 @@ impl Express {
                 front_at: 0,
                 cr_last: 0,
                 owner: NONE,
-                out: NONE,
+                node: g.node,
                 hd: 0,
                 tl: 0,
                 cr: 0,
@@ -340,23 +387,18 @@ impl Express {
                 in_port: c.dst_port as u8,
                 state: XS_IDLE,
                 flags,
-            });
-            let sib = if g.local == NONE {
-                0
-            } else {
-                (u64::MAX >> (64 - sim.chans[g.chan as usize].nvc as u32)) << (g.local - g.vc as u32)
-            };
-            vi.push(XIn {
-                ready_at: 0,
-                sib,
-                chan: g.chan,
-                node: g.node,
                 local: if g.local == NONE { 0 } else { g.local as u8 },
-                vc: g.vc,
+                sib0: if g.local == NONE {
+                    0
+                } else {
+                    (g.local - g.vc as u32) as u8
+                },
+                sibn: sim.chans[g.chan as usize].nvc,
+                port: 0,
                 lo: 0,
                 hi: 0,
-                port: 0,
             });
+            vch.push(cx[g.chan as usize]);
         }
         let mut swt: Vec<XSwT> = Vec::new();
         let mut sw_prof = |sw: &Sw| {
@@ -373,32 +415,50 @@ impl Express {
                 }
             }
         };
-        Express {
-            v: Arr(v),
-            vi: Arr(vi),
-            ln: Arr(sim
-                .chans
-                .iter()
-                .map(|c| XLink {
-                    req: 0,
-                    wake_at: Time::MAX,
-                    busy: 0,
-                    used: 0,
-                    held_until: 0,
-                    owned: 0,
-                    held: 0,
-                    tr_k: 0,
-                    mid: false,
+        // A switch port without an output (never named) has the record of a channel with no
+        // VCs from nowhere.
+        let gap = XLink {
+            req: 0,
+            wake_at: Time::MAX,
+            busy: 0,
+            used: 0,
+            held_until: 0,
+            owned: 0,
+            held: 0,
+            tr_k: 0,
+            mid: false,
+            from_host: false,
+            src: NONE,
+            src_port: 0,
+            vc_base: NONE,
+            nvc: 0,
+            rr: 0,
+            va_rr: u8::MAX,
+        };
+        let ln = csim
+            .iter()
+            .map(|&ci| {
+                let Some(c) = sim.chans.get(ci as usize) else {
+                    return gap;
+                };
+                let base = vx[c.vc_base as usize];
+                debug_assert!((0..c.nvc as u32).all(|w| vx[(c.vc_base + w) as usize] == base + w));
+                XLink {
                     from_host: !fab.is_switch(crate::fabric::NodeId(c.src)),
                     src: c.src,
                     src_port: c.src_port as u8,
-                    vc_base: c.vc_base,
+                    vc_base: base,
                     nvc: c.nvc,
                     rr: c.rr,
-                    va_rr: u8::MAX,
-                })
-                .collect()),
-            sw: Arr((0..sim.sws.len())
+                    ..gap
+                }
+            })
+            .collect();
+        Express {
+            v: Arr(v),
+            vch: Arr(vch),
+            ln: Arr(ln),
+            sw: Arr((0..nsw)
                 .map(|s| {
                     let sw = &sim.sws[s];
                     let ports = sw.port_base as usize..(sw.port_base + sw.n_ports) as usize;
@@ -419,11 +479,13 @@ impl Express {
                 .collect()),
             swt: Arr(swt),
             xbar_free: Arr(vec![0; sim.ports.len()]),
-            pout: Arr(sim.ports.iter().map(|p| p.out).collect()),
+            hinj: Arr(sim.hosts.iter().map(|h| cx[h.inj as usize]).collect()),
+            dirty_at: Arr(vec![Time::MAX; csim.len()]),
+            csim: Arr(csim),
+            vsim: Arr(vsim),
             dor: dor.clone(),
             rot: (Time::MAX, 0, 0, 0),
             dirty: Vec::new(),
-            dirty_at: Arr(vec![Time::MAX; fab.channels.len()]),
             dirty_sw: Vec::new(),
         }
     }
@@ -501,7 +563,7 @@ impl Express {
             }
             let tc = sim.ring[(x.buf + (p & mask)) as usize].time;
             if tc > now + n as Time * ft {
-                let c = self.vi[o as usize].chan;
+                let c = self.vch[o as usize];
                 self.wake(sim, c, tc);
                 return (n, held);
             }
@@ -518,28 +580,26 @@ impl Express {
     #[inline(always)]
     fn start_routing(&mut self, sim: &mut Sim, i: u32, front: Time, class: Option<Class>) {
         let iu = i as usize;
-        let s = self.vi[iu].node;
         let x = &self.v[iu];
+        let s = x.node;
         let dst = sim.ring[(x.buf + (x.hd & x.mask as u32)) as usize].dst & DST_MASK;
-        let sw = &self.sw[s as usize];
-        let (r, port_base) = (self.swt[sw.prof as usize].router_delay, sw.port_base);
+        let r = self.swt[self.sw[s as usize].prof as usize].router_delay;
         let (port, lo, hi) = self
             .dor
-            .route_port(s, x.in_port as u16, self.vi[iu].vc, dst)
+            .route_port(s, x.in_port as u16, x.local - x.sib0, dst)
             .expect("a cube routes every host");
-        let out = self.pout[(port_base + port as u32) as usize];
         let x = &mut self.v[iu];
         x.state = XS_ROUTING;
-        x.out = out;
-        let y = &mut self.vi[iu];
-        y.port = port as u8;
+        (x.port, x.lo, x.hi) = (port as u8, lo, hi);
+        let local = x.local;
         let w = &mut self.sw[s as usize];
         if w.watched {
-            (y.lo, y.hi, y.ready_at) = (lo, hi, front + r);
-            w.routing |= 1 << y.local;
+            // (The time the last tail left is not needed again until the next leaves.)
+            x.front_at = front + r;
+            w.routing |= 1 << local;
         }
         let e = if w.xbar {
-            (X_ROUTE_SW << 62) | (s as u64) << 6 | y.local as u64
+            (X_ROUTE_SW << 62) | (s as u64) << 6 | local as u64
         } else {
             (X_ROUTE << 62) | i as u64
         };
@@ -552,25 +612,24 @@ impl Express {
     /// A head's router delay is over at input VC `i`: it asks for its output.
     #[inline(always)]
     fn route_done(&mut self, sim: &mut Sim, i: u32) {
-        let (s, port, out) = self.ask(i);
+        let s = self.v[i as usize].node;
+        let (port, out) = self.ask(s, i);
         self.mark(out, s, port, sim.now);
     }
 
-    /// The head at switch input VC `i` asks for its output channel: returns the switch, the
+    /// The head at input VC `i` of switch `s` asks for its output channel: returns the
     /// output's port and its channel.
     #[inline(always)]
-    fn ask(&mut self, i: u32) -> (u32, u8, u32) {
-        let iu = i as usize;
-        let y = &self.vi[iu];
-        let (s, bit, port) = (y.node, 1u64 << y.local, y.port);
-        let x = &mut self.v[iu];
+    fn ask(&mut self, s: u32, i: u32) -> (u8, u32) {
+        let x = &mut self.v[i as usize];
+        let (bit, port) = (1u64 << x.local, x.port);
         x.state = XS_WAITING;
-        let out = x.out;
-        self.ln[out as usize].req |= bit;
         let w = &mut self.sw[s as usize];
+        let out = w.port_base + port as u32;
         w.routing &= !bit;
         w.active |= bit;
-        (s, port, out)
+        self.ln[out as usize].req |= bit;
+        (port, out)
     }
 
     /// `k` flits were just written into the buffer of switch input VC `i`, the first
@@ -589,7 +648,8 @@ impl Express {
             }
         } else if x.flags & XF_WAIT_FLIT != 0 {
             x.flags &= !XF_WAIT_FLIT;
-            let out = x.out;
+            let (s, port) = (x.node, x.port);
+            let out = self.sw[s as usize].port_base + port as u32;
             self.wake(sim, out, a0);
         }
     }
@@ -603,7 +663,7 @@ impl Express {
         while asks != 0 {
             let l = asks.trailing_zeros();
             asks &= asks - 1;
-            let (_, port, _) = self.ask(sim.sw_in[(in_base + l) as usize]);
+            let (port, _) = self.ask(s, in_base + l);
             self.sw[s as usize].todo |= 1 << port;
         }
         let sw = &mut self.sw[s as usize];
@@ -628,10 +688,8 @@ impl Express {
             }
             let p = todo.trailing_zeros();
             todo &= todo - 1;
-            let c = self.pout[(port_base + p) as usize];
-            if c != NONE {
-                self.eval_port(sim, s, c);
-            }
+            // (Only ports with an output are marked.)
+            self.eval_port(sim, s, port_base + p);
         }
     }
 
@@ -685,7 +743,7 @@ impl Express {
                 l_.req &= !(1 << l);
                 l_.va_rr = l as u8;
                 (l_.owned, l_.held) = (1, 0);
-                let i = sim.sw_in[(self.sw[s as usize].in_base + l) as usize];
+                let i = self.sw[s as usize].in_base + l;
                 self.v[ou].owner = i;
                 self.v[i as usize].state = XS_HOLDING;
             }
@@ -799,8 +857,8 @@ impl Express {
             }
             let l = bits.trailing_zeros();
             bits &= bits - 1;
-            let i = sim.sw_in[(in_base + l) as usize];
-            let y = &self.vi[i as usize];
+            let i = in_base + l;
+            let y = &self.v[i as usize];
             let range = (u64::MAX >> (63 - y.hi as u32)) & (u64::MAX << y.lo);
             let ok = free & range;
             if ok == 0 {
@@ -934,7 +992,7 @@ impl Express {
                 }
             }
         }
-        let (sib, me) = (self.vi[i as usize].sib, 1u64 << self.vi[i as usize].local);
+        let (sib, me) = (self.v[i as usize].sib(), 1u64 << self.v[i as usize].local);
         if sw.xbar && sw.active & sib & !me != 0 {
             // Another VC of the same input, waiting or holding, wants the crossbar input.
             return one;
@@ -942,15 +1000,15 @@ impl Express {
         // Heads being routed here that will ask for another VC of the channel, or for the
         // crossbar input.
         let mut bits = sw.routing;
+        let port = c - sw.port_base;
         while bits != 0 {
             let l = bits.trailing_zeros();
             bits &= bits - 1;
-            let j = sim.sw_in[(sw.in_base + l) as usize];
-            let ju = j as usize;
-            let (lo, hi) = (self.vi[ju].lo, self.vi[ju].hi);
-            let other_vc = self.v[ju].out == c && (lo as u32 != vo || hi as u32 != vo);
+            let y = &self.v[(sw.in_base + l) as usize];
+            let other_vc = y.port as u32 == port && (y.lo as u32 != vo || y.hi as u32 != vo);
             if other_vc || (sw.xbar && sib & (1 << l) != 0) {
-                h = h.min(self.vi[ju].ready_at);
+                // (Its router delay's end.)
+                h = h.min(y.front_at);
             }
         }
         h.max(one)
@@ -1100,11 +1158,11 @@ impl Express {
         x.cr_last = x.cr_last.max(last + in_cd);
         if x.flags & XF_WAIT_CREDIT != 0 {
             x.flags &= !XF_WAIT_CREDIT;
-            let up = self.vi[i as usize].chan;
+            let up = self.vch[i as usize];
             self.wake(sim, up, now + in_cd);
         }
         if tail {
-            self.sw[s as usize].active &= !(1 << self.vi[i as usize].local);
+            self.sw[s as usize].active &= !(1 << self.v[i as usize].local);
             let x = &mut self.v[i as usize];
             x.front_at = last;
             if x.hd != x.tl {
@@ -1142,7 +1200,7 @@ impl Express {
                 let first = now + if k == 1 && tail { tt } else { ft } + lat + ocd;
                 self.wake(sim, c, first);
             }
-            Express::host_train(sim, c, host, k, tail);
+            Express::host_train(sim, self.csim[c as usize], host, k, tail);
         } else {
             let a0 = now + if k == 1 && tail { tt } else { ft } + lat;
             self.landed(sim, o, a0, head_class);
@@ -1187,8 +1245,9 @@ impl Express {
         }
     }
 
-    /// A train of `k` flits just sent on channel `c` into host `h`: kept as the general
-    /// engine keeps it, for the end-of-run count of flits that land after the end.
+    /// A train of `k` flits just sent on channel `c` (the general engine's number) into
+    /// host `h`: kept as the general engine keeps it, for the end-of-run count of flits
+    /// that land after the end.
     #[inline(always)]
     fn host_train(sim: &mut Sim, c: u32, h: usize, k: u32, tail: bool) {
         let tm = sim.tm(c);
@@ -1212,7 +1271,7 @@ impl Express {
     /// Host `h` acts at this instant: starts its next packet if it is due and a VC has a
     /// credit, and sends what it can of it.
     fn host_serve(&mut self, sim: &mut Sim, h: usize) {
-        let c = sim.hosts[h].inj;
+        let c = self.hinj[h];
         let now = sim.now;
         let busy = self.ln[c as usize].busy;
         if busy > now {
@@ -1279,13 +1338,13 @@ impl Express {
             return false;
         }
         let now = sim.now;
-        let c = sim.hosts[h].inj;
+        let c = self.hinj[h];
         let ready = sim.next_ready(h);
         if ready > now {
             self.wake(sim, c, ready);
             return false;
         }
-        let ft = sim.tm(c).flit_time;
+        let ft = sim.tm(self.csim[c as usize]).flit_time;
         let (base, nvc) = (self.ln[c as usize].vc_base, self.ln[c as usize].nvc as u32);
         let Some(o) = (base..base + nvc).find(|&o| self.credits_for(sim, o, 1, ft).0 > 0) else {
             return false;
@@ -1363,14 +1422,24 @@ impl Sim<'_> {
         }
         let mut x = Express::new(self);
         let r = self.express_loop(&mut x, progress);
-        // What the results read of the channels.
-        for (ch, l) in self.chans.iter_mut().zip(x.ln.iter()) {
+        // What the results read of the channels, and the hosts' packets in flight, in the
+        // general engine's numbering.
+        for (l, &ci) in x.ln.iter().zip(x.csim.iter()) {
+            if ci == NONE {
+                continue;
+            }
+            let ch = &mut self.chans[ci as usize];
             ch.busy += l.used;
             if l.tr_k > 0 {
                 let tm = &self.timing[ch.prof as usize];
                 let unit = if l.mid { tm.flit_time } else { tm.tail_time };
                 ch.tr_start = l.busy - unit - (l.tr_k as Time - 1) * tm.flit_time;
                 (ch.tr_k, ch.mid) = (l.tr_k, l.mid);
+            }
+        }
+        for h in self.hosts.iter_mut() {
+            if h.cur_vc != NONE {
+                h.cur_vc = x.vsim[h.cur_vc as usize];
             }
         }
         Some(r)
@@ -1381,7 +1450,7 @@ impl Sim<'_> {
         for h in 0..self.hosts.len() {
             if self.hosts[h].active {
                 let t = self.next_ready(h);
-                let c = self.hosts[h].inj;
+                let c = x.hinj[h];
                 x.wake(self, c, t);
             }
         }
