@@ -26,19 +26,21 @@
 //! it has to do at this instant, its inputs being routed or active, as bits). They are
 //! numbered so that a switch's input VC follows from the switch and its index there, and
 //! a switch's output channel from the switch and its port, with no table between (each
-//! such table was a cache line more on a hop: see `Express::new`). Three kinds
-//! of event: a head's router delay ends (it asks for its output), a sender is woken (its
-//! channel is free, a flit or a credit it waits for lands, a tail passes, or a packet is
-//! due at a host), and a packet's tail reaches its host. Where inputs share the crossbar,
-//! the first two name the switch (with the input or the port) and only mark it: it takes
-//! the requests as it acts, where it reads the inputs and channels anyway (their records
-//! are cold again an instant's worth of events later). A worm that nothing can come
-//! between goes as a train: as many flits as are in the buffer and have credits at their
-//! own flit times (at most [`MAX_TRAIN`], so the end-of-run count of committed flits works
-//! as for the general engine's trains). Where something could (another worm on the
-//! channel or on the same crossbar input, or a head that may come to be one), the train
-//! stops before it could, and contended flits go one at a time, exactly as the rules above
-//! pick them.
+//! such table was a cache line more on a hop: see `Express::new`). Three kinds of
+//! event: a head's router delay ends (it asks for its output), a sender is woken (its
+//! channel is free, a flit or a credit it waits for lands, a tail passes, or a packet
+//! is due at a host), and a packet's tail reaches its host. Where inputs share the
+//! crossbar, the first two name the switch (with the input and its output's port, or
+//! the port) and only mark it: the instant's requests are taken together once its
+//! events are in, before the switches act, reading only the switches and the channels
+//! asked for (an input's record, read in the event, was cold again an instant's worth
+//! of events later; read when the requests are taken, it put one cache miss behind
+//! another). A worm that nothing can come between goes as a train: as many flits as are
+//! in the buffer and have credits at their own flit times (at most [`MAX_TRAIN`], so
+//! the end-of-run count of committed flits works as for the general engine's trains).
+//! Where something could (another worm on the channel or on the same crossbar input, or
+//! a head that may come to be one), the train stops before it could, and contended
+//! flits go one at a time, exactly as the rules above pick them.
 
 use super::arr::at_mut;
 use super::*;
@@ -48,8 +50,9 @@ use crate::routing::dor::Dor;
 const X_ROUTE: u64 = 0;
 const X_WAKE: u64 = 1;
 const X_DELIVER: u64 = 2;
-/// A head's router delay ends at a crossbar-sharing switch (the rest: the switch, and the
-/// input's local index in the low six bits): the switch takes the request when it acts.
+/// A head's router delay ends at a crossbar-sharing switch (the rest: the switch, above
+/// the output's port and the input's local index, six bits each): its request is taken
+/// once the instant's events are in, before the switches act (see `ask_sw`).
 const X_ROUTE_SW: u64 = 3;
 /// With `X_WAKE`: the sender is a crossbar-sharing switch, and the rest is the switch and
 /// the port (six bits), not the channel.
@@ -61,13 +64,18 @@ const XF_WAIT_CREDIT: u8 = 1;
 const XF_WAIT_FLIT: u8 = 2;
 /// The channel ends at a host.
 const XF_TO_HOST: u8 = 4;
+/// The channel ends at a switch where worms may interleave (an output of several VCs, or
+/// inputs sharing the crossbar: trains there need the switch's `routing` bits and the
+/// routed heads' VCs), or at one whose inputs share the crossbar (`XSw::xbar`): so routing
+/// a head there need not read the switch's record first.
+const XF_WATCHED: u8 = 8;
+const XF_XBAR: u8 = 16;
 
-/// Input VC states: no packet at the front; a head being routed (its router delay
-/// running); a head waiting for an output VC; a worm holding one.
+/// Input VC states: no packet at the front; a packet there (its head being routed, waiting
+/// for an output VC, or its worm holding one: the switch's `routing` and `active` bits
+/// say which, where anything reads it).
 const XS_IDLE: u8 = 0;
-const XS_ROUTING: u8 = 1;
-const XS_WAITING: u8 = 2;
-const XS_HOLDING: u8 = 3;
+const XS_BUSY: u8 = 1;
 
 /// An output VC whose last tail has been sent but may not have passed (see `free_at`).
 const HELD_X: u32 = u32::MAX - 1;
@@ -183,9 +191,6 @@ struct XSw {
     routing: u64,
     /// Inputs whose head waits for its output or whose worm holds one.
     active: u64,
-    /// Inputs whose head's router delay ended at this instant, where inputs share the
-    /// crossbar: they ask for their outputs as the switch acts.
-    asks: u64,
     /// The instant it was last listed in `dirty_sw`.
     dirty_at: Time,
     port_base: u32,
@@ -193,9 +198,6 @@ struct XSw {
     /// Its timing, in `Express::swt`.
     prof: u32,
     n_ports: u8,
-    /// Worms may interleave here (an output of several VCs, or inputs sharing the
-    /// crossbar): trains need `routing` and the routed heads' VCs.
-    watched: bool,
     /// Inputs share the crossbar: the outputs act in the rotating order of `eval_switch`
     /// (else each output acts on its own, in any order).
     xbar: bool,
@@ -253,6 +255,8 @@ pub(crate) struct Express {
     dirty: Vec<u32>,
     dirty_at: Arr<Time>,
     dirty_sw: Vec<u32>,
+    /// The `X_ROUTE_SW` events of this instant.
+    asks: Vec<u64>,
 }
 
 /// Why a run cannot go on the express engine (`None`: it can).
@@ -362,6 +366,14 @@ impl Express {
         for (ci, &x) in cx.iter().enumerate() {
             csim[x as usize] = ci as u32;
         }
+        let watched: Vec<bool> = sim
+            .sws
+            .iter()
+            .map(|sw| {
+                let ports = sw.port_base as usize..(sw.port_base + sw.n_ports) as usize;
+                sw.xbar || sim.ports.0[ports].iter().any(|p| p.nvc > 1)
+            })
+            .collect();
         let mut v = Vec::with_capacity(nv);
         let mut vch = Vec::with_capacity(nv);
         for &gv in vsim.iter() {
@@ -370,6 +382,13 @@ impl Express {
             let mut flags = 0;
             if !fab.is_switch(c.dst) {
                 flags |= XF_TO_HOST;
+            } else {
+                if watched[c.dst.idx()] {
+                    flags |= XF_WATCHED;
+                }
+                if sim.sws[c.dst.idx()].xbar {
+                    flags |= XF_XBAR;
+                }
             }
             v.push(XVc {
                 free_at: 0,
@@ -461,18 +480,15 @@ impl Express {
             sw: Arr((0..nsw)
                 .map(|s| {
                     let sw = &sim.sws[s];
-                    let ports = sw.port_base as usize..(sw.port_base + sw.n_ports) as usize;
                     XSw {
                         todo: 0,
                         routing: 0,
                         active: 0,
-                        asks: 0,
                         dirty_at: Time::MAX,
                         port_base: sw.port_base,
                         in_base: sw.in_base,
                         prof: sw_prof(sw),
                         n_ports: sw.n_ports as u8,
-                        watched: sw.xbar || sim.ports.0[ports].iter().any(|p| p.nvc > 1),
                         xbar: sw.xbar,
                     }
                 })
@@ -487,6 +503,7 @@ impl Express {
             rot: (Time::MAX, 0, 0, 0),
             dirty: Vec::new(),
             dirty_sw: Vec::new(),
+            asks: Vec::new(),
         }
     }
 
@@ -504,7 +521,7 @@ impl Express {
     }
 
     /// Crossbar-sharing switch `s` has something to do now: on its ports `todo` (bits), or
-    /// (none) for the heads in its `asks`.
+    /// (none) for a head asking for its output (`asks`).
     #[inline(always)]
     fn mark_sw(&mut self, s: u32, todo: u64, now: Time) {
         let w = &mut self.sw[s as usize];
@@ -583,23 +600,22 @@ impl Express {
         let x = &self.v[iu];
         let s = x.node;
         let dst = sim.ring[(x.buf + (x.hd & x.mask as u32)) as usize].dst & DST_MASK;
-        let r = self.swt[self.sw[s as usize].prof as usize].router_delay;
+        let r = sim.timing[x.prof as usize].router_delay;
         let (port, lo, hi) = self
             .dor
             .route_port(s, x.in_port as u16, x.local - x.sib0, dst)
             .expect("a cube routes every host");
         let x = &mut self.v[iu];
-        x.state = XS_ROUTING;
+        x.state = XS_BUSY;
         (x.port, x.lo, x.hi) = (port as u8, lo, hi);
         let local = x.local;
-        let w = &mut self.sw[s as usize];
-        if w.watched {
+        if x.flags & XF_WATCHED != 0 {
             // (The time the last tail left is not needed again until the next leaves.)
             x.front_at = front + r;
-            w.routing |= 1 << local;
+            self.sw[s as usize].routing |= 1 << local;
         }
-        let e = if w.xbar {
-            (X_ROUTE_SW << 62) | (s as u64) << 6 | local as u64
+        let e = if x.flags & XF_XBAR != 0 {
+            (X_ROUTE_SW << 62) | (s as u64) << 12 | (port as u64) << 6 | local as u64
         } else {
             (X_ROUTE << 62) | i as u64
         };
@@ -621,15 +637,29 @@ impl Express {
     /// output's port and its channel.
     #[inline(always)]
     fn ask(&mut self, s: u32, i: u32) -> (u8, u32) {
-        let x = &mut self.v[i as usize];
+        let x = &self.v[i as usize];
         let (bit, port) = (1u64 << x.local, x.port);
-        x.state = XS_WAITING;
         let w = &mut self.sw[s as usize];
         let out = w.port_base + port as u32;
         w.routing &= !bit;
         w.active |= bit;
         self.ln[out as usize].req |= bit;
         (port, out)
+    }
+
+    /// [`Self::ask`] at a crossbar-sharing switch, from its `X_ROUTE_SW` event `e`, which
+    /// names the switch, the port and the input: the input's record is not read (its
+    /// requests are all taken at once, while their channels' records load side by side).
+    #[inline(always)]
+    fn ask_sw(&mut self, e: u64) {
+        let s = ((e & (u64::MAX >> 2)) >> 12) as usize;
+        let (port, bit) = ((e >> 6) & 63, 1u64 << (e & 63));
+        let w = &mut self.sw[s];
+        let out = w.port_base + port as u32;
+        w.routing &= !bit;
+        w.active |= bit;
+        w.todo |= 1 << port;
+        self.ln[out as usize].req |= bit;
     }
 
     /// `k` flits were just written into the buffer of switch input VC `i`, the first
@@ -657,15 +687,6 @@ impl Express {
     /// Switch `s` acts at this instant, on each port something happened to (from the
     /// rotating first one where inputs share the crossbar): grants, then sends.
     fn eval_switch(&mut self, sim: &mut Sim, s: u32) {
-        let sw = &mut self.sw[s as usize];
-        let mut asks = std::mem::take(&mut sw.asks);
-        let in_base = sw.in_base;
-        while asks != 0 {
-            let l = asks.trailing_zeros();
-            asks &= asks - 1;
-            let (port, _) = self.ask(s, in_base + l);
-            self.sw[s as usize].todo |= 1 << port;
-        }
         let sw = &mut self.sw[s as usize];
         let mut todo = std::mem::take(&mut sw.todo);
         let port_base = sw.port_base;
@@ -745,7 +766,6 @@ impl Express {
                 (l_.owned, l_.held) = (1, 0);
                 let i = self.sw[s as usize].in_base + l;
                 self.v[ou].owner = i;
-                self.v[i as usize].state = XS_HOLDING;
             }
             let busy = self.ln[cu].busy;
             if busy > now {
@@ -869,7 +889,6 @@ impl Express {
             granted = true;
             let o = base + vv;
             self.v[o as usize].owner = i;
-            self.v[i as usize].state = XS_HOLDING;
             let l_ = &mut self.ln[cu];
             l_.req &= !(1 << l);
             l_.va_rr = l as u8;
@@ -1385,8 +1404,8 @@ impl Express {
         match e >> 62 {
             X_ROUTE => self.route_done(sim, id),
             X_ROUTE_SW => {
-                let s = ((e & (u64::MAX >> 2)) >> 6) as u32;
-                self.sw[s as usize].asks |= 1 << (e & 63);
+                let s = ((e & (u64::MAX >> 2)) >> 12) as u32;
+                self.asks.push(e);
                 self.mark_sw(s, 0, sim.now);
             }
             X_WAKE if e & X_AT_SW != 0 => {
@@ -1473,6 +1492,11 @@ impl Sim<'_> {
                 self.c.events += 1;
                 x.apply(self, e);
             }
+            for j in 0..x.asks.len() {
+                let e = x.asks[j];
+                x.ask_sw(e);
+            }
+            x.asks.clear();
             let mut i = 0;
             while i < x.dirty.len() {
                 let c = x.dirty[i];

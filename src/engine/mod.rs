@@ -285,6 +285,8 @@ pub(crate) struct Timing {
     /// propagation + the receiving switch's router delay.
     pub head_route: Class,
     pub head_route_tail: Class,
+    /// The receiving switch's router delay (0 into a host).
+    pub router_delay: Time,
     /// First of `MAX_TRAIN - 1` classes for `j · flit_time`, j = 1, 2, …
     pub train_class: u32,
     /// The link deletes the first header symbol of each packet.
@@ -713,6 +715,7 @@ impl<'a> Sim<'a> {
                     credit_class: q.class(credit_delay.unwrap_or(1).max(1)),
                     head_route,
                     head_route_tail,
+                    router_delay: router_delay.unwrap_or(0),
                     train_class,
                     delete_header: lp.delete_header,
                     no_trains,
