@@ -994,20 +994,16 @@ impl Express {
                 // Another worm on the channel.
                 return one;
             }
-            if l.req != 0 {
+            if l.req != 0 && l.held_until >= now {
                 // A head waiting for the channel may have another VC when it frees (after
-                // the send at its instant).
-                let held = if l.held_until < now { 0 } else { l.held };
-                for w in 0..nvc {
-                    if w == vo {
-                        continue;
-                    }
-                    let f = if held & (1 << w) != 0 {
-                        self.v[(base + w) as usize].free_at.max(now)
-                    } else {
-                        now
-                    };
-                    h = h.min(f + ft);
+                // the send at its instant): one held by a tail that has not passed. (Not a
+                // free one: allocation, just before, would have granted it to a head that
+                // may have it. Not an owned one: there is none.)
+                let mut held = l.held & !(1 << vo);
+                while held != 0 {
+                    let w = held.trailing_zeros();
+                    held &= held - 1;
+                    h = h.min(self.v[(base + w) as usize].free_at.max(now) + ft);
                 }
             }
         }
