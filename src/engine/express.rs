@@ -205,10 +205,10 @@ struct XSw {
 
 const _: () = assert!(std::mem::size_of::<XSw>() == 64);
 
-/// A switch timing: its router delay, its allocation period and its crossbar speed-up.
+/// A switch timing: its allocation period and its crossbar speed-up. (Its router delay is
+/// in the timing of the channels into it, `Timing::router_delay`.)
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct XSwT {
-    router_delay: Time,
     sa_period: Time,
     speedup: u32,
 }
@@ -422,7 +422,6 @@ impl Express {
         let mut swt: Vec<XSwT> = Vec::new();
         let mut sw_prof = |sw: &Sw| {
             let t = XSwT {
-                router_delay: sw.router_delay,
                 sa_period: sw.sa_period,
                 speedup: sw.speedup,
             };
@@ -628,38 +627,43 @@ impl Express {
     /// A head's router delay is over at input VC `i`: it asks for its output.
     #[inline(always)]
     fn route_done(&mut self, sim: &mut Sim, i: u32) {
-        let s = self.v[i as usize].node;
-        let (port, out) = self.ask(s, i);
+        let x = &self.v[i as usize];
+        let (s, local, port) = (x.node, x.local, x.port);
+        let out = self.ask(s, local, port);
         self.mark(out, s, port, sim.now);
     }
 
-    /// The head at input VC `i` of switch `s` asks for its output channel: returns the
-    /// output's port and its channel.
+    /// The head at input `local` of switch `s` asks for the output on port `port`: returns
+    /// the output's channel.
     #[inline(always)]
-    fn ask(&mut self, s: u32, i: u32) -> (u8, u32) {
-        let x = &self.v[i as usize];
-        let (bit, port) = (1u64 << x.local, x.port);
+    fn ask(&mut self, s: u32, local: u8, port: u8) -> u32 {
+        let bit = 1u64 << local;
         let w = &mut self.sw[s as usize];
         let out = w.port_base + port as u32;
         w.routing &= !bit;
         w.active |= bit;
         self.ln[out as usize].req |= bit;
-        (port, out)
+        out
     }
 
-    /// [`Self::ask`] at a crossbar-sharing switch, from its `X_ROUTE_SW` event `e`, which
-    /// names the switch, the port and the input: the input's record is not read (its
-    /// requests are all taken at once, while their channels' records load side by side).
+    /// The switch, the output's port and the input an `X_ROUTE_SW` event `e` names.
+    #[inline(always)]
+    fn route_sw_event(e: u64) -> (u32, u8, u8) {
+        (
+            ((e & (u64::MAX >> 2)) >> 12) as u32,
+            ((e >> 6) & 63) as u8,
+            (e & 63) as u8,
+        )
+    }
+
+    /// [`Self::ask`] at a crossbar-sharing switch, from its `X_ROUTE_SW` event `e`: the
+    /// input's record is not read (the instant's requests are all taken at once, while
+    /// their channels' records load side by side).
     #[inline(always)]
     fn ask_sw(&mut self, e: u64) {
-        let s = ((e & (u64::MAX >> 2)) >> 12) as usize;
-        let (port, bit) = ((e >> 6) & 63, 1u64 << (e & 63));
-        let w = &mut self.sw[s];
-        let out = w.port_base + port as u32;
-        w.routing &= !bit;
-        w.active |= bit;
-        w.todo |= 1 << port;
-        self.ln[out as usize].req |= bit;
+        let (s, port, local) = Express::route_sw_event(e);
+        self.ask(s, local, port);
+        self.sw[s as usize].todo |= 1 << port;
     }
 
     /// `k` flits were just written into the buffer of switch input VC `i`, the first
@@ -984,7 +988,8 @@ impl Express {
         let one = now + ft;
         // A head not yet at the front of its input here (not landed, or behind a tail that
         // leaves now or later) asks for an output a router delay from now at the earliest.
-        let mut h = now + self.swt[sw.prof as usize].router_delay;
+        // (The router delay here is in the timing of every channel into this switch.)
+        let mut h = now + sim.timing[self.v[i as usize].prof as usize].router_delay;
         let cu = c as usize;
         let (base, nvc) = (self.ln[cu].vc_base, self.ln[cu].nvc as u32);
         let vo = o - base;
@@ -1400,7 +1405,7 @@ impl Express {
         match e >> 62 {
             X_ROUTE => self.route_done(sim, id),
             X_ROUTE_SW => {
-                let s = ((e & (u64::MAX >> 2)) >> 12) as u32;
+                let (s, _, _) = Express::route_sw_event(e);
                 self.asks.push(e);
                 self.mark_sw(s, 0, sim.now);
             }
