@@ -129,7 +129,7 @@ impl fmt::Display for Ratio {
 }
 
 /// A clock of period `P = num/den` ps whose n-th edge is at ⌊n·P⌋ ps from time 0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Clock {
     period: Ratio,
 }

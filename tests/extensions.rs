@@ -170,6 +170,7 @@ fn chain_with_header_deletion() -> Spec {
         buffer: 8,
         flow: FlowControl::Credit { delay: 1_000 },
         delete_header: false,
+        clock: None,
     };
     let del = LinkParams {
         delete_header: true,

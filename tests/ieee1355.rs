@@ -19,6 +19,7 @@ fn ds(buffer: u32) -> LinkParams {
         buffer,
         flow: FlowControl::ds_link(40_000),
         delete_header: false,
+        clock: None,
     }
 }
 

@@ -4,8 +4,9 @@
 //! that mix every timing the engine has (wire latency, credit delay, router delay 0..4,
 //! tail times, several VCs, crossbar contention, output buffers, adaptive selection, the
 //! three switching modes, credit and IEEE 1355 token flow control, routes carried in the
-//! packet and Mosaic header bytes stripped hop by hop), fed by every injection process,
-//! with host channels of their own, host costs and both drain modes.
+//! packet and Mosaic header bytes stripped hop by hop, channels clocked at a period that is
+//! not whole picoseconds), fed by every injection process, with host channels of their
+//! own, host costs and both drain modes.
 //! `REEF_TRAIN_CASES=20000 cargo test --release --test trains` is the deep check to run
 //! after a change to the engine (about six minutes on the 2-core machine).
 
@@ -62,6 +63,9 @@ struct Net {
     drain_all: bool,
     /// Per-packet host costs at both ends.
     host_costs: bool,
+    /// A 300 MHz clock: every channel sends on its edges, ⌊n · 3333⅓⌋ ps (one VC, no
+    /// tokens, tails of one flit time; not on tori and rings, whose datelines need VCs).
+    clocked: bool,
 }
 
 impl Net {
@@ -77,13 +81,16 @@ impl Net {
         } else {
             self.output_buffer.max(self.size)
         };
+        let clocked = self.clocked && !matches!(self.topo, 1 | 2);
         // Tori and rings need two VC classes for their datelines.
         let vcs = if matches!(self.topo, 1 | 2) {
             self.vcs.max(2) & !1
+        } else if clocked {
+            1
         } else {
             self.vcs
         };
-        let fc = if self.tokens && vcs == 1 {
+        let fc = if self.tokens && vcs == 1 && !clocked {
             // Cut-through needs grants for a whole packet at once.
             let grant = if self.mode == "wormhole" {
                 (buffer / 2).max(1)
@@ -94,7 +101,7 @@ impl Net {
         } else {
             format!("credit_delay = \"{} cycles\"\n", self.credit_delay)
         };
-        let tail = if self.tail == "1" {
+        let tail = if self.tail == "1" || clocked {
             String::new()
         } else {
             format!("tail_time = \"{} cycles\"\n", self.tail)
@@ -113,7 +120,11 @@ impl Net {
         }
         let mut extra = String::new();
         if let Some((flit_time, latency, host_vcs)) = self.host_channel {
-            let host_vcs = if self.tokens && vcs == 1 { 1 } else { host_vcs };
+            let host_vcs = if (self.tokens && vcs == 1) || clocked {
+                1
+            } else {
+                host_vcs
+            };
             extra += &format!(
                 "[host_channel]\nflit_time = \"{flit_time} cycles\"\nlatency = \"{latency} cycles\"\n\
                  vcs = {host_vcs}\nbuffer = {}\n{fc}",
@@ -124,10 +135,11 @@ impl Net {
             extra += "[host]\nsend_overhead = \"3 ns\"\nrecv_overhead = \"2 ns\"\nrecv_per_byte = \"1 ns\"\n";
         }
         let drain = if self.drain_all { "all" } else { "measured" };
+        let clock = if clocked { "clock = \"300 MHz\"\n" } else { "" };
         format!(
             r#"
 [sim]
-warmup = "300 cycles"
+{clock}warmup = "300 cycles"
 measure = "1500 cycles"
 check = true
 seed = {seed}
@@ -200,13 +212,14 @@ fn net() -> impl Strategy<Value = Net> {
             prop::option::weighted(0.3, (1u32..4, 0u32..8, 1u32..3)),
             prop::bool::weighted(0.25),
             prop::bool::weighted(0.2),
+            prop::bool::weighted(0.25),
         ),
     )
         .prop_map(
             |(
                 (topo, vcs, buffer, latency, credit_delay, router_delay, tail),
                 (mode, selection, arbitration, speedup, output_buffer, tokens, load, size, seed),
-                (tail_time, injection, host_channel, drain_all, host_costs),
+                (tail_time, injection, host_channel, drain_all, host_costs, clocked),
             )| Net {
                 topo,
                 vcs,
@@ -228,6 +241,7 @@ fn net() -> impl Strategy<Value = Net> {
                 host_channel,
                 drain_all,
                 host_costs,
+                clocked,
             },
         )
 }
@@ -285,6 +299,7 @@ fn lone_tail_after_stripped_header_flits_lands_at_its_own_time() {
         host_channel: None,
         drain_all: false,
         host_costs: false,
+        clocked: false,
     };
     let c = n.toml();
     let trains = run(&spec(&c));

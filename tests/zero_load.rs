@@ -5,7 +5,8 @@
 //! one of them must see exactly this latency, with no source queueing. A property test does
 //! the same on random meshes and tori (any pair of hosts, flit, tail, wire, router and credit
 //! times, packet lengths, switching modes, VCs) against the packet's flits followed hop by hop
-//! in arithmetic, which also covers tails slower than a flit, where the formula does not hold.
+//! in arithmetic, which also covers tails slower than a flit, where the formula does not hold;
+//! and on channels clocked at 300 MHz, whose flits start on the clock's edges, edge by edge.
 
 mod common;
 use common::*;
@@ -421,4 +422,153 @@ proptest! {
     fn a_lone_packet_takes_exactly_its_arithmetic_time(l in lone()) {
         check_lone_packets(&l.toml(), l.expected());
     }
+}
+
+/// Channels clocked at 300 MHz (a byte every 3333⅓ ps): a flit starts on an edge of the
+/// clock, the n-th at ⌊n · 10000 / 3⌋ ps, and lasts until the next; delays written in
+/// cycles are ⌊n·P⌋ ps. A lone packet, handed to its host at any instant, takes exactly the
+/// time its flits take followed edge by edge in arithmetic, with trains and flit by flit.
+#[derive(Debug, Clone)]
+struct Clocked {
+    /// Switches in a row (a one-dimensional mesh), the packet crossing all of them.
+    switches: u32,
+    len: u32,
+    /// Router delay and wire latency [cycles].
+    router: u64,
+    latency: u64,
+    /// When the agent hands the packet over [ps].
+    at: u64,
+}
+
+/// Time of the n-th edge of the 300 MHz clock [ps].
+fn edge(n: u64) -> u64 {
+    n * 10_000 / 3
+}
+
+/// The first edge at or after `t` [ps].
+fn next_edge(t: u64) -> u64 {
+    edge((3 * t).div_ceil(10_000))
+}
+
+impl Clocked {
+    fn toml(&self) -> String {
+        format!(
+            r#"
+[sim]
+clock = "300 MHz"
+warmup = "0 cycles"
+measure = "100000 cycles"
+[topology]
+kind = "mesh"
+k = [{}]
+[channel]
+flit_time = "1 cycle"
+latency = "{} cycles"
+buffer = {}
+[switch]
+router_delay = "{} cycles"
+[traffic]
+pattern = "none"
+"#,
+            self.switches,
+            self.latency,
+            self.len + 1,
+            self.router
+        )
+    }
+
+    /// When the tail is delivered [ps], flit by flit and edge by edge.
+    fn expected(&self) -> u64 {
+        let (router, latency) = (edge(self.router), edge(self.latency));
+        let len = self.len as usize;
+        let mut ready = vec![self.at; len];
+        for c in 0..=self.switches {
+            if c > 0 {
+                ready[0] += router;
+            }
+            let mut free = 0;
+            for r in ready.iter_mut() {
+                let start = next_edge((*r).max(free));
+                free = next_edge(start + 1);
+                *r = free + latency;
+            }
+        }
+        ready[len - 1]
+    }
+}
+
+/// Hands one packet from host 0 to the last host at a given time; notes its delivery.
+struct OnePacket {
+    at: u64,
+    to: u32,
+    flits: u32,
+    delivered: Option<u64>,
+}
+
+impl reef::engine::agent::Agent for OnePacket {
+    fn start(&mut self, ctl: &mut reef::engine::agent::Ctl) {
+        ctl.timer(0, self.at, 0);
+    }
+    fn timer(&mut self, ctl: &mut reef::engine::agent::Ctl, _: u32, _: u64) {
+        ctl.send(reef::engine::agent::Message {
+            src: 0,
+            dst: self.to,
+            flits: self.flits,
+            header: vec![],
+            tag: 1,
+        })
+        .unwrap();
+    }
+    fn delivered(&mut self, ctl: &mut reef::engine::agent::Ctl, d: &reef::engine::agent::Delivery) {
+        self.delivered = Some(d.delivered);
+        ctl.stop();
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_lone_packet_on_clocked_channels_lands_on_the_clock_edges(
+        switches in 2u32..6,
+        len in 1u32..40,
+        router in 0u64..30,
+        latency in 0u64..4,
+        at in 0u64..40_000,
+    ) {
+        let c = Clocked { switches, len, router, latency, at };
+        for trains in ["true", "false"] {
+            let s = spec_with(&c.toml(), &[&format!("sim.trains={trains}")]);
+            let mut sim = reef::engine::Sim::new(&s).unwrap();
+            let mut ag = OnePacket { at, to: switches - 1, flits: len, delivered: None };
+            sim.run_with(&mut ag, &mut |_| {}).unwrap();
+            prop_assert_eq!(ag.delivered, Some(c.expected()), "{:?} trains={}", c, trains);
+        }
+    }
+}
+
+/// A 300 MHz byte link moves three bytes every 10 ns exactly: 3,000 bytes end 10 µs after
+/// the first starts, not 9.999 µs (3333 ps a byte) or 10.002 µs (3334).
+#[test]
+fn a_clocked_link_keeps_its_rate_exactly() {
+    let c = Clocked {
+        switches: 2,
+        len: 3000,
+        router: 0,
+        latency: 0,
+        at: 0,
+    };
+    // Host → switch → switch → host: the tail is in 3,000 edges after the head starts on
+    // the last channel, which starts two edges after the head started on the first.
+    assert_eq!(c.expected(), 10_000_000 + edge(2));
+    let s = spec(&c.toml());
+    let mut sim = reef::engine::Sim::new(&s).unwrap();
+    let mut ag = OnePacket {
+        at: 0,
+        to: 1,
+        flits: 3000,
+        delivered: None,
+    };
+    sim.run_with(&mut ag, &mut |_| {}).unwrap();
+    assert_eq!(ag.delivered, Some(10_006_666));
 }

@@ -84,16 +84,24 @@ impl Units<'_> {
         }
     }
 
-    /// A duration rounded to whole picoseconds (at most [`MAX_SPAN`]).
+    /// A duration in whole picoseconds (at most [`MAX_SPAN`]): a time rounded to the
+    /// nearest, a number of cycles n to ⌊n·P⌋, the n-th edge of the clock, so that a delay
+    /// of n cycles after an edge of a clock whose period P is not whole picoseconds ends
+    /// where its n-th edge after that one is, or just before it (a clocked channel then
+    /// sends on that edge).
     fn ps(&self, key: &str, s: &str) -> R<Time> {
-        let t = self.duration(key, s)?.round();
+        let t = match parse_quantity(s).map_err(|m| self.src.err(key, m, Some(UNIT_HINT)))? {
+            Quantity::Cycles(n) => n.times(self.cycle).floor(),
+            _ => self.duration(key, s)?.round(),
+        };
         within_span(self.src, key, t as u128, || format!("`{s}`"))
     }
 
+    /// [`Self::ps`], or `default` cycles of the clock when `s` is not given.
     fn ps_or(&self, key: &str, s: &Option<String>, default: Ratio) -> R<Time> {
         match s {
             Some(s) => self.ps(key, s),
-            None => Ok(default.round()),
+            None => Ok(default.times(self.cycle).floor()),
         }
     }
 
@@ -166,24 +174,53 @@ fn link_params(u: &Units, sect: &str, c: &RawChannel, base: Option<&LinkParams>)
             return Err(src.err(&k(key), "must be at least 1 bit", None));
         }
     }
-    let flit_time = match (&c.flit_time, rate) {
-        (Some(s), _) => u.ps(&k("flit_time"), s)?,
-        (None, Some(_)) => within_span(
-            src,
-            &k("rate"),
-            bits_time(c.flit_bits.unwrap_or(8)).round() as u128,
-            || "a flit at this rate".to_string(),
-        )?,
-        (None, None) => base.map_or(u.cycle.round(), |b| b.flit_time),
+    // The flit time, exact: a period that is not whole picoseconds makes a clocked channel,
+    // whose flits start on its clock's edges (`LinkParams::clock`).
+    let flit_key = if rate.is_some() { k("rate") } else { k("flit_time") };
+    let flit_exact = match (&c.flit_time, rate) {
+        (Some(s), _) => Some(u.duration(&k("flit_time"), s)?),
+        (None, Some(_)) => Some(bits_time(c.flit_bits.unwrap_or(8))),
+        (None, None) => base.is_none().then_some(u.cycle),
+    };
+    let (flit_time, clock) = match flit_exact {
+        Some(f) => {
+            let t = within_span(src, &flit_key, f.round() as u128, || "a flit".to_string())?;
+            let clock = (f.den() != 1).then(|| Clock::from_period(f));
+            if clock.is_some() && f.num() < f.den() {
+                return Err(src.err(
+                    &flit_key,
+                    "a flit time under 1 ps is shorter than reef's resolution",
+                    None,
+                ));
+            }
+            (t, clock)
+        }
+        None => base.map_or((0, None), |b| (b.flit_time, b.clock)),
     };
     let flit_time = u.positive(&k("flit_time"), flit_time)?;
-    let tail_time = match (&c.tail_time, c.tail_bits, rate) {
-        (Some(s), _, _) => u.ps(&k("tail_time"), s)?,
-        (None, Some(b), Some(_)) => within_span(src, &k("rate"), bits_time(b).round() as u128, || {
-            "a tail at this rate".to_string()
-        })?,
-        _ if c.flit_time.is_some() || rate.is_some() => flit_time,
-        _ => base.map_or(flit_time, |b| b.tail_time),
+    let tail_exact = match (&c.tail_time, c.tail_bits, rate) {
+        (Some(s), _, _) => Some(u.duration(&k("tail_time"), s)?),
+        (None, Some(b), Some(_)) => Some(bits_time(b)),
+        _ => None,
+    };
+    let tail_time = match tail_exact {
+        Some(t) => {
+            if clock.is_some() && Some(t) != flit_exact {
+                return Err(src.err(
+                    &k(if c.tail_time.is_some() {
+                        "tail_time"
+                    } else {
+                        "tail_bits"
+                    }),
+                    "a channel whose flit time is not whole picoseconds sends on a clock's edges, \
+                     one flit a period: its tail cannot have a time of its own",
+                    Some("leave the tail out, or give a flit time of whole picoseconds"),
+                ));
+            }
+            within_span(src, &k("tail_time"), t.round() as u128, || "a tail".to_string())?
+        }
+        None if c.flit_time.is_some() || rate.is_some() => flit_time,
+        None => base.map_or(flit_time, |b| b.tail_time),
     };
     let tail_time = u.positive(&k("tail_time"), tail_time)?;
     let latency = match &c.latency {
@@ -193,6 +230,14 @@ fn link_params(u: &Units, sect: &str, c: &RawChannel, base: Option<&LinkParams>)
     let vcs = c.vcs.unwrap_or(base.map_or(1, |b| b.vcs as u32));
     if !(1..=64).contains(&vcs) {
         return Err(src.err(&k("vcs"), format!("must be 1..=64, got {vcs}"), None));
+    }
+    if clock.is_some() && vcs != 1 {
+        return Err(src.err(
+            &k("vcs"),
+            "a channel whose flit time is not whole picoseconds sends on a clock's edges and \
+             takes one VC",
+            Some("vcs = 1, or a flit time of whole picoseconds"),
+        ));
     }
     let buffer = c.buffer.unwrap_or(base.map_or(8, |b| b.buffer));
     let buffer = crate::fabric::check_buffer(buffer as u64).map_err(|m| src.err(&k("buffer"), m, None))?;
@@ -249,6 +294,13 @@ fn link_params(u: &Units, sect: &str, c: &RawChannel, base: Option<&LinkParams>)
             if vcs != 1 {
                 return Err(src.err(&k("flow_control"), "tokens run on one VC (vcs = 1)", None));
             }
+            if clock.is_some() {
+                return Err(src.err(
+                    &k("flow_control"),
+                    "tokens need a flit time of whole picoseconds",
+                    None,
+                ));
+            }
             FlowControl::Tokens {
                 grant,
                 max_outstanding,
@@ -260,7 +312,7 @@ fn link_params(u: &Units, sect: &str, c: &RawChannel, base: Option<&LinkParams>)
                 Some(s) => u.ps(&k("credit_delay"), s)?,
                 None => match base.map(|b| b.flow) {
                     Some(FlowControl::Credit { delay }) => delay,
-                    _ => u.cycle.round(),
+                    _ => u.cycle.floor(),
                 },
             };
             FlowControl::Credit {
@@ -276,6 +328,7 @@ fn link_params(u: &Units, sect: &str, c: &RawChannel, base: Option<&LinkParams>)
         buffer,
         flow,
         delete_header: false,
+        clock,
     })
 }
 
@@ -285,7 +338,7 @@ fn switch_params(u: &Units, s: &RawSwitch) -> R<SwitchParams> {
         return Err(u.src.err("switch.speedup", "must be at least 1", None));
     }
     Ok(SwitchParams {
-        router_delay: u.ps_or("switch.router_delay", &s.router_delay, u.cycle)?,
+        router_delay: u.ps_or("switch.router_delay", &s.router_delay, Ratio::int(1))?,
         mode: match s.mode.unwrap_or(ModeKind::Wormhole) {
             ModeKind::Wormhole => SwitchMode::Wormhole,
             ModeKind::CutThrough => SwitchMode::CutThrough,
@@ -992,6 +1045,7 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
                 buffer: depth,
                 flow: FlowControl::Credit { delay: 1 },
                 delete_header: false,
+                clock: None,
             };
             fab.with_output_buffers(depth, internal)
         }
@@ -1033,10 +1087,10 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             Some("raise the buffer (channel.buffer, host_channel.buffer or a link's buffer=) or use smaller packets"),
         ));
     }
-    let warmup = u.ps_or("sim.warmup", &s.warmup, cycle.times(Ratio::int(10_000)))?;
+    let warmup = u.ps_or("sim.warmup", &s.warmup, Ratio::int(10_000))?;
     let measure = u.positive(
         "sim.measure",
-        u.ps_or("sim.measure", &s.measure, cycle.times(Ratio::int(50_000)))?,
+        u.ps_or("sim.measure", &s.measure, Ratio::int(50_000))?,
     )?;
     let drain_limit = match &s.drain_limit {
         Some(x) => u.ps("sim.drain_limit", x)?,

@@ -300,6 +300,9 @@ pub(crate) fn ineligible(sim: &Sim) -> Option<&'static str> {
         if sim.chans[ci].nvc > 32 {
             return Some("channels of more than 32 VCs");
         }
+        if lp.clock.is_some() {
+            return Some("channels clocked at a period that is not whole picoseconds");
+        }
         if !sim.chans[ci].credit || lp.delete_header || lp.buffer > 1 << 15 || lp.flit_time == 0 {
             return Some("channels without credits, with header deletion or of buffers over 32,768 flits");
         }

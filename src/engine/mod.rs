@@ -23,7 +23,7 @@ use crate::fabric::Fabric;
 use crate::routing::{Routing, Want};
 use crate::stats::{Batch, LatencyAcc};
 use crate::switch::{Arbitration, Selection, SwitchMode};
-use crate::time::{Ratio, Time};
+use crate::time::{Clock, Ratio, Time};
 use crate::workload::rng::{Purpose, Stream};
 use crate::workload::{Arrivals, Process, Workload};
 use arr::Arr;
@@ -293,6 +293,96 @@ pub(crate) struct Timing {
     pub delete_header: bool,
     /// Flits go one at a time: tokens may come between them on this channel.
     pub no_trains: bool,
+    /// The clock a clocked channel sends on ([`crate::link::LinkParams::clock`]).
+    pub clock: Option<Clock>,
+}
+
+impl Timing {
+    /// The pace of flits sent back to back on this channel from an instant its sender may
+    /// send at (on a clocked channel, an edge of its clock).
+    #[inline(always)]
+    pub(crate) fn send_pace(&self) -> Pace {
+        Pace {
+            unit: self.flit_time,
+            clock: self.clock,
+            offset: 0,
+        }
+    }
+
+    /// The pace at which flits sent back to back on this channel land.
+    #[inline(always)]
+    pub(crate) fn land_pace(&self) -> Pace {
+        Pace {
+            unit: self.flit_time,
+            clock: self.clock,
+            offset: self.latency,
+        }
+    }
+
+    /// The first instant at or after `t` a flit may start on this channel: `t`, or on a
+    /// clocked channel the next edge of its clock.
+    #[inline(always)]
+    pub(crate) fn next_start(&self, t: Time) -> Time {
+        match &self.clock {
+            None => t,
+            Some(c) => c.edge(c.edge_at_or_after(t)),
+        }
+    }
+}
+
+/// When the flits of a train start or land: flit j `j · unit` after flit 0, or on a clocked
+/// channel `j` edges of its clock after it (flit 0 at an edge, plus `offset` for landings:
+/// the channel's propagation delay). Flit by flit and as trains, every time of a clocked
+/// channel's flits comes from here, so that both paths place them on the same edges.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pace {
+    pub unit: Time,
+    pub clock: Option<Clock>,
+    pub offset: Time,
+}
+
+impl Pace {
+    /// One flit every `unit`, from any instant.
+    #[inline(always)]
+    pub(crate) fn every(unit: Time) -> Pace {
+        Pace {
+            unit,
+            clock: None,
+            offset: 0,
+        }
+    }
+
+    /// The time of flit `j` of a train whose flit 0 is at `t0`.
+    #[inline(always)]
+    pub(crate) fn at(&self, t0: Time, j: u32) -> Time {
+        match &self.clock {
+            None => t0 + j as Time * self.unit,
+            Some(c) => clocked_at(c, t0, j, self.offset),
+        }
+    }
+
+    /// How many flits of a train whose flit 0 is at `t0` come before `h` (at least one,
+    /// at most `max`).
+    #[inline(always)]
+    pub(crate) fn count_before(&self, t0: Time, h: Time, max: u32) -> u32 {
+        let span = h.saturating_sub(t0);
+        match &self.clock {
+            None if span >= max as Time * self.unit => max,
+            None => span.div_ceil(self.unit).max(1) as u32,
+            Some(c) => {
+                let n = c
+                    .edge_at_or_after(h.saturating_sub(self.offset))
+                    .saturating_sub(c.edge_at_or_after(t0 - self.offset));
+                n.clamp(1, max as u64) as u32
+            }
+        }
+    }
+}
+
+/// [`Pace::at`] on a clock: `j` edges after `t0 - offset` (an edge), plus `offset`.
+#[inline(never)]
+fn clocked_at(c: &Clock, t0: Time, j: u32, offset: Time) -> Time {
+    c.edge(c.edge_at_or_after(t0 - offset) + j as u64) + offset
 }
 
 /// One virtual channel of one channel: the receiver's input buffer and routing state, and
@@ -681,6 +771,7 @@ impl<'a> Sim<'a> {
                 router_delay,
                 lp.delete_header,
                 no_trains,
+                lp.clock,
             );
             let prof = *prof_of.entry(key).or_insert_with(|| {
                 let arr_data = q.class(lp.flit_time + lp.latency);
@@ -719,6 +810,7 @@ impl<'a> Sim<'a> {
                     train_class,
                     delete_header: lp.delete_header,
                     no_trains,
+                    clock: lp.clock,
                 });
                 timing.len() as u32 - 1
             });
@@ -892,6 +984,33 @@ impl<'a> Sim<'a> {
                 })?;
             pend_words = pend_words.max(words);
             sw_rng.push(Stream::new(p.seed, Purpose::Switch, s as u64));
+        }
+        // A clocked channel's flits are placed on its clock's edges by the paths that send a
+        // packet's flits one after another; those that interleave flits of several packets
+        // (VCs, a crossbar input shared by several VCs, tokens) count in flit times.
+        for (ci, ch) in fab.channels.iter().enumerate() {
+            let lp = &ch.params;
+            if lp.clock.is_none() {
+                continue;
+            }
+            let bad = if lp.vcs != 1 {
+                Some("has more than one virtual channel")
+            } else if lp.tail_time != lp.flit_time {
+                Some("has a tail of its own length")
+            } else if tok[ci].on {
+                Some("has token flow control")
+            } else if fab.is_switch(ch.src) && sws[ch.src.idx()].xbar {
+                Some("leaves a switch whose inputs share the crossbar")
+            } else {
+                None
+            };
+            if let Some(why) = bad {
+                return Err(SimError::Invalid(format!(
+                    "{}: a channel whose flit time is not a whole number of picoseconds (it sends on a \
+                     clock's edges) {why}; reef does not model that",
+                    fab.channel_name(crate::fabric::ChannelId(ci as u32))
+                )));
+            }
         }
         // A head that lands behind a train still leaving starts routing when that train's
         // tail has passed, j flit times from now, plus the router delay: classes for those
@@ -1101,9 +1220,7 @@ impl<'a> Sim<'a> {
         if fail_at == Time::MAX || fail_at <= self.now {
             return MAX_TRAIN;
         }
-        (fail_at - self.now)
-            .div_ceil(self.tm(c).flit_time)
-            .min(MAX_TRAIN as Time) as u32
+        self.tm(c).send_pace().count_before(self.now, fail_at, MAX_TRAIN)
     }
 
     /// The end of one part of packet `pid`: frees its slot when no part is left.
@@ -1150,9 +1267,14 @@ impl<'a> Sim<'a> {
         }
         let tm = self.timing[self.chans[c as usize].prof as usize];
         let (ft, tt) = (tm.flit_time, tm.tail_time);
+        let pace = tm.send_pace();
+        let last_start = pace.at(now, k - 1);
         let ch = &mut self.chans[c as usize];
-        let last_start = now + (k - 1) as Time * ft;
-        ch.tx_busy = last_start + if ends_tail { tt } else { ft };
+        ch.tx_busy = if tm.clock.is_some() {
+            pace.at(now, k)
+        } else {
+            last_start + if ends_tail { tt } else { ft }
+        };
         ch.tr_start = now;
         ch.tr_k = k as u8;
         ch.mid = false;
@@ -1213,7 +1335,10 @@ impl<'a> Sim<'a> {
     #[inline(always)]
     pub(crate) fn train_arrival(&self, c: u32, a0: Time, j: u32, k: u32, ends_tail: bool) -> Time {
         let ch = self.tm(c);
-        if ends_tail && j + 1 == k && k >= 2 {
+        if ch.clock.is_some() {
+            // (A clocked channel's tail takes one period, as every flit.)
+            ch.land_pace().at(a0, j)
+        } else if ends_tail && j + 1 == k && k >= 2 {
             a0 + (k - 2) as Time * ch.flit_time + ch.tail_time
         } else {
             a0 + j as Time * ch.flit_time
@@ -1222,10 +1347,11 @@ impl<'a> Sim<'a> {
 
     /// Sends `k` flits of one packet back to back on channel `c` toward VC `o`, starting
     /// now: `first` is the first flit's word (with its head flag), `ends_tail` says whether
-    /// the last one is the packet's tail. Flit j starts at `now + j·flit_time`, occupies the
-    /// channel for its unit time and lands one unit plus the propagation delay later; the
-    /// receiver sees each landing as its own event. The caller has checked `k` credits.
-    /// Returns the start time of the last flit.
+    /// the last one is the packet's tail. Flit j starts at `now + j·flit_time` (on a clocked
+    /// channel, `now` is an edge and flit j starts j edges later), occupies the channel for
+    /// its unit time and lands one unit plus the propagation delay later; the receiver sees
+    /// each landing as its own event. The caller has checked `k` credits. Returns the
+    /// start time of the last flit.
     #[inline]
     pub(crate) fn send_train(
         &mut self,
@@ -1252,7 +1378,12 @@ impl<'a> Sim<'a> {
         } else {
             (tm.arr_data, tm.head_route)
         };
-        let a0 = now + if single_tail { tt } else { ft } + tm.latency;
+        let clocked = tm.clock.is_some();
+        let a0 = if clocked {
+            tm.send_pace().at(now, 1)
+        } else {
+            now + if single_tail { tt } else { ft }
+        } + tm.latency;
         self.land_train::<false>(
             c,
             o,
@@ -1262,22 +1393,48 @@ impl<'a> Sim<'a> {
             ends_tail,
             (now, a0, ft),
             (class, route_class),
-            (credit, shortcut),
+            (credit, shortcut, clocked),
         );
         last_start
     }
 
     /// Channel `c` carries `k` flits back to back from now, each `ft` long but the last,
     /// which is `last_unit` long (`mid`: that last one is not a tail): it is busy until they
-    /// are out, and their time inside the measurement window counts. Returns the start
+    /// are out, and their time inside the measurement window counts. (A clocked channel's
+    /// flits take one period each, edge to edge, from now, an edge.) Returns the start
     /// time of the last flit.
     #[inline(always)]
     pub(crate) fn occupy(&mut self, c: u32, k: u32, ft: Time, last_unit: Time, mid: bool) -> Time {
         let (now, window) = (self.now, (self.ms, self.me));
+        let prof = self.chans[c as usize].prof;
+        if self.timing[prof as usize].clock.is_some() {
+            return self.occupy_clocked(c, k, mid);
+        }
         let ch = &mut self.chans[c as usize];
         let last_start = now + (k - 1) as Time * ft;
         ch.tx_busy = last_start + last_unit;
         ch.busy += window_busy(window, now, k, ft, last_unit);
+        ch.tr_start = now;
+        ch.tr_k = k as u8;
+        ch.mid = mid;
+        last_start
+    }
+
+    /// [`Self::occupy`] on a clocked channel.
+    #[inline(never)]
+    fn occupy_clocked(&mut self, c: u32, k: u32, mid: bool) -> Time {
+        let (now, (ms, me)) = (self.now, (self.ms, self.me));
+        let pace = self.tm(c).send_pace();
+        #[cfg(feature = "checked")]
+        assert_eq!(
+            self.tm(c).next_start(now),
+            now,
+            "a clocked channel sends off its clock's edges"
+        );
+        let (last_start, end) = (pace.at(now, k - 1), pace.at(now, k));
+        let ch = &mut self.chans[c as usize];
+        ch.tx_busy = end;
+        ch.busy += end.min(me).saturating_sub(now.max(ms));
         ch.tr_start = now;
         ch.tr_k = k as u8;
         ch.mid = mid;
@@ -1299,7 +1456,8 @@ impl<'a> Sim<'a> {
     /// interleaved train) and landing at `a0`, the others `stride` apart; `class` and
     /// `route_class` are the delay classes of the landing and of the routed head, for a
     /// train that starts now; `credit`: the channel has credit flow control; `shortcut`: the
-    /// flits may skip their arrival event (see `send_train`). `INTERLEAVED`: one worm's part
+    /// flits may skip their arrival event (see `send_train`); `clocked`: the channel sends on
+    /// a clock's edges, so the delay classes do not apply. `INTERLEAVED`: one worm's part
     /// of an interleaved train, `stride` two flit times, which may start later (without,
     /// the code is that of an ordinary train). The caller has checked `k` credits.
     #[inline(always)]
@@ -1314,7 +1472,7 @@ impl<'a> Sim<'a> {
         ends_tail: bool,
         (start, a0, stride): (Time, Time, Time),
         (class, route_class): (Class, Class),
-        (credit, shortcut): (bool, bool),
+        (credit, shortcut, clocked): (bool, bool, bool),
     ) {
         let now = self.now;
         let mut flit = first;
@@ -1358,7 +1516,7 @@ impl<'a> Sim<'a> {
                     let (r, base) = (sw.router_delay, sw.bits_base);
                     self.t_aux[o as usize] = a0 + r;
                     let e = route_event(node, base, self.vcs[o as usize].local);
-                    if !INTERLEAVED || start == now {
+                    if (!INTERLEAVED || start == now) && !clocked {
                         self.q.push(route_class, now, e);
                     } else {
                         self.q.push_at(now, a0 + r, e);
@@ -1375,7 +1533,7 @@ impl<'a> Sim<'a> {
             } else {
                 self.chans[c as usize].landing = a0;
             }
-            if !INTERLEAVED || start == now {
+            if (!INTERLEAVED || start == now) && !clocked {
                 self.q.push(class, now, e);
             } else {
                 self.q.push_at(now, a0, e);
@@ -1391,10 +1549,10 @@ impl<'a> Sim<'a> {
     }
 
     /// The `k` flits just taken out of input VC `i` (its ring head has moved past them) left
-    /// the j-th at `t0 + j·unit` (the last at `last` instead): their credits start back to
-    /// the sender, which is woken when the first lands only if it is waiting for it.
+    /// the j-th at `pace.at(t0, j)` (the last at `last` instead): their credits start back
+    /// to the sender, which is woken when the first lands only if it is waiting for it.
     #[inline(always)]
-    pub(crate) fn return_credits(&mut self, i: u32, k: u32, t0: Time, unit: Time, last: Time) {
+    pub(crate) fn return_credits(&mut self, i: u32, k: u32, t0: Time, pace: Pace, last: Time) {
         let v = &mut self.vcs[i as usize];
         let ch = &self.chans[v.chan as usize];
         if !ch.credit {
@@ -1410,16 +1568,25 @@ impl<'a> Sim<'a> {
         let cd = tm.credit_delay;
         let (first, mask) = (v.head.wrapping_sub(k), v.mask);
         let (ring, buf) = (&mut self.ring, v.buf);
-        let mut t = t0 + cd;
-        for j in 0..k - 1 {
-            ring[(buf + (first.wrapping_add(j) & mask)) as usize].time = t;
-            t += unit;
+        if pace.clock.is_none() {
+            let mut t = t0 + cd;
+            for j in 0..k - 1 {
+                ring[(buf + (first.wrapping_add(j) & mask)) as usize].time = t;
+                t += pace.unit;
+            }
+        } else {
+            for j in 0..k - 1 {
+                ring[(buf + (first.wrapping_add(j) & mask)) as usize].time = pace.at(t0, j) + cd;
+            }
         }
         ring[(buf + (first.wrapping_add(k - 1) & mask)) as usize].time = last + cd;
         // The last flit leaves last; a stripped header's credit may land later than credits
         // written after it, so the bound only grows.
         #[cfg(feature = "checked")]
-        assert!(k < 2 || last + cd >= t - unit, "credits written out of order");
+        assert!(
+            k < 2 || last >= pace.at(t0, k - 2),
+            "credits written out of order"
+        );
         v.cr_last = v.cr_last.max(last + cd);
         if v.flags & F_CWAIT != 0 {
             v.flags &= !F_CWAIT;
@@ -1451,13 +1618,13 @@ impl<'a> Sim<'a> {
         v.credits
     }
 
-    /// How many of the next `max` flits on VC `o`, flit j starting at `start + j·unit`
+    /// How many of the next `max` flits on VC `o`, flit j starting at `pace.at(start, j)`
     /// (`start` now or later), have a credit by the time they start: the credits held now,
     /// then those on their way back, in the order they land. A train may run that far
     /// without waiting, exactly as the flit-by-flit sender would find each credit there
     /// when its flit is due.
     #[inline(always)]
-    pub(crate) fn train_credits(&mut self, o: u32, max: u32, start: Time, unit: Time) -> u32 {
+    pub(crate) fn train_credits(&mut self, o: u32, max: u32, start: Time, pace: Pace) -> u32 {
         let held = self.credits_now(o);
         if held >= max {
             return max;
@@ -1468,7 +1635,7 @@ impl<'a> Sim<'a> {
         let mut n = held;
         while n < max && n - held < pending {
             let slot = v.buf + (v.cr_head.wrapping_add(n - held) & v.mask);
-            if self.ring[slot as usize].time > now + n as Time * unit {
+            if self.ring[slot as usize].time > pace.at(now, n) {
                 break;
             }
             n += 1;
@@ -1838,6 +2005,9 @@ impl<'a> Sim<'a> {
                 .filter(|ch| ch.tr_k > 0)
                 .map(|ch| {
                     let tm = &self.timing[ch.prof as usize];
+                    if tm.clock.is_some() {
+                        return tm.send_pace().at(ch.tr_start, ch.tr_k as u32) + tm.latency;
+                    }
                     let unit = if ch.mid { tm.flit_time } else { tm.tail_time };
                     ch.tr_start + (ch.tr_k as Time - 1) * tm.flit_time + unit + tm.latency
                 })

@@ -168,8 +168,9 @@ impl Sim<'_> {
         let past = |t: Time| t > end || (open && t == end);
         let (mut hop_over, mut inj_over, mut dlv_over) = (0u64, 0u64, 0u64);
         for ch in &self.chans {
+            let pace = self.timing[ch.prof as usize].send_pace();
             for j in 0..ch.tr_k {
-                if past(ch.tr_start + j as Time * self.timing[ch.prof as usize].flit_time) {
+                if past(pace.at(ch.tr_start, j as u32)) {
                     hop_over += 1;
                     if !fab.is_switch(crate::fabric::NodeId(ch.src)) {
                         inj_over += 1;

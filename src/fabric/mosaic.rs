@@ -237,6 +237,7 @@ impl Lan {
             // The acknowledgement's return is inside the byte time.
             flow: FlowControl::Credit { delay: 1 },
             delete_header: false,
+            clock: None,
         };
         let board_link = link.over_cable(Handshake::MOSAIC, 0);
         for s in 0..nodes {

@@ -13,7 +13,7 @@
 
 pub mod ds;
 
-use crate::time::Time;
+use crate::time::{Clock, Time};
 
 /// How the receiver of a channel tells the sender it may send.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,6 +90,13 @@ pub struct LinkParams {
     /// The link removes the first header symbol (one flit) of every packet it carries: the
     /// STC104's per-link header deletion, so the next switch routes on the next byte.
     pub delete_header: bool,
+    /// The clock the channel sends on, when its flit time is not a whole number of
+    /// picoseconds (a byte-wide link clocked at 300 MHz moves a byte every 3333⅓ ps): each
+    /// flit starts on an edge of this clock, the n-th at ⌊n·P⌋, and lasts until the next
+    /// edge, so rounding never accumulates; `flit_time` (and `tail_time`, which must equal
+    /// it) is then the period rounded, for what needs one number. `None`: a flit starts
+    /// when its sender sends it and lasts `flit_time`.
+    pub clock: Option<Clock>,
 }
 
 /// Per-flit request/acknowledge over a cable (a Mosaic channel without slack buffers): a byte
@@ -158,6 +165,7 @@ impl Default for LinkParams {
             buffer: 8,
             flow: FlowControl::Credit { delay: 1_000 },
             delete_header: false,
+            clock: None,
         }
     }
 }

@@ -60,6 +60,14 @@ impl Sim<'_> {
             }
             return Ok(());
         }
+        // A clocked channel sends from the edges of its clock only.
+        let start = self.tm(c).next_start(now);
+        if start != now {
+            if self.hosts[h].cur != NONE || self.may_create(h) {
+                self.ensure_txfree(c, start);
+            }
+            return Ok(());
+        }
         if self.hosts[h].cur == NONE && !self.start_packet(h)? {
             return Ok(());
         }
@@ -72,8 +80,8 @@ impl Sim<'_> {
         let k = if self.spec.params.trains && !self.tm(c).no_trains {
             let k = left.min(MAX_TRAIN).min(self.fail_limit(c));
             if credit {
-                let unit = self.tm(c).flit_time;
-                self.train_credits(o, k, now, unit)
+                let pace = self.tm(c).send_pace();
+                self.train_credits(o, k, now, pace)
             } else {
                 k
             }
@@ -321,11 +329,11 @@ impl Sim<'_> {
         let (c, node) = (self.vcs[o as usize].chan, self.vcs[o as usize].node);
         let h = self.node_host[node as usize];
         let last = self.train_arrival(c, now, k - 1, k, ends_tail);
-        let unit = self.tm(c).flit_time;
+        let pace = self.tm(c).land_pace();
         // The host takes each flit as it arrives: the k slots pass straight to "left".
         let v = &mut self.vcs[o as usize];
         v.head = v.head.wrapping_add(k);
-        self.return_credits(o, k, now, unit, last);
+        self.return_credits(o, k, now, pace, last);
         let pid = first & PID;
         self.c.flits_delivered += k as u64;
         let ej = c;

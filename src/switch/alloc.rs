@@ -43,7 +43,7 @@ impl Sim<'_> {
         let now = self.now;
         let v = &self.vcs[o as usize];
         let c = v.chan;
-        let ft = self.tm(c).flit_time;
+        let pace = self.tm(c).land_pace();
         let droppable = if ends_tail { k - 1 } else { k };
         let j = (v.strip_pending as u32).min(droppable);
         if j > 0 {
@@ -51,7 +51,7 @@ impl Sim<'_> {
             let v = &mut self.vcs[o as usize];
             v.head = v.head.wrapping_add(j);
             v.strip_pending -= j as u8;
-            self.return_credits(o, j, now, ft, now + (j - 1) as Time * ft);
+            self.return_credits(o, j, now, pace, pace.at(now, j - 1));
         }
         let v = &mut self.vcs[o as usize];
         if ends_tail && j == k - 1 {
@@ -154,6 +154,9 @@ impl Sim<'_> {
     ) {
         let c = self.vcs[o as usize].chan;
         let tm = self.tm(c);
+        if !STRIDED && tm.clock.is_some() {
+            return self.ring_put_clocked(o, first, dst, k, ends_tail, a0);
+        }
         let (ft, tt) = if STRIDED {
             (stride, stride - tm.flit_time + tm.tail_time)
         } else {
@@ -203,6 +206,32 @@ impl Sim<'_> {
             flit: body | tail,
             dst,
         };
+    }
+
+    /// [`Self::ring_put`] from a clocked channel: flit j lands j edges of its clock after
+    /// flit 0 (each flit, the tail too, takes one period).
+    #[inline(never)]
+    fn ring_put_clocked(&mut self, o: u32, first: u32, dst: u32, k: u32, ends_tail: bool, a0: Time) {
+        let pace = self.tm(self.vcs[o as usize].chan).land_pace();
+        let v = &mut self.vcs[o as usize];
+        let (buf, mask, at) = (v.buf, v.mask, v.head.wrapping_add(v.len));
+        v.len += k;
+        let first = if v.flags & F_HEAD_NEXT != 0 {
+            v.flags &= !F_HEAD_NEXT;
+            first | HEAD
+        } else {
+            first
+        };
+        for j in 0..k {
+            let flit = if j == 0 { first } else { first & PID };
+            let tail = if ends_tail && j + 1 == k { TAIL } else { 0 };
+            self.ring[(buf + (at.wrapping_add(j) & mask)) as usize] = Slot {
+                time: pace.at(a0, j),
+                flit: flit | tail,
+                // Only the head's slot carries the hop count.
+                dst: if j == 0 { dst } else { dst & DST_MASK },
+            };
+        }
     }
 
     /// Flits arrive at a full buffer: an error under credit flow control, a bigger buffer
@@ -962,8 +991,8 @@ impl Sim<'_> {
                 v.head = v.head.wrapping_add(1);
                 v.len -= 1;
                 let c_in = v.chan;
-                let unit = self.tm(c_in).flit_time;
-                self.return_credits(i, 1, t, unit, t);
+                let pace = self.tm(c_in).land_pace();
+                self.return_credits(i, 1, t, pace, t);
                 let v = &mut self.vcs[i as usize];
                 if v.len > 0 {
                     let front = (v.buf + (v.head & v.mask)) as usize;
@@ -1001,6 +1030,14 @@ impl Sim<'_> {
         if tx_busy > now {
             if self.output_has_work(c) {
                 self.ensure_txfree(c, tx_busy);
+            }
+            return;
+        }
+        // A clocked channel sends from the edges of its clock only.
+        let start = self.tm(c).next_start(now);
+        if start != now {
+            if self.output_has_work(c) {
+                self.ensure_txfree(c, start);
             }
             return;
         }
@@ -1082,6 +1119,7 @@ impl Sim<'_> {
         let (first, dst) = (front.flit, front.dst);
         let mut ends_tail = first & TAIL != 0;
         let unit = self.tm(c).flit_time;
+        let pace = self.tm(c).send_pace();
         // No trains on a channel that tokens interleave with, nor out of a token channel's
         // buffer (its slots must free at their own times, token by token).
         let no_trains = self.tm(c).no_trains || v.flags & F_TOKENS != 0;
@@ -1095,12 +1133,12 @@ impl Sim<'_> {
             };
             let mut limit = len.min(MAX_TRAIN).min(horizon).min(self.fail_limit(c));
             if self.chans[c as usize].credit {
-                limit = self.train_credits(o, limit, now, unit);
+                limit = self.train_credits(o, limit, now, pace);
             }
             while k < limit {
                 let slot = (buf + (head.wrapping_add(k) & mask)) as usize;
                 // Flit k leaves at now + k·unit; it must have arrived by then.
-                if self.ring[slot].time > now + k as Time * unit {
+                if self.ring[slot].time > pace.at(now, k) {
                     break;
                 }
                 let f = self.ring[slot].flit;
@@ -1116,7 +1154,7 @@ impl Sim<'_> {
         v.len -= k;
         self.last_move[i as usize] = now;
         let last_start = self.send_train(c, o, first & !TAIL, dst, k, ends_tail);
-        self.return_credits(i, k, now, unit, last_start);
+        self.return_credits(i, k, now, pace, last_start);
         let sw = &self.sws[s];
         if sw.xbar {
             let u = if ends_tail { self.tm(c).tail_time } else { unit };
@@ -1126,9 +1164,10 @@ impl Sim<'_> {
             if k == 1 {
                 self.release(s, p, i, o);
             } else {
-                debug_assert_eq!(last_start, now + (k - 1) as Time * unit);
+                debug_assert_eq!(last_start, pace.at(now, k - 1));
                 let cl = self.train_class_ids[(self.tm(c).train_class + k - 2) as usize];
-                self.tail_later(s, p, i, o, last_start, Some(cl));
+                let cl = (pace.clock.is_none()).then_some(cl);
+                self.tail_later(s, p, i, o, last_start, cl);
             }
         }
     }
@@ -1319,8 +1358,8 @@ impl Sim<'_> {
         let credit = self.chans[c as usize].credit;
         let cred = if credit {
             [
-                self.train_credits(oa, MAX_TRAIN, now, 2 * u),
-                self.train_credits(ob, MAX_TRAIN, now + u, 2 * u),
+                self.train_credits(oa, MAX_TRAIN, now, Pace::every(2 * u)),
+                self.train_credits(ob, MAX_TRAIN, now + u, Pace::every(2 * u)),
             ]
         } else {
             [MAX_TRAIN; 2]
@@ -1386,9 +1425,9 @@ impl Sim<'_> {
                 ends[w],
                 (start, a0, 2 * u),
                 classes,
-                (credit, shortcut),
+                (credit, shortcut, false),
             );
-            self.return_credits(i, kw, start, 2 * u, last_w);
+            self.return_credits(i, kw, start, Pace::every(2 * u), last_w);
             if sw.xbar {
                 let xf = &mut self.ports[(sw.port_base + in_port as u32) as usize].xbar_free;
                 *xf = (*xf).max(last_w + xf_unit);

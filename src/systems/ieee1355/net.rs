@@ -122,6 +122,7 @@ pub fn ds_link(buffer: u32, latency: u64) -> LinkParams {
             token_time: CONTROL_CHAR,
         },
         delete_header: false,
+        clock: None,
     }
 }
 
@@ -202,6 +203,7 @@ pub fn with_output_fifos(fab: Fabric, buffering: Buffering) -> Fabric {
                 buffer: OUTPUT_FIFO,
                 flow: FlowControl::Credit { delay: 1 },
                 delete_header: false,
+                clock: None,
             };
             fab.with_output_buffers(OUTPUT_FIFO, internal)
         }
