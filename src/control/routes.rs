@@ -7,6 +7,7 @@
 //! output into an X input) are used as the turns they give.
 
 use super::graph::{End, MGraph};
+use crate::routing::acyclic::Acyclic;
 use crate::routing::mosaic::{EAST, NORTH, PROC, SOUTH, WEST, x_input};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -525,14 +526,11 @@ pub fn dependency_cycle(g: &MGraph, routes: &[Route]) -> Option<Vec<(u32, u16)>>
     crate::routing::cdg::find_cycle(&adj).map(|c| c.into_iter().map(vertex).collect())
 }
 
-/// A growing dependency graph kept acyclic, with its transitive closure.
+/// The dependency graph of the routes placed so far, kept acyclic ([`Acyclic`]), over the
+/// resources of a Mosaic network ([`resources`]).
 #[derive(Clone, Debug)]
 pub struct Deps {
-    words: usize,
-    /// Per vertex, the vertices it reaches by one edge or more (a bit set).
-    reach: Vec<u64>,
-    /// Edges with the number of routes that make them.
-    edges: BTreeMap<(u32, u32), u32>,
+    graph: Acyclic,
     /// The output that feeds (node, input port), per `node * RES + port`.
     into: Vec<Option<u32>>,
 }
@@ -540,7 +538,6 @@ pub struct Deps {
 impl Deps {
     pub fn new(g: &MGraph) -> Deps {
         let v = g.nodes() * RES;
-        let words = v.div_ceil(64);
         let mut into = vec![None; v];
         for (u, outs) in g.out.iter().enumerate() {
             for (p, e) in outs.iter().enumerate() {
@@ -550,92 +547,35 @@ impl Deps {
             }
         }
         Deps {
-            words,
-            reach: vec![0; v * words],
-            edges: BTreeMap::new(),
+            graph: Acyclic::new(v),
             into,
         }
     }
 
     /// Whether `a` reaches `b` by one edge or more.
     pub fn reaches(&self, a: u32, b: u32) -> bool {
-        self.reach[a as usize * self.words + b as usize / 64] >> (b % 64) & 1 == 1
+        self.graph.reaches(a, b)
     }
 
     /// Whether edge `a → b` keeps the graph acyclic.
     pub fn allows(&self, a: Option<u32>, b: u32) -> bool {
-        a.is_none_or(|a| a != b && !self.reaches(b, a))
-    }
-
-    fn link(&mut self, a: u32, b: u32) {
-        let w = self.words;
-        let mut add = self.reach[b as usize * w..(b as usize + 1) * w].to_vec();
-        add[b as usize / 64] |= 1 << (b % 64);
-        for x in 0..self.reach.len() / w {
-            if x == a as usize || self.reaches(x as u32, a) {
-                for (r, m) in self.reach[x * w..(x + 1) * w].iter_mut().zip(&add) {
-                    *r |= m;
-                }
-            }
-        }
+        self.graph.allows(a, b)
     }
 
     /// Adds a route's dependencies. The first one that would close a cycle is refused and
     /// returned, with nothing added.
     pub fn add(&mut self, route: &Route) -> Result<(), (u32, u32)> {
-        let rs = resources(route);
-        let keep = self.reach.clone();
-        for w in rs.windows(2) {
-            if !self.allows(Some(w[0]), w[1]) {
-                self.reach = keep;
-                return Err((w[0], w[1]));
-            }
-            if !self.edges.contains_key(&(w[0], w[1])) {
-                self.link(w[0], w[1]);
-            }
-        }
-        for w in rs.windows(2) {
-            *self.edges.entry((w[0], w[1])).or_insert(0) += 1;
-        }
-        Ok(())
+        self.graph.add(&resources(route))
     }
 
     /// Whether [`Self::add`] would take the route.
     pub fn fits(&self, route: &Route) -> Result<(), (u32, u32)> {
-        let mut t = Deps {
-            words: self.words,
-            reach: self.reach.clone(),
-            edges: BTreeMap::new(),
-            into: vec![],
-        };
-        for w in resources(route).windows(2) {
-            if !t.allows(Some(w[0]), w[1]) {
-                return Err((w[0], w[1]));
-            }
-            t.link(w[0], w[1]);
-        }
-        Ok(())
+        self.graph.fits(&resources(route))
     }
 
     /// Takes a route's dependencies out again.
     pub fn remove(&mut self, route: &Route) {
-        let mut gone = false;
-        for w in resources(route).windows(2) {
-            if let Some(c) = self.edges.get_mut(&(w[0], w[1])) {
-                *c -= 1;
-                if *c == 0 {
-                    self.edges.remove(&(w[0], w[1]));
-                    gone = true;
-                }
-            }
-        }
-        if gone {
-            self.reach.fill(0);
-            let es: Vec<(u32, u32)> = self.edges.keys().copied().collect();
-            for (a, b) in es {
-                self.link(a, b);
-            }
-        }
+        self.graph.remove(&resources(route))
     }
 }
 

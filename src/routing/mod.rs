@@ -8,6 +8,7 @@
 //! carried in the packet, and up*/down* for irregular topologies (Autonet, Schroeder et al.
 //! 1991). [`cdg`] checks any of them for cyclic channel dependencies.
 
+pub mod acyclic;
 pub mod cdg;
 pub mod dor;
 pub mod interval;
