@@ -13,6 +13,7 @@ pub mod cdg;
 pub mod dor;
 pub mod interval;
 pub mod mosaic;
+pub mod placed;
 pub mod source;
 pub mod table;
 pub mod updown;
@@ -323,6 +324,12 @@ impl Routing {
     /// Whether packets carry a source route.
     pub fn is_source(&self) -> bool {
         matches!(self, Routing::Source(_))
+    }
+
+    /// Whether the source route travels in the packet, a flit per hop, each used up by the
+    /// switch that reads it (ATOLL's routing string): the packet is that much longer.
+    pub fn route_in_packet(&self) -> bool {
+        matches!(self, Routing::Source(s) if s.in_packet)
     }
 
     pub fn name(&self) -> &'static str {

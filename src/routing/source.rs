@@ -1,22 +1,35 @@
 //! Source routing: the packet carries its route, a list of output ports consumed one per
 //! switch (ATOMIC/Myrinet style, ATOLL routing strings). Routes are either given explicitly
-//! per (source, destination) or derived from a deterministic table (shortest up*/down* or
-//! minimal paths) by walking it once when the packet is created.
+//! per (source, destination), or derived from a deterministic table (shortest up*/down* or
+//! minimal paths) by walking it once when the packet is created, or taken from a placed
+//! deadlock-free set ([`super::placed`], for networks without virtual channels).
 
+use super::placed::Placed;
 use super::table::Table;
 use super::{At, Header, HeaderOp, RouteError, Want};
 use crate::fabric::Fabric;
 
 #[derive(Clone, Debug)]
 pub struct SourceRoutes {
-    /// Deterministic table the default routes are read from.
-    table: Table,
+    /// Where the routes not given explicitly come from.
+    base: Base,
     /// Explicit routes, sorted by (source, destination).
     explicit: Vec<((u32, u32), Vec<u16>)>,
     /// Longest route [ports].
     max_len: usize,
-    /// The route travels as flits at the head of the packet, one removed per switch.
-    pub strip: bool,
+    /// The route travels as flits at the head of the packet, one per switch, each removed
+    /// by the switch that reads it (an ATOLL routing string): a packet is as many flits
+    /// longer as its route has ports.
+    pub in_packet: bool,
+}
+
+/// The routes between hosts that no explicit route covers.
+#[derive(Clone, Debug)]
+enum Base {
+    /// The first choice of a deterministic table at every switch.
+    Table(Table),
+    /// A placed set between every pair of switches, then the destination host's port.
+    Placed(Box<Placed>),
 }
 
 /// Why an explicit route is unusable.
@@ -32,6 +45,31 @@ impl SourceRoutes {
     pub fn new(
         fab: &Fabric,
         table: Table,
+        explicit: Vec<((u32, u32), Vec<u16>)>,
+    ) -> Result<SourceRoutes, SourceRouteError> {
+        Self::build(fab, Base::Table(table), explicit)
+    }
+
+    /// Routes from a placed set ([`Placed`]), overridden by `explicit` routes.
+    pub fn placed(
+        fab: &Fabric,
+        placed: Placed,
+        explicit: Vec<((u32, u32), Vec<u16>)>,
+    ) -> Result<SourceRoutes, SourceRouteError> {
+        Self::build(fab, Base::Placed(Box::new(placed)), explicit)
+    }
+
+    /// The placed set the routes come from, if they do.
+    pub fn placed_set(&self) -> Option<&Placed> {
+        match &self.base {
+            Base::Placed(p) => Some(p),
+            Base::Table(_) => None,
+        }
+    }
+
+    fn build(
+        fab: &Fabric,
+        base: Base,
         mut explicit: Vec<((u32, u32), Vec<u16>)>,
     ) -> Result<SourceRoutes, SourceRouteError> {
         explicit.sort_by_key(|e| e.0);
@@ -72,19 +110,24 @@ impl SourceRoutes {
             max_len = max_len.max(ports.len());
         }
         let mut sr = SourceRoutes {
-            table,
+            base,
             explicit,
             max_len,
-            strip: false,
+            in_packet: false,
         };
-        // The longest table route bounds the per-packet route storage. (Routes from a host
+        // The longest base route bounds the per-packet route storage. (Routes from a host
         // to itself count too: traffic may include them, and with one host they are all.)
-        let mut buf = Vec::new();
-        for s in 0..fab.num_hosts() as u32 {
-            for d in 0..fab.num_hosts() as u32 {
-                buf.clear();
-                if sr.walk_table(fab, s, d, &mut buf).is_ok() {
-                    sr.max_len = sr.max_len.max(buf.len());
+        match &sr.base {
+            Base::Placed(p) => sr.max_len = sr.max_len.max(p.stats.longest as usize + 1),
+            Base::Table(_) => {
+                let mut buf = Vec::new();
+                for s in 0..fab.num_hosts() as u32 {
+                    for d in 0..fab.num_hosts() as u32 {
+                        buf.clear();
+                        if sr.walk_base(fab, s, d, &mut buf).is_ok() {
+                            sr.max_len = sr.max_len.max(buf.len());
+                        }
+                    }
                 }
             }
         }
@@ -96,7 +139,16 @@ impl SourceRoutes {
         self.max_len
     }
 
-    fn walk_table(&self, fab: &Fabric, src: u32, dst: u32, out: &mut Vec<u16>) -> Result<(), RouteError> {
+    fn walk_base(&self, fab: &Fabric, src: u32, dst: u32, out: &mut Vec<u16>) -> Result<(), RouteError> {
+        let table = match &self.base {
+            Base::Table(t) => t,
+            Base::Placed(p) => {
+                let (s, t) = (fab.host_switch(src).0.0, fab.host_switch(dst));
+                out.extend(p.route(s, t.0.0).iter().map(|&x| x as u16));
+                out.push(t.1);
+                return Ok(());
+            }
+        };
         let (mut s, mut in_port) = fab.host_switch(src);
         let mut in_class = 0;
         loop {
@@ -106,7 +158,7 @@ impl SourceRoutes {
                 in_vc: 0,
                 in_class,
             };
-            let w = self.table.route(at, Header::dst(dst))?;
+            let w = table.route(at, Header::dst(dst))?;
             let p = w.ports.first().ok_or(RouteError::NoRoute { switch: s.0, dst })?;
             out.push(p);
             let mut c =
@@ -126,7 +178,7 @@ impl SourceRoutes {
             if out.len() > fab.switches as usize + 1 {
                 return Err(RouteError::NoRoute { switch: s.0, dst });
             }
-            in_class = self.table.channel_class(c.idx());
+            in_class = table.channel_class(c.idx());
             s = ch.dst;
             in_port = ch.dst_port;
         }
@@ -139,7 +191,7 @@ impl SourceRoutes {
             out.extend_from_slice(&self.explicit[i].1);
             return Ok(());
         }
-        self.walk_table(fab, src, dst, out)
+        self.walk_base(fab, src, dst, out)
     }
 
     #[inline]
@@ -153,12 +205,12 @@ impl SourceRoutes {
         Want::out_port(fab, at.switch, port)
     }
 
-    /// Each switch uses up one port of the route; with `strip`, the route is in the packet
-    /// (one flit per port, as ATOLL routing strings) and the used flit is removed.
+    /// Each switch uses up one port of the route; with `in_packet`, the route is in the
+    /// packet (one flit per port, as ATOLL routing strings) and the used flit is removed.
     pub fn header_op(&self) -> HeaderOp {
         HeaderOp {
             advance: 1,
-            strip: u8::from(self.strip),
+            strip: u8::from(self.in_packet),
             set: None,
         }
     }
