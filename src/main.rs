@@ -317,6 +317,31 @@ fn real_main() -> Result<ExitCode> {
                     "warning: the routing has a cyclic channel dependency; the run may deadlock:\n  {c}"
                 );
             }
+            if spec.messages.is_some() {
+                if map.is_some() {
+                    bail!("--map draws channel use, which a message benchmark does not measure");
+                }
+                let r = match runner::run_messages(&spec, !quiet) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        eprintln!("error: {}: {e}", path.display());
+                        return Ok(sim_error_code(&e));
+                    }
+                };
+                print!("{}", report::messages::table(&r));
+                if let Some(j) = json {
+                    write(&j, &serde_json::to_string_pretty(&r)?)?;
+                }
+                if let Some(s) = svg {
+                    let runs = [(format!("{} hops", r.hops.0), &r)];
+                    let plot = report::messages::plot(&r.name, &runs, r.kind == "ping-pong");
+                    write(
+                        &s,
+                        &report::plot::svg(&plot).map_err(|m| anyhow::anyhow!("plot: {m}"))?,
+                    )?;
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
             let r = match runner::run_with_bar(&spec, !quiet) {
                 Ok(r) => r,
                 Err(e) => {
@@ -402,6 +427,7 @@ fn real_main() -> Result<ExitCode> {
                         color: None,
                     }],
                     log_y: false,
+                    log_x: false,
                 };
                 write(
                     &s,

@@ -72,6 +72,31 @@ pub fn run_with_bar(spec: &Spec, show: bool) -> Result<RunResult, SimError> {
     r
 }
 
+/// Links a packet from host `a` to host `b` crosses between switches (0 where the routing
+/// has no route for them).
+pub fn hops(spec: &Spec, a: u32, b: u32) -> usize {
+    spec.routing
+        .path(&spec.fabric, a, b)
+        .map_or(0, |(p, _)| p.len().saturating_sub(2))
+}
+
+/// Runs a spec's message benchmark (`traffic.kind = "ping-pong"` or `"streaming"`), a
+/// simulation per message size, with a progress bar on a terminal.
+pub fn run_messages(spec: &Spec, show: bool) -> Result<crate::report::messages::MessageRun, SimError> {
+    let m = spec
+        .messages
+        .as_ref()
+        .ok_or_else(|| SimError::Invalid(format!("{}: not a message benchmark", spec.name)))?;
+    let mut bar = Bar::new(&format!("{} {}", spec.name, m.kind.name()), show);
+    let n = m.sizes.len().max(1);
+    let sizes = crate::workload::message::run(spec, m, &mut |i| bar.set(i as f64 / n as f64))?;
+    bar.finish();
+    let hops = (hops(spec, m.pair.0, m.pair.1), hops(spec, m.pair.1, m.pair.0));
+    Ok(crate::report::messages::MessageRun::new(
+        &spec.name, m, hops, sizes,
+    ))
+}
+
 /// The static deadlock and reachability check of a spec.
 pub fn check(spec: &Spec) -> CdgReport {
     cdg::check(&spec.fabric, &spec.routing)

@@ -233,6 +233,7 @@ fn chain_with_header_deletion() -> Spec {
             max_header: 2,
         },
         host: HostParams::default(),
+        messages: None,
     }
 }
 

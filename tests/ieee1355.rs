@@ -57,6 +57,7 @@ fn link_throughput(l: u32, h: u32, both: bool, trains: bool) -> f64 {
             max_header: 0,
         },
         host: HostParams::default(),
+        messages: None,
     };
     let mut sim = Sim::new(&spec).unwrap();
     let out = sim.run(&mut |_| {}).unwrap();

@@ -23,7 +23,7 @@ pub struct Source<'a> {
 }
 
 impl Source<'_> {
-    fn err(&self, key: &str, msg: impl Into<String>, hint: Option<&str>) -> ConfigError {
+    pub(super) fn err(&self, key: &str, msg: impl Into<String>, hint: Option<&str>) -> ConfigError {
         let from_set = self.overridden.iter().any(|k| key.starts_with(k.as_str()));
         ConfigError {
             file: self.file.to_string(),
@@ -40,7 +40,7 @@ impl Source<'_> {
     }
 }
 
-type R<T> = Result<T, ConfigError>;
+pub(super) type R<T> = Result<T, ConfigError>;
 
 /// The most on-periods an on-off source may span per packet on average (see `workload`).
 const MAX_ONOFF_PERIODS: f64 = 1e4;
@@ -52,7 +52,7 @@ const MAX_ONOFF_PERIODS: f64 = 1e4;
 pub const MAX_SPAN: Time = 1_000 * SEC;
 
 /// `what` spans `t` ps: an error past [`MAX_SPAN`].
-fn within_span(src: &Source, key: &str, t: u128, what: impl FnOnce() -> String) -> R<Time> {
+pub(super) fn within_span(src: &Source, key: &str, t: u128, what: impl FnOnce() -> String) -> R<Time> {
     if t > MAX_SPAN as u128 {
         return Err(src.err(
             key,
@@ -64,15 +64,15 @@ fn within_span(src: &Source, key: &str, t: u128, what: impl FnOnce() -> String) 
 }
 
 /// Unit conversions that need the declared clock.
-struct Units<'a> {
-    src: &'a Source<'a>,
+pub(super) struct Units<'a> {
+    pub src: &'a Source<'a>,
     /// One cycle [ps].
-    cycle: Ratio,
+    pub cycle: Ratio,
 }
 
 impl Units<'_> {
     /// A duration [ps] (exact rational) from `"10 ns"` or `"4 cycles"`.
-    fn duration(&self, key: &str, s: &str) -> R<Ratio> {
+    pub fn duration(&self, key: &str, s: &str) -> R<Ratio> {
         match parse_quantity(s).map_err(|m| self.src.err(key, m, Some(UNIT_HINT)))? {
             Quantity::Duration(d) => Ok(d),
             Quantity::Cycles(n) => Ok(n.times(self.cycle)),
@@ -89,7 +89,7 @@ impl Units<'_> {
     /// of n cycles after an edge of a clock whose period P is not whole picoseconds ends
     /// where its n-th edge after that one is, or just before it (a clocked channel then
     /// sends on that edge).
-    fn ps(&self, key: &str, s: &str) -> R<Time> {
+    pub fn ps(&self, key: &str, s: &str) -> R<Time> {
         let t = match parse_quantity(s).map_err(|m| self.src.err(key, m, Some(UNIT_HINT)))? {
             Quantity::Cycles(n) => n.times(self.cycle).floor(),
             _ => self.duration(key, s)?.round(),
@@ -98,14 +98,14 @@ impl Units<'_> {
     }
 
     /// [`Self::ps`], or `default` cycles of the clock when `s` is not given.
-    fn ps_or(&self, key: &str, s: &Option<String>, default: Ratio) -> R<Time> {
+    pub fn ps_or(&self, key: &str, s: &Option<String>, default: Ratio) -> R<Time> {
         match s {
             Some(s) => self.ps(key, s),
             None => Ok(default.times(self.cycle).floor()),
         }
     }
 
-    fn positive(&self, key: &str, t: Time) -> R<Time> {
+    pub fn positive(&self, key: &str, t: Time) -> R<Time> {
         if t == 0 {
             return Err(self.src.err(key, "must be positive", None));
         }
@@ -359,7 +359,7 @@ fn switch_params(u: &Units, s: &RawSwitch) -> R<SwitchParams> {
 }
 
 /// The topology keys `t` may have for its kind, and a message when one is missing.
-fn topology_keys<'a>(src: &Source, t: &RawTopology) -> R<(&'static str, &'a [&'a str])> {
+pub(super) fn topology_keys<'a>(src: &Source, t: &RawTopology) -> R<(&'static str, &'a [&'a str])> {
     let kind = t.kind;
     let kname = match kind {
         TopoKind::Mesh => "mesh",
@@ -370,6 +370,7 @@ fn topology_keys<'a>(src: &Source, t: &RawTopology) -> R<(&'static str, &'a [&'a
         TopoKind::Full => "full",
         TopoKind::File => "file",
         TopoKind::Macrame => "macrame",
+        TopoKind::Atoll => "atoll",
     };
     // Keys that do not belong to this kind are mistakes, not silent no-ops.
     let allowed: &[&str] = match kind {
@@ -380,6 +381,7 @@ fn topology_keys<'a>(src: &Source, t: &RawTopology) -> R<(&'static str, &'a [&'a
         TopoKind::Full => &["switches", "hosts_per_switch"],
         TopoKind::File => &["file"],
         TopoKind::Macrame => &["network", "nodes"],
+        TopoKind::Atoll => &["network", "k", "nodes", "file", "hosts_per_switch", "failed"],
     };
     let present = [
         ("k", t.k.is_some()),
@@ -393,6 +395,7 @@ fn topology_keys<'a>(src: &Source, t: &RawTopology) -> R<(&'static str, &'a [&'a
         ("file", t.file.is_some()),
         ("network", t.network.is_some()),
         ("nodes", t.nodes.is_some()),
+        ("failed", t.failed.is_some()),
     ];
     for (name, is) in present {
         if is && !allowed.contains(&name) {
@@ -492,9 +495,9 @@ fn topology(
             sw,
         )
         .map_err(imp),
-        TopoKind::Macrame => Err(src.err(
+        TopoKind::Macrame | TopoKind::Atoll => Err(src.err(
             "topology.kind",
-            "a Macramé network is built with its own routing",
+            "a Macramé or ATOLL network is built with its own routing",
             None,
         )),
         TopoKind::File => {
@@ -527,7 +530,7 @@ fn topology(
     }
 }
 
-fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind) -> R<Routing> {
+pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind) -> R<Routing> {
     let algo = r.algorithm.unwrap_or(match kind {
         TopoKind::Mesh | TopoKind::Torus | TopoKind::Ring => AlgoKind::Dor,
         TopoKind::Clos => AlgoKind::Clos,
@@ -535,6 +538,7 @@ fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind) -> R<Rout
         TopoKind::Full => AlgoKind::Direct,
         TopoKind::File => AlgoKind::Updown,
         TopoKind::Macrame => AlgoKind::Interval,
+        TopoKind::Atoll => AlgoKind::Source,
     });
     let adaptive = r.adaptive.unwrap_or(false);
     let mismatch = |what: &str| {
@@ -579,6 +583,13 @@ fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind) -> R<Rout
         return Err(src.err(
             "routing.paths",
             "paths choose the routes of algorithm = \"source\"",
+            None,
+        ));
+    }
+    if r.in_packet.is_some() && algo != AlgoKind::Source {
+        return Err(src.err(
+            "routing.in_packet",
+            "in_packet applies to the routes of algorithm = \"source\"",
             None,
         ));
     }
@@ -633,19 +644,30 @@ fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind) -> R<Rout
             if adaptive {
                 return Err(src.err("routing.adaptive", "source routes are fixed per packet", None));
             }
-            let base = match r.paths.unwrap_or(PathsKind::Updown) {
-                PathsKind::Updown => updown::updown(fab, root, false),
-                PathsKind::Minimal => updown::minimal(fab, false),
-            };
             let explicit = r
                 .route
                 .iter()
                 .map(|x| ((x.src, x.dst), x.ports.clone()))
                 .collect();
-            Routing::Source(
-                SourceRoutes::new(fab, base, explicit)
-                    .map_err(|e| src.err("routing.route", e.to_string(), None))?,
-            )
+            let routes = match r.paths.unwrap_or(PathsKind::Updown) {
+                PathsKind::Updown => SourceRoutes::new(fab, updown::updown(fab, root, false), explicit),
+                PathsKind::Minimal => SourceRoutes::new(fab, updown::minimal(fab, false), explicit),
+                PathsKind::DeadlockFree => {
+                    if r.root.is_some() {
+                        return Err(src.err(
+                            "routing.root",
+                            "root applies to up*/down* routes (paths = \"updown\")",
+                            None,
+                        ));
+                    }
+                    let placed = crate::routing::placed::Placed::new(fab)
+                        .map_err(|e| src.err("routing.paths", e.to_string(), None))?;
+                    SourceRoutes::placed(fab, placed, explicit)
+                }
+            };
+            let mut routes = routes.map_err(|e| src.err("routing.route", e.to_string(), None))?;
+            routes.in_packet = r.in_packet.unwrap_or(false);
+            Routing::Source(routes)
         }
     })
 }
@@ -899,7 +921,7 @@ fn workload(u: &Units, t: &RawTraffic, fab: &Fabric, seed: u64, flit_bytes: u32)
 }
 
 /// The first key given in a channel section, if any.
-fn channel_key(c: &RawChannel) -> Option<&'static str> {
+pub(super) fn channel_key(c: &RawChannel) -> Option<&'static str> {
     [
         ("flit_time", c.flit_time.is_some()),
         ("rate", c.rate.is_some()),
@@ -1007,7 +1029,11 @@ fn macrame(src: &Source, raw: &RawConfig) -> R<(Fabric, Routing)> {
 
 /// Builds the spec.
 pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
-    let cycle = clock_period(src, &raw.sim.clock)?;
+    // An ATOLL network counts cycles of its core clock unless told otherwise.
+    let cycle = match (&raw.sim.clock, raw.topology.kind) {
+        (None, TopoKind::Atoll) => crate::systems::atoll::params::core().period(),
+        (c, _) => clock_period(src, c)?,
+    };
     let u = Units { src, cycle };
     let net = link_params(&u, "channel", &raw.channel, None)?;
     let host_link = match &raw.host_channel {
@@ -1015,13 +1041,23 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
         None => net,
     };
     let sw = switch_params(&u, &raw.switch)?;
-    let (fab, routing) = if raw.topology.kind == TopoKind::Macrame {
-        macrame(src, raw)?
-    } else {
-        let fab = topology(src, cycle, &raw.topology, net, host_link, sw)?;
-        let routing = routing(src, &raw.routing, &fab, raw.topology.kind)?;
-        (fab, routing)
+    let (fab, routing) = match raw.topology.kind {
+        TopoKind::Macrame => macrame(src, raw)?,
+        TopoKind::Atoll => super::atoll::atoll(&u, raw)?,
+        kind => {
+            let fab = topology(src, cycle, &raw.topology, net, host_link, sw)?;
+            let routing = routing(src, &raw.routing, &fab, kind)?;
+            (fab, routing)
+        }
     };
+    if routing.route_in_packet() && sw.mode != SwitchMode::Wormhole {
+        return Err(src.err(
+            "routing.in_packet",
+            "a route in the packet is read by wormhole switches (a cut-through switch would need \
+             room for the packet before it knows the length of its route)",
+            Some("switch.mode = \"wormhole\""),
+        ));
+    }
     // Output buffers go in after routing is built: stages pass packets through.
     let fab = match raw.switch.output_buffer.unwrap_or(0) {
         0 => {
@@ -1066,8 +1102,24 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
     if flit_bytes == 0 {
         return Err(src.err("traffic.flit_bytes", "must be at least 1", None));
     }
-    let wl = workload(&u, &raw.traffic, &fab, seed, flit_bytes)?;
-    let max_pkt = wl.sizes.max();
+    let messages = super::messages::messages(&u, raw, &fab)?;
+    let (wl, max_pkt) = match &messages {
+        None => {
+            let wl = workload(&u, &raw.traffic, &fab, seed, flit_bytes)?;
+            let max = wl.sizes.max();
+            (wl, max)
+        }
+        Some(m) => {
+            // A message's largest packet: its payload, framing and route.
+            let payload = m.sizes.iter().max().copied().unwrap_or(1).min(m.host.mtu as u64);
+            let bytes = payload + m.host.framing as u64 + routing.max_header() as u64;
+            let flits = bytes.div_ceil(flit_bytes as u64);
+            (
+                Workload::silent(fab.num_hosts()),
+                u32::try_from(flits).unwrap_or(u32::MAX),
+            )
+        }
+    };
     if sw.mode != SwitchMode::Wormhole
         && let Some((ci, c)) = fab
             .channels
@@ -1087,13 +1139,42 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             Some("raise the buffer (channel.buffer, host_channel.buffer or a link's buffer=) or use smaller packets"),
         ));
     }
-    let warmup = u.ps_or("sim.warmup", &s.warmup, Ratio::int(10_000))?;
-    let measure = u.positive(
-        "sim.measure",
-        u.ps_or("sim.measure", &s.measure, Ratio::int(50_000))?,
-    )?;
+    if let Some(m) = &messages
+        && let Some(key) = [
+            ("warmup", s.warmup.is_some()),
+            ("measure", s.measure.is_some()),
+            ("drain_limit", s.drain_limit.is_some()),
+            ("drain", s.drain.is_some()),
+            ("batches", s.batches.is_some()),
+        ]
+        .iter()
+        .find(|k| k.1)
+    {
+        return Err(src.err(
+            &format!("sim.{}", key.0),
+            format!(
+                "a {} runs until its messages are through: it has no window",
+                m.kind.name()
+            ),
+            Some("remove it; traffic.messages sets how many"),
+        ));
+    }
+    let warmup = if messages.is_some() {
+        0
+    } else {
+        u.ps_or("sim.warmup", &s.warmup, Ratio::int(10_000))?
+    };
+    let measure = if messages.is_some() {
+        MAX_SPAN
+    } else {
+        u.positive(
+            "sim.measure",
+            u.ps_or("sim.measure", &s.measure, Ratio::int(50_000))?,
+        )?
+    };
     let drain_limit = match &s.drain_limit {
         Some(x) => u.ps("sim.drain_limit", x)?,
+        None if messages.is_some() => 0,
         None => measure,
     };
     let batches = s.batches.unwrap_or(10);
@@ -1199,6 +1280,7 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             max_header: 0,
         },
         host: hp,
+        messages,
     })
 }
 

@@ -2,7 +2,9 @@
 //! then validated and built into a [`Spec`] ([`build`]). Every error names the file, the line
 //! of the offending key (when it is in the file) and what was expected.
 
+mod atoll;
 pub mod build;
+mod messages;
 pub mod raw;
 
 use crate::engine::Spec;

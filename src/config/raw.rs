@@ -22,6 +22,7 @@ pub struct RawConfig {
     pub traffic: RawTraffic,
     #[serde(default)]
     pub host: RawHost,
+    pub nic: Option<RawNic>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -60,6 +61,9 @@ pub enum TopoKind {
     File,
     /// A Macramé network of STC104 switches and DS links (`network`, `nodes`).
     Macrame,
+    /// An ATOLL network: NICs that are their own switches (`network`, `k`, `nodes`,
+    /// `file`, `hosts_per_switch`, `failed`).
+    Atoll,
 }
 
 /// `k = 8` (every dimension) or `k = [8, 4]`.
@@ -86,8 +90,10 @@ pub struct RawTopology {
     pub file: Option<String>,
     /// Macramé: clos | grid | torus.
     pub network: Option<String>,
-    /// Macramé: number of traffic nodes.
+    /// Macramé: number of traffic nodes; ATOLL: chips of a fully connected network.
     pub nodes: Option<u32>,
+    /// ATOLL: links that failed, as pairs of chips.
+    pub failed: Option<Vec<[u32; 2]>>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,9 +183,11 @@ pub enum AlgoKind {
 pub enum PathsKind {
     Updown,
     Minimal,
+    /// A placed set free of cyclic channel dependencies (`routing::placed`).
+    DeadlockFree,
 }
 
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct RawRoute {
     pub src: u32,
@@ -187,7 +195,7 @@ pub struct RawRoute {
     pub ports: Vec<u16>,
 }
 
-#[derive(Deserialize, Debug, Default)]
+#[derive(Deserialize, Debug, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct RawRouting {
     pub algorithm: Option<AlgoKind>,
@@ -195,6 +203,8 @@ pub struct RawRouting {
     pub dateline: Option<bool>,
     pub root: Option<u32>,
     pub paths: Option<PathsKind>,
+    /// Source routes travel in the packet, a flit per hop (ATOLL routing strings).
+    pub in_packet: Option<bool>,
     #[serde(default)]
     pub route: Vec<RawRoute>,
 }
@@ -234,9 +244,25 @@ pub enum LoadValue {
     Rate(String),
 }
 
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum TrafficKind {
+    Synthetic,
+    PingPong,
+    Streaming,
+}
+
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct RawTraffic {
+    /// Synthetic traffic (the default), or a message benchmark between two hosts.
+    pub kind: Option<TrafficKind>,
+    /// Ping-pong, streaming: the master and slave hosts.
+    pub pair: Option<[u32; 2]>,
+    /// Ping-pong, streaming: message sizes [bytes].
+    pub message_sizes: Option<Vec<u64>>,
+    /// Ping-pong, streaming: messages (round trips) per size.
+    pub messages: Option<u32>,
     pub pattern: Option<PatternKind>,
     pub include_self: Option<bool>,
     pub pairs: Option<Vec<[u32; 2]>>,
@@ -249,6 +275,31 @@ pub struct RawTraffic {
     pub packet_size: Option<u32>,
     pub sizes: Option<Vec<(u32, f64)>>,
     pub flit_bytes: Option<u32>,
+}
+
+/// The host interface of message benchmarks (`nic::hostif`).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawNic {
+    pub mtu: Option<u32>,
+    pub framing: Option<u32>,
+    pub send_overhead: Option<String>,
+    pub pio_max: Option<u32>,
+    pub pio_rate: Option<String>,
+    pub dma_latency: Option<String>,
+    pub dma_rate: Option<String>,
+    pub rx_rate: Option<String>,
+    pub recv_overhead: Option<String>,
+    pub noise: Option<RawNoise>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawNoise {
+    pub tick: Option<String>,
+    pub tick_time: Option<[String; 2]>,
+    pub other_rate: Option<f64>,
+    pub other_time: Option<[String; 2]>,
 }
 
 #[derive(Deserialize, Debug, Default)]

@@ -22,13 +22,27 @@ pub const NO_TAG: u64 = u64::MAX;
 pub struct Message {
     pub src: u32,
     pub dst: u32,
-    /// Length [flits], header flits (if the header travels in the packet) included.
+    /// Length [flits]: with a `header` of its own that travels in the packet, its flits
+    /// included; with the routing's own header, not (a route that travels in the packet,
+    /// an ATOLL routing string, adds its flits).
     pub flits: u32,
     /// Header symbols routing reads (a source route, header bytes); empty for routing by
     /// destination or to use the routing's own header for `dst`.
     pub header: Vec<u16>,
     /// Reported back on delivery; [`NO_TAG`] for none.
     pub tag: u64,
+}
+
+/// When a message's data reaches its NIC, for a NIC that starts sending a packet before it
+/// has all of it (its DMA engine still fetching): flits `from` on (counted in the packet as
+/// the message gives it, a route the routing adds in front not counted) become available
+/// one every `per_flit`, flit `from + j` at `start + (j + 1) · per_flit`; the flits before
+/// them (a header the NIC makes) at once. The host sends no flit before it is available.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataPace {
+    pub start: Time,
+    pub per_flit: Time,
+    pub from: u32,
 }
 
 /// A tagged packet that reached its destination.
@@ -119,6 +133,15 @@ impl Ctl<'_, '_> {
     /// Queues a message at its source host; it leaves when the host has sent what it queued
     /// before (and paid its send costs).
     pub fn send(&mut self, m: Message) -> Result<(), String> {
+        self.send_with(m, None)
+    }
+
+    /// As [`Self::send`], the message's data reaching the NIC at the pace `data` says.
+    pub fn send_paced(&mut self, m: Message, data: DataPace) -> Result<(), String> {
+        self.send_with(m, Some(data))
+    }
+
+    fn send_with(&mut self, m: Message, data: Option<DataPace>) -> Result<(), String> {
         let n = self.sim.hosts.len() as u32;
         if m.src >= n || m.dst >= n {
             return Err(format!("message {}→{}: hosts are 0..{n}", m.src, m.dst));
@@ -134,7 +157,7 @@ impl Ctl<'_, '_> {
             ));
         }
         let h = &mut self.sim.hosts[m.src as usize];
-        h.outbox.push_back((self.sim.now, m));
+        h.outbox.push_back((self.sim.now, m, data));
         let node = h.node;
         self.sim.mark_dirty(node);
         Ok(())

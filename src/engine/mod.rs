@@ -199,6 +199,9 @@ pub struct Spec {
     pub workload: Workload,
     pub params: SimParams,
     pub host: HostParams,
+    /// A message benchmark (ping-pong, streaming) in place of synthetic traffic: run by
+    /// [`crate::workload::message`], not [`Sim::run`].
+    pub messages: Option<crate::workload::message::MessageSpec>,
 }
 
 /// A run that had to stop.
@@ -538,7 +541,10 @@ pub(crate) struct HostState {
     /// The first switch needs room for a whole packet (cut-through, store-and-forward).
     pub whole: bool,
     /// Messages an agent queued here: when each was handed over, and the message.
-    pub outbox: std::collections::VecDeque<(Time, agent::Message)>,
+    pub outbox: std::collections::VecDeque<(Time, agent::Message, Option<agent::DataPace>)>,
+    /// The packet being sent gets its data at this pace (an agent's [`agent::DataPace`],
+    /// its `from` counted in the packet as sent: a route in front included).
+    pub avail: Option<agent::DataPace>,
     /// Trains accepted whose flits may still be landing: first arrival, length, ends with a
     /// tail (for the end-of-run count; older ones are dropped as they complete).
     pub rx_trains: std::collections::VecDeque<(Time, u32, bool)>,
@@ -1057,6 +1063,7 @@ impl<'a> Sim<'a> {
                 whole,
                 rx_trains: std::collections::VecDeque::new(),
                 outbox: std::collections::VecDeque::new(),
+                avail: None,
                 mem_cap: u64::MAX,
                 mem_used: 0,
                 mem_release: None,
@@ -1208,6 +1215,11 @@ impl<'a> Sim<'a> {
     /// Packets hosts have started to inject so far.
     pub fn packets_injected(&self) -> u64 {
         self.c.packets_injected
+    }
+
+    /// Flits moved over channels so far (a train's flits counted as it is sent).
+    pub fn flit_hops(&self) -> u64 {
+        self.c.flit_hops
     }
 
     /// How many flits starting now on channel `c` may go as one train before its failure

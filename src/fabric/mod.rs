@@ -6,6 +6,7 @@
 //! first (`0..switches`), then hosts, so host `h` is node `switches + h` and host numbers are
 //! the destination addresses packets carry.
 
+pub mod atoll;
 pub mod clos;
 pub mod full;
 pub mod grid;

@@ -5,6 +5,8 @@
 //! reports it. The costs are parameters (default 0); the modelled systems set them from
 //! their specs.
 
+pub mod hostif;
+
 use crate::engine::agent;
 use crate::engine::*;
 use crate::time::Time;
@@ -17,7 +19,7 @@ impl Sim<'_> {
         let hs = &self.hosts[h];
         let hp = &self.host_params[h];
         let (created, flits) = match hs.outbox.front() {
-            Some((t, m)) => (*t, m.flits),
+            Some((t, m, _)) => (*t, m.flits),
             None => (
                 match self.spec.workload.process {
                     Process::Backlogged => hs.cpu_free,
@@ -87,6 +89,23 @@ impl Sim<'_> {
             }
         } else {
             1
+        };
+        // A packet whose data is still coming in goes no faster than it comes.
+        let k = match self.hosts[h].avail {
+            None => k,
+            Some(a) => {
+                let pace = self.tm(c).send_pace();
+                let at = |i: u32| match i.checked_sub(a.from) {
+                    None => 0,
+                    Some(d) => a.start + (d as Time + 1) * a.per_flit,
+                };
+                let first = at(sent);
+                if first > now {
+                    self.ensure_gen(h, first);
+                    return Ok(());
+                }
+                (1..k).find(|&j| at(sent + j) > pace.at(now, j)).unwrap_or(k)
+            }
         };
         let mut flit = pid;
         if sent == 0 {
@@ -192,7 +211,7 @@ impl Sim<'_> {
         let ch = self.chans[c as usize];
         let explicit = !self.hosts[h].outbox.is_empty();
         let size = match self.hosts[h].outbox.front() {
-            Some((_, m)) => m.flits,
+            Some((_, m, _)) => m.flits,
             None => self.hosts[h].arrivals.size,
         };
         let need = if !ch.credit {
@@ -210,8 +229,9 @@ impl Sim<'_> {
         header.clear();
         let (dst, created, tag) = if explicit {
             let hs = &mut self.hosts[h];
-            let (t, m) = hs.outbox.pop_front().expect("checked non-empty");
+            let (t, m, data) = hs.outbox.pop_front().expect("checked non-empty");
             hs.cpu_free = ready;
+            hs.avail = data;
             header.extend_from_slice(&m.header);
             if hs.outbox.is_empty() {
                 self.notes.push((agent::Note::Idle { host: h as u32 }, None));
@@ -222,9 +242,11 @@ impl Sim<'_> {
                 self.scratch_route = header;
                 return Ok(false);
             };
+            self.hosts[h].avail = None;
             (dst, created, agent::NO_TAG)
         };
-        if header.is_empty() && self.routing.uses_header() {
+        let routed = header.is_empty() && self.routing.uses_header();
+        if routed {
             self.routing
                 .header_for(self.fab, h as u32, dst, &mut header)
                 .map_err(|err| {
@@ -236,6 +258,18 @@ impl Sim<'_> {
                     })
                 })?;
         }
+        // A route that travels in the packet (ATOLL's routing string) lengthens a packet by
+        // a flit a hop; its size as sent is what is offered (and, every route flit used up
+        // on the way, what arrives). A message whose agent gave its header counts the
+        // header's flits itself.
+        let len = if routed && self.routing.route_in_packet() {
+            size + header.len() as u32
+        } else {
+            size
+        };
+        if let Some(a) = &mut self.hosts[h].avail {
+            a.from += len - size;
+        }
         let pid = self.alloc_pkt()?;
         let measured = self.count_injected(created, size);
         let base = pid as usize * self.route_stride;
@@ -245,7 +279,7 @@ impl Sim<'_> {
         self.pkts[pid as usize] = Pkt {
             src: h as u32,
             dst,
-            len: size,
+            len,
             created,
             head_inj: now,
             head_dlv: 0,
@@ -262,7 +296,7 @@ impl Sim<'_> {
         hs.cur = pid;
         hs.cur_vc = ch.vc_base + vv;
         hs.cur_sent = 0;
-        hs.cur_len = size;
+        hs.cur_len = len;
         Ok(true)
     }
 

@@ -1,6 +1,7 @@
 //! Reports: the readable summary of a run, sweep tables, CSV and SVG plots.
 
 pub mod map;
+pub mod messages;
 pub mod plot;
 
 use crate::engine::result::RunResult;
@@ -143,6 +144,7 @@ pub fn latency_plot(r: &RunResult) -> plot::Plot<'_> {
             series("network latency", &r.network_latency_histogram),
         ],
         log_y: true,
+        log_x: false,
     }
 }
 

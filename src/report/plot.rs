@@ -1,5 +1,5 @@
-//! SVG line plots (plotters): one or more series of (x, y) points with axis labels and an
-//! optional logarithmic y axis.
+//! SVG line plots (plotters): one or more series of (x, y) points with axis labels and
+//! optional logarithmic axes (labelled with the values, not their logarithms).
 
 use plotters::prelude::*;
 
@@ -21,6 +21,7 @@ pub struct Plot<'a> {
     pub y_label: &'a str,
     pub series: Vec<Series>,
     pub log_y: bool,
+    pub log_x: bool,
 }
 
 /// Distinct series colours (Tableau 10 and two more); a plot with more series reuses them.
@@ -63,7 +64,7 @@ pub fn svg(p: &Plot) -> Result<String, String> {
         let root = SVGBackend::with_string(&mut buf, (800, 520)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let pts = || p.series.iter().flat_map(|s| s.points.iter());
-        let (x0, x1) = range(pts().map(|q| q.0), false);
+        let (x0, x1) = range(pts().map(|q| q.0), p.log_x);
         let (y0, y1) = range(pts().map(|q| q.1), p.log_y);
         let mut b = ChartBuilder::on(&root);
         b.caption(p.title, ("sans-serif", 20))
@@ -86,7 +87,12 @@ pub fn svg(p: &Plot) -> Result<String, String> {
                         .points
                         .iter()
                         .copied()
-                        .filter(|q| q.0.is_finite() && q.1.is_finite() && (!p.log_y || q.1 > 0.0))
+                        .filter(|q| {
+                            q.0.is_finite()
+                                && q.1.is_finite()
+                                && (!p.log_y || q.1 > 0.0)
+                                && (!p.log_x || q.0 > 0.0)
+                        })
                         .collect();
                     if s.markers_only {
                         chart
@@ -115,13 +121,20 @@ pub fn svg(p: &Plot) -> Result<String, String> {
                     .map_err(|e| e.to_string())?;
             }};
         }
-        if p.log_y {
-            draw!(
+        match (p.log_x, p.log_y) {
+            (false, false) => draw!(b.build_cartesian_2d(x0..x1, y0..y1).map_err(|e| e.to_string())?),
+            (false, true) => draw!(
                 b.build_cartesian_2d(x0..x1, (y0..y1).log_scale())
                     .map_err(|e| e.to_string())?
-            );
-        } else {
-            draw!(b.build_cartesian_2d(x0..x1, y0..y1).map_err(|e| e.to_string())?);
+            ),
+            (true, false) => draw!(
+                b.build_cartesian_2d((x0..x1).log_scale(), y0..y1)
+                    .map_err(|e| e.to_string())?
+            ),
+            (true, true) => draw!(
+                b.build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
+                    .map_err(|e| e.to_string())?
+            ),
         }
         root.present().map_err(|e| e.to_string())?;
     }
@@ -145,6 +158,7 @@ mod tests {
                 color: None,
             }],
             log_y: true,
+            log_x: false,
         };
         let s = svg(&p).unwrap();
         assert!(s.starts_with("<svg") && s.contains("</svg>"));

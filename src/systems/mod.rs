@@ -7,6 +7,7 @@
 //! CSV per experiment and the system's plots as SVG.
 
 pub mod atm;
+pub mod atoll;
 pub mod atomic;
 pub mod ieee1355;
 

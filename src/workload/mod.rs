@@ -1,6 +1,7 @@
 //! Traffic: who sends to whom ([`pattern`]), when and how much ([`source`]), drawn from
 //! seeded per-component streams ([`rng`]).
 
+pub mod message;
 pub mod pattern;
 pub mod rng;
 pub mod source;

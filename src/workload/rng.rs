@@ -28,6 +28,8 @@ pub enum Purpose {
     Destinations = 2,
     Switch = 3,
     Setup = 4,
+    /// Operating-system noise on a host's CPU (`nic::hostif`).
+    Noise = 5,
 }
 
 impl Stream {

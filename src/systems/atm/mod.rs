@@ -189,6 +189,7 @@ fn write_size(report: &mut Report, cal: &Calibration) -> Result<(f64, Driver), S
         y_label: "bandwidth [Mb/s]",
         series,
         log_y: false,
+        log_x: false,
     };
     report.plots.push(Artifact {
         file: "write-size.svg".into(),
@@ -410,6 +411,7 @@ fn end_to_end_experiment(report: &mut Report, opts: &Options, cal: &Calibration)
             y_label: "Mb/s",
             series: vec![goodput, link],
             log_y: false,
+            log_x: false,
         })
         .map_err(|e| format!("end-to-end plot: {e}"))?,
     });

@@ -182,6 +182,7 @@ fn time_per_packet(rep: &mut Report, quick: bool) {
         y_label: "time per packet [µs]",
         series,
         log_y: false,
+        log_x: false,
     }) {
         rep.plots.push(Artifact {
             file: "time-per-packet.svg".into(),
@@ -586,6 +587,7 @@ fn arbitration(rep: &mut Report, quick: bool) {
         y_label: "share of packets delivered",
         series,
         log_y: true,
+        log_x: false,
     }) {
         rep.plots.push(Artifact {
             file: "arbitration-shares.svg".into(),
@@ -761,6 +763,7 @@ fn mapping(rep: &mut Report, quick: bool) {
             },
         ],
         log_y: false,
+        log_x: false,
     }) {
         rep.plots.push(Artifact {
             file: "mapping-messages.svg".into(),

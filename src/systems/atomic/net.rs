@@ -144,6 +144,7 @@ pub fn spec(lf: &LanFabric, name: &str) -> Spec {
             max_header: 512,
         },
         host: HostParams::default(),
+        messages: None,
     }
 }
 

@@ -246,5 +246,6 @@ pub fn spec(net: &Net, seed: u64, limit: u64, max_header: usize) -> Result<Spec,
             send_overhead: DISPATCH,
             ..HostParams::default()
         },
+        messages: None,
     })
 }

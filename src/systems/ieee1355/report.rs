@@ -218,6 +218,7 @@ pub fn plots(rep: &mut Report, dist: &[Outcome], dist_cases: &[(u32, f64)]) -> R
             y_label: "saturation throughput [MB/s, total]",
             series: by.into_iter().map(|(k, v)| series(&k, v)).collect(),
             log_y: false,
+            log_x: false,
         },
     ));
 
@@ -242,6 +243,7 @@ pub fn plots(rep: &mut Report, dist: &[Outcome], dist_cases: &[(u32, f64)]) -> R
                 .map(|((n, r), v)| series(&format!("{n} nodes, {r}"), v.clone()))
                 .collect(),
             log_y: false,
+            log_x: false,
         },
     ));
     out.push((
@@ -256,6 +258,7 @@ pub fn plots(rep: &mut Report, dist: &[Outcome], dist_cases: &[(u32, f64)]) -> R
                 .map(|((_, r), v)| series(r, v.clone()))
                 .collect(),
             log_y: false,
+            log_x: false,
         },
     ));
 
@@ -277,6 +280,7 @@ pub fn plots(rep: &mut Report, dist: &[Outcome], dist_cases: &[(u32, f64)]) -> R
             y_label: "P(latency > x)",
             series: cdf,
             log_y: true,
+            log_x: false,
         },
     ));
 
@@ -305,6 +309,7 @@ pub fn plots(rep: &mut Report, dist: &[Outcome], dist_cases: &[(u32, f64)]) -> R
             y_label: "accepted throughput [MB/s, total]",
             series: s,
             log_y: false,
+            log_x: false,
         },
     ));
 
@@ -331,6 +336,7 @@ pub fn plots(rep: &mut Report, dist: &[Outcome], dist_cases: &[(u32, f64)]) -> R
             y_label: "throughput [MB/s]",
             series: pl.into_iter().map(|(k, v)| series(&k, v)).collect(),
             log_y: false,
+            log_x: false,
         },
     ));
 
