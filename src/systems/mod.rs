@@ -268,14 +268,50 @@ pub struct Options {
     pub progress: bool,
 }
 
+/// `f` of every item, spread over the machine's cores, in the items' order (so a report does
+/// not depend on thread timing); `done` is told how many have finished as each does.
+pub fn par_map<T: Sync, R: Send>(
+    items: &[T],
+    f: impl Fn(&T) -> R + Sync,
+    done: impl Fn(usize) + Sync,
+) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, items.len().max(1));
+    let (next, finished) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let mut out: Vec<(usize, R)> = std::thread::scope(|sc| {
+        let hs: Vec<_> = (0..threads)
+            .map(|_| {
+                sc.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        mine.push((i, f(item)));
+                        done(finished.fetch_add(1, Ordering::Relaxed) + 1);
+                    }
+                    mine
+                })
+            })
+            .collect();
+        hs.into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    out.sort_by_key(|x| x.0);
+    out.into_iter().map(|x| x.1).collect()
+}
+
 /// The systems `reef reproduce` knows.
-pub const SYSTEMS: &[&str] = &["atm", "atomic", "ieee1355"];
+pub const SYSTEMS: &[&str] = &["atm", "atomic", "atoll", "ieee1355"];
 
 /// Runs the reproduction of `system`.
 pub fn reproduce(system: &str, opts: &Options) -> Result<Report, String> {
     match system {
         "atm" => atm::reproduce(opts),
         "atomic" => atomic::reproduce(opts),
+        "atoll" => atoll::reproduce(opts),
         "ieee1355" => ieee1355::reproduce(opts),
         _ => Err(format!(
             "no reproduction for `{system}` (available: {})",

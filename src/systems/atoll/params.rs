@@ -100,6 +100,11 @@ pub const NOISE_SRC: &str = "ASSUMED: a 1 kHz timer tick (HZ = 1000), each inter
 
 /// The chip with input FIFOs of `fifo` bytes.
 pub fn chip(fifo: u32) -> Chip {
+    chip_with(fifo, CREDIT_CYCLES)
+}
+
+/// The chip with input FIFOs of `fifo` bytes, a link's credits back after `credit` cycles.
+pub fn chip_with(fifo: u32, credit: u64) -> Chip {
     let clock = core();
     let byte = clock.period().round();
     let link = LinkParams {
@@ -109,7 +114,7 @@ pub fn chip(fifo: u32) -> Chip {
         vcs: 1,
         buffer: fifo,
         flow: FlowControl::Credit {
-            delay: cycles(CREDIT_CYCLES),
+            delay: cycles(credit),
         },
         delete_header: false,
         clock: Some(clock),

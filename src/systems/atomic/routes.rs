@@ -12,6 +12,31 @@ pub fn print_routes(spec: &Spec, max_pairs: usize) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{}: {}", spec.name, spec.fabric);
     let _ = writeln!(s, "routing {}", spec.routing.name());
+    if let Routing::Source(r) = &spec.routing {
+        if r.in_packet {
+            let _ = writeln!(
+                s,
+                "routes travel in the packet as routing strings: a byte a hop naming the output port, \
+                 used up by the switch that reads it (the last one names the host's port)"
+            );
+        }
+        if let Some(p) = r.placed_set() {
+            let st = p.stats;
+            let _ = writeln!(
+                s,
+                "a deadlock-free set: {} pairs of switches, {:.3} hops a pair more than shortest paths \
+                 ({:.3} in its base), {} routes longer than their shortest path, the longest {} hops \
+                 (diameter {}), {} channel dependencies",
+                st.pairs,
+                st.mean_extra_hops(),
+                st.base_mean_extra_hops(),
+                st.detours,
+                st.longest,
+                st.diameter,
+                st.dependencies
+            );
+        }
+    }
     let n = spec.fabric.num_hosts() as u32;
     let mut hdr = Vec::new();
     let mut shown = 0;
@@ -40,6 +65,12 @@ pub fn print_routes(spec: &Spec, max_pairs: usize) -> String {
                                 )
                             })
                             .collect::<String>(),
+                        Routing::Source(r) if r.in_packet => format!(
+                            "{}  ({} hop{})",
+                            hdr.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(" "),
+                            hdr.len() - 1,
+                            if hdr.len() == 2 { "" } else { "s" }
+                        ),
                         _ if !hdr.is_empty() => format!("{hdr:?}"),
                         // Routed hop by hop: show the path.
                         _ => match spec.routing.path(&spec.fabric, a, b) {
