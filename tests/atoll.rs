@@ -443,3 +443,14 @@ fn quick_reproduction_meets_its_calibration_and_the_hardware() {
             .any(|p| p.file == "streaming.svg" && p.text.contains("<svg"))
     );
 }
+
+/// The example's host interface is the one the reproduction calibrates.
+#[test]
+fn the_example_nic_is_the_calibrated_one() {
+    let s = reef::config::load(std::path::Path::new("examples/atoll-pingpong.toml"), &[]).unwrap();
+    let b = reef::systems::atoll::experiments::Bench::new().unwrap();
+    let cal = reef::systems::atoll::calibrate::calibrate(&b.net, b.one).unwrap();
+    assert_eq!(s.messages.unwrap().host, cal.host(true));
+    // And its pair is the reproduction's 7-hop pair.
+    assert_eq!(b.seven, (0, 28));
+}

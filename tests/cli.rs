@@ -530,7 +530,12 @@ fn help_explains() {
     }
     // It points to what a user has (the README, the papers), not to the developers' tree.
     assert!(!out.contains("shared/") && out.contains("README.md"), "{out}");
-    for paper in ["Traw & Smith, 1992", "USC/ISI, 1992", "Zhu et al., CERN, 1998"] {
+    for paper in [
+        "Traw & Smith, 1992",
+        "USC/ISI, 1992",
+        "Zhu et al., CERN, 1998",
+        "Mannheim, 2005",
+    ] {
         assert!(out.contains(paper), "{paper} missing from\n{out}");
     }
     let (_, out, _) = reef(&["--help"]);

@@ -35,7 +35,13 @@ pub fn summary(r: &RunResult) -> String {
         r.routing,
         r.seed
     );
-    let _ = writeln!(s, "  one cycle = {} ps; injection {}", r.cycle_ps, r.injection);
+    // (A cycle of a clock whose period is not whole picoseconds, 300 MHz, to the femtosecond.)
+    let cycle = if r.cycle_ps.fract() == 0.0 {
+        format!("{}", r.cycle_ps)
+    } else {
+        format!("{:.3}", r.cycle_ps)
+    };
+    let _ = writeln!(s, "  one cycle = {cycle} ps; injection {}", r.injection);
     let no_window = r.window_cycles <= 0.0 && r.deadlock.is_some();
     match r.offered_flits_per_node_cycle {
         _ if no_window => {

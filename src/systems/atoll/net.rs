@@ -11,7 +11,7 @@ use crate::fabric::{Fabric, Shape};
 use crate::routing::Routing;
 use crate::routing::placed::{Placed, PlacedStats};
 use crate::routing::source::SourceRoutes;
-use crate::time::{Ratio, Time};
+use crate::time::{SEC, Time};
 use crate::workload::pattern::{Pattern, PatternSpec};
 use crate::workload::rng::{Purpose, Stream};
 use crate::workload::{Process, Sizes, Workload};
@@ -119,6 +119,31 @@ impl Net {
         }
     }
 
+    /// The uniform-traffic flow bound of the routes [payload MB/s per node]: the load at
+    /// which the busiest channel would be busy all the time, every host sending full
+    /// packets to every other alike (each a byte of routing string a chip on top).
+    pub fn flow_bound_mbps(&self) -> f64 {
+        let fab = &self.fabric;
+        let n = fab.num_hosts() as u32;
+        let mut load = vec![0u64; fab.channels.len()];
+        let mut route_bytes = 0u64;
+        for a in 0..n {
+            for b in (0..n).filter(|&b| b != a) {
+                if let Ok((path, _)) = self.routing.path(fab, a, b) {
+                    route_bytes += path.len() as u64 - 1;
+                    for (c, _) in &path[1..path.len() - 1] {
+                        load[c.idx()] += 1;
+                    }
+                }
+            }
+        }
+        let pairs = (n as u64 * (n as u64 - 1)).max(1);
+        let busiest = load.iter().copied().max().unwrap_or(0).max(1) as f64 / (n as f64 - 1.0);
+        let packet = (P::MTU + P::FRAMING) as f64 + route_bytes as f64 / pairs as f64;
+        let link = SEC as f64 / P::core().period().to_f64();
+        link / busiest * P::MTU as f64 / packet / 1e6
+    }
+
     /// Whether the fabric is a torus or grid (a drawable 2-D network).
     pub fn is_cube(&self) -> bool {
         matches!(self.fabric.shape, Shape::Cube { .. })
@@ -149,9 +174,4 @@ fn params(seed: u64) -> SimParams {
 pub fn torus(nodes: u32) -> Wiring {
     let k = (nodes as f64).sqrt().round() as u32;
     Wiring::Torus { k: [k, k] }
-}
-
-/// The picoseconds of `x` cycles of the core clock, exactly.
-pub fn core_ps(x: u64) -> Ratio {
-    Ratio::int(x as u128).times(P::core().period())
 }
