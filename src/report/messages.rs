@@ -89,11 +89,11 @@ pub fn table(r: &MessageRun) -> String {
     }
     let _ = writeln!(
         s,
-        "(latency: half a round trip; MB/s: 10^6 bytes/s{})",
+        "({})",
         if r.ping_pong() {
-            ", the size over the mean latency"
+            "latency: half a round trip; MB/s: 10^6 bytes/s, the size over the mean latency"
         } else {
-            ", bytes over the time from the first send to the last message in hand"
+            "MB/s: 10^6 bytes/s, the bytes over the time from the first send to the last message in hand"
         }
     );
     s
