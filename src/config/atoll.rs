@@ -5,7 +5,7 @@
 //! the packet, a deadlock-free placed set unless the config asks for up*/down* or minimal
 //! routes or gives its own.
 
-use super::build::{R, Units, channel_key, routing, topology_keys};
+use super::build::{R, Units, channel_key, routing, switch_key, topology_keys};
 use super::raw::*;
 use crate::fabric::atoll::{Wiring, build, from_file};
 use crate::fabric::{Fabric, FabricError};
@@ -35,20 +35,9 @@ pub(super) fn atoll(u: &Units, raw: &RawConfig) -> R<(Fabric, Routing)> {
             Some("remove the [host_channel] section"),
         ));
     }
-    let sw = &raw.switch;
-    if [
-        sw.mode.is_some(),
-        sw.router_delay.is_some(),
-        sw.selection.is_some(),
-        sw.arbitration.is_some(),
-        sw.speedup.is_some(),
-        sw.output_buffer.is_some(),
-        sw.crossbar_time.is_some(),
-    ]
-    .contains(&true)
-    {
+    if let Some(k) = switch_key(&raw.switch) {
         return Err(src.err(
-            "switch",
+            &format!("switch.{k}"),
             "an ATOLL network switches in its chips (wormhole, 27 cycles a hop)",
             Some("remove the [switch] section"),
         ));

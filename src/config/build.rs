@@ -942,6 +942,22 @@ pub(super) fn channel_key(c: &RawChannel) -> Option<&'static str> {
     .map(|x| x.0)
 }
 
+/// The first key given in the switch section, if any.
+pub(super) fn switch_key(s: &RawSwitch) -> Option<&'static str> {
+    [
+        ("mode", s.mode.is_some()),
+        ("router_delay", s.router_delay.is_some()),
+        ("selection", s.selection.is_some()),
+        ("arbitration", s.arbitration.is_some()),
+        ("speedup", s.speedup.is_some()),
+        ("output_buffer", s.output_buffer.is_some()),
+        ("crossbar_time", s.crossbar_time.is_some()),
+    ]
+    .iter()
+    .find(|x| x.1)
+    .map(|x| x.0)
+}
+
 /// A Macramé network (`../shared/systems/ieee1355.md`): its STC104s, DS links and interval
 /// tables are the hardware's, so channel and switch keys do not apply.
 fn macrame(src: &Source, raw: &RawConfig) -> R<(Fabric, Routing)> {
@@ -976,21 +992,9 @@ fn macrame(src: &Source, raw: &RawConfig) -> R<(Fabric, Routing)> {
             Some("remove the [host_channel] section"),
         ));
     }
-    let sw = &raw.switch;
-    if let Some(k) = [
-        ("mode", sw.mode.is_some()),
-        ("router_delay", sw.router_delay.is_some()),
-        ("selection", sw.selection.is_some()),
-        ("arbitration", sw.arbitration.is_some()),
-        ("speedup", sw.speedup.is_some()),
-        ("output_buffer", sw.output_buffer.is_some()),
-        ("crossbar_time", sw.crossbar_time.is_some()),
-    ]
-    .iter()
-    .find(|x| x.1)
-    {
+    if let Some(k) = switch_key(&raw.switch) {
         return Err(src.err(
-            &format!("switch.{}", k.0),
+            &format!("switch.{k}"),
             "a Macramé network has STC104 switches",
             Some("remove the [switch] section"),
         ));

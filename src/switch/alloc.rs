@@ -162,15 +162,7 @@ impl Sim<'_> {
         } else {
             (tm.flit_time, tm.tail_time)
         };
-        let v = &mut self.vcs[o as usize];
-        let (buf, mask, mut at) = (v.buf, v.mask, v.head.wrapping_add(v.len));
-        v.len += k;
-        let first = if v.flags & F_HEAD_NEXT != 0 {
-            v.flags &= !F_HEAD_NEXT;
-            first | HEAD
-        } else {
-            first
-        };
+        let (buf, mask, mut at, first) = self.ring_back(o, first, k);
         let ring = &mut self.ring;
         let tail = if ends_tail { TAIL } else { 0 };
         if k == 1 {
@@ -213,15 +205,7 @@ impl Sim<'_> {
     #[inline(never)]
     fn ring_put_clocked(&mut self, o: u32, first: u32, dst: u32, k: u32, ends_tail: bool, a0: Time) {
         let pace = self.tm(self.vcs[o as usize].chan).land_pace();
-        let v = &mut self.vcs[o as usize];
-        let (buf, mask, at) = (v.buf, v.mask, v.head.wrapping_add(v.len));
-        v.len += k;
-        let first = if v.flags & F_HEAD_NEXT != 0 {
-            v.flags &= !F_HEAD_NEXT;
-            first | HEAD
-        } else {
-            first
-        };
+        let (buf, mask, at, first) = self.ring_back(o, first, k);
         for j in 0..k {
             let flit = if j == 0 { first } else { first & PID };
             let tail = if ends_tail && j + 1 == k { TAIL } else { 0 };
@@ -232,6 +216,23 @@ impl Sim<'_> {
                 dst: if j == 0 { dst } else { dst & DST_MASK },
             };
         }
+    }
+
+    /// Makes room for `k` flits at the back of input VC `o`'s ring: its buffer, mask and the
+    /// position of the first, and the first flit's word (a head, if the header before it was
+    /// stripped as it landed).
+    #[inline(always)]
+    fn ring_back(&mut self, o: u32, first: u32, k: u32) -> (u32, u32, u32, u32) {
+        let v = &mut self.vcs[o as usize];
+        let at = v.head.wrapping_add(v.len);
+        v.len += k;
+        let first = if v.flags & F_HEAD_NEXT != 0 {
+            v.flags &= !F_HEAD_NEXT;
+            first | HEAD
+        } else {
+            first
+        };
+        (v.buf, v.mask, at, first)
     }
 
     /// Flits arrive at a full buffer: an error under credit flow control, a bigger buffer
