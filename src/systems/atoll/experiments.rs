@@ -601,12 +601,12 @@ fn sensitivity(rep: &mut Report, b: &Bench, cal: &Calibration, opts: &Options) -
                 _ => {}
             }
             let (param, value) = match v {
-                Var::Fifo(f) => ("fifo_bytes", *f as f64),
-                Var::Credit(c) => ("credit_cycles", *c as f64),
-                Var::Mtu(m) => ("mtu_bytes", *m as f64),
-                Var::Framing(f) => ("framing_bytes", *f as f64),
-                Var::DmaLatency(l) => ("dma_latency_us", us(*l as f64)),
-                Var::PioMax(p) => ("pio_max_bytes", *p as f64),
+                Var::Fifo(f) => ("fifo_bytes", json!(f)),
+                Var::Credit(c) => ("credit_cycles", json!(c)),
+                Var::Mtu(m) => ("mtu_bytes", json!(m)),
+                Var::Framing(f) => ("framing_bytes", json!(f)),
+                Var::DmaLatency(l) => ("dma_latency_us", json!(us(*l as f64))),
+                Var::PioMax(p) => ("pio_max_bytes", json!(p)),
             };
             let net = if fifo == P::FIFO_BYTES && credit == P::CREDIT_CYCLES {
                 b.net.clone()
