@@ -135,13 +135,58 @@ fn interval_tables_route_every_pair_without_deadlock() {
     for nodes in [64, 128, 256, 512] {
         check_routes(&Net::new(Topo::Clos, nodes, RouteMode::Adaptive));
     }
-    check_routes(&Net::new(Topo::Clos, 256, RouteMode::Deterministic));
+    for nodes in [64, 128, 256, 512] {
+        check_routes(&Net::new(Topo::Clos, nodes, RouteMode::Deterministic));
+    }
     for nodes in [64, 256, 400, 1024] {
         check_routes(&Net::new(Topo::Grid, nodes, RouteMode::Adaptive));
     }
     for nodes in [256, 400, 1024] {
         check_routes(&Net::new(Topo::Torus, nodes, RouteMode::Adaptive));
         check_routes(&Net::new(Topo::Torus, nodes, RouteMode::Deterministic));
+    }
+}
+
+/// The deterministic Clos tables spread the routes over the centre stage's links ("routing
+/// channels evenly spread across the centre stage links", Zhu et al. 1998): every
+/// centre-to-leaf link carries routes, and no link of either direction carries more than
+/// one unit's routes (16 sources × the unit's labels), however many the spec's earlier
+/// scheme bunched there (all of a leaf's inflow on one centre switch's links).
+#[test]
+fn deterministic_clos_routes_are_spread_over_the_centre_stage() {
+    for (nodes, leaves, unit) in [(64, 4u64, 4u64), (128, 8, 8), (256, 16, 16), (512, 32, 32)] {
+        let (fab, routing) =
+            net::fabric_and_routing(&Net::new(Topo::Clos, nodes, RouteMode::Deterministic)).unwrap();
+        let (up, down) = interval::centre_link_routes(&fab, &routing).unwrap();
+        assert_eq!(
+            (up.len(), down.len()),
+            (16 * leaves as usize, 16 * leaves as usize),
+            "{nodes}"
+        );
+        // Every pair on different leaves crosses one up-link and one down-link.
+        let remote = nodes as u64 * (nodes as u64 - nodes as u64 / leaves);
+        assert_eq!(up.iter().sum::<u64>(), remote, "{nodes}");
+        assert_eq!(down.iter().sum::<u64>(), remote, "{nodes}");
+        let most = 16 * unit;
+        for (what, v) in [("up", &up), ("down", &down)] {
+            let max = *v.iter().max().unwrap();
+            assert!(
+                max <= most,
+                "{nodes} {what}: a link carries {max} routes, more than {most}"
+            );
+        }
+        assert!(
+            down.iter().all(|&k| k > 0),
+            "{nodes}: an idle down-link: {down:?}"
+        );
+        println!(
+            "{nodes}: up {}..{} down {}..{} mean {}",
+            up.iter().min().unwrap(),
+            up.iter().max().unwrap(),
+            down.iter().min().unwrap(),
+            down.iter().max().unwrap(),
+            remote / (16 * leaves)
+        );
     }
 }
 
@@ -405,6 +450,31 @@ fn quick_reproduction_covers_every_required_figure() {
         ];
         assert!(has("routing", &c, "saturation_total_MBps"), "routing {r}");
     }
+    // The deterministic tables' balance: routes per centre-stage link, up and down.
+    for links in ["up", "down"] {
+        let c = [("routing", json!("deterministic")), ("links", json!(links))];
+        let v = |m: &str| {
+            recs.iter()
+                .find(|r| {
+                    r["experiment"] == "routing"
+                        && r["metric"] == m
+                        && c.iter().all(|(k, v)| r["case"][*k] == *v)
+                })
+                .and_then(|r| r["simulated"].as_f64())
+                .unwrap_or_else(|| panic!("routing {links} {m}"))
+        };
+        let (mean, min, max) = (
+            v("routes_per_centre_link_mean"),
+            v("routes_per_centre_link_min"),
+            v("routes_per_centre_link_max"),
+        );
+        // 256 × 240 pairs on different terminal switches over 256 links each way.
+        assert_eq!(mean, 240.0, "{links}");
+        assert!(
+            min <= mean && mean <= max && max <= 256.0,
+            "{links}: {min} {mean} {max}"
+        );
+    }
     for p in ["grouped", "distributed"] {
         for m in ["max_event_rate_kHz", "fex_receive_MBps"] {
             assert!(has("atlas", &[("placement", json!(p))], m), "atlas {p} {m}");
@@ -469,6 +539,9 @@ fn quick_reproduction_covers_every_required_figure() {
         let text = std::fs::read_to_string(dir.join(f)).unwrap_or_default();
         assert!(text.len() > 100, "{f} missing or empty");
     }
+    // The deterministic series is drawn beside the adaptive ones.
+    let svg = std::fs::read_to_string(dir.join("latency-vs-load.svg")).unwrap_or_default();
+    assert!(svg.contains("256 nodes, deterministic"), "latency-vs-load.svg");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -489,6 +562,32 @@ fn reef_routes_prints_the_interval_tables() {
     assert!(text.contains("16..=255   → ports 16..=31 (group)"), "{text}");
     // A centre switch sends each terminal switch's 16 labels down its group of 2 links.
     assert!(text.contains("s16: 16 intervals"), "{text}");
+    // Deterministic: terminal switch s sends the 16 labels of terminal switch m up its
+    // up-link (m + s) mod 16; a centre switch splits each terminal switch's labels over its
+    // 2 down-links.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_reef"))
+        .args([
+            "routes",
+            "examples/macrame-clos256.toml",
+            "--set",
+            "routing.adaptive=false",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        text.contains("interval tables (interval-deterministic)"),
+        "{text}"
+    );
+    assert!(text.contains("s0: 31 intervals"), "{text}");
+    assert!(text.contains("16..=31    → port 17"), "{text}");
+    assert!(text.contains("s3: 31 intervals"), "{text}");
+    assert!(
+        text.contains("240..=255   → port 18"),
+        "s3 sends unit 15 up link 2: {text}"
+    );
+    assert!(text.contains("s16: 32 intervals"), "{text}");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_reef"))
         .args([
             "routes",

@@ -630,6 +630,32 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
             v,
         ));
     }
+    // How evenly the deterministic tables spread the routes over the centre stage.
+    let (fab, routing) = fabric_and_routing(&det256)?;
+    let (up, down) = crate::routing::interval::centre_link_routes(&fab, &routing)
+        .ok_or("the deterministic Clos tables do not route every pair")?;
+    for (links, v) in [("up", &up), ("down", &down)] {
+        let c = [
+            ("topology", json!("clos")),
+            ("nodes", json!(256)),
+            ("routing", json!("deterministic")),
+            ("links", json!(links)),
+        ];
+        let mean = v.iter().sum::<u64>() as f64 / v.len().max(1) as f64;
+        let min = v.iter().copied().min().unwrap_or(0) as f64;
+        let max = v.iter().copied().max().unwrap_or(0) as f64;
+        for (m, x) in [
+            ("routes_per_centre_link_mean", mean),
+            ("routes_per_centre_link_min", min),
+            ("routes_per_centre_link_max", max),
+        ] {
+            rep.push(explain(
+                record("routing", &c, m, "routes", x),
+                "(source, destination) pairs whose fixed route crosses each terminal-to-centre \
+                 (up) or centre-to-terminal (down) link, counted on the tables",
+            ));
+        }
+    }
     for (pi, &pl) in placements.iter().enumerate() {
         let (lo, _) = atlas_max[pi];
         // Receive rate per FEX at the highest sustainable rate: its accepted payload / 80.
