@@ -346,6 +346,65 @@ fn macrame_runs_do_not_depend_on_event_order_or_trains() {
     }
 }
 
+/// The ATLAS fan-in far from saturation: what the FEX accept in the window equals what the
+/// buffers were given in it, within the batch-means interval. (The earlier reproduction
+/// compared accepted with rate × mean event size: a window of a few dozen Poisson events
+/// holds 20-40 % more or fewer than that, and accepted seemed to exceed offered.)
+#[test]
+fn atlas_accepts_what_it_is_offered_far_from_saturation() {
+    use reef::systems::ieee1355::atlas::{Atlas, EventShape, NODES, Placement};
+    for (placement, seed) in [(Placement::Grouped, 11), (Placement::Distributed, 12)] {
+        let w = Window {
+            warmup: 500_000_000,
+            measure: 3_000_000_000,
+            drain: 300_000_000,
+        };
+        let n = Net::new(Topo::Clos, NODES, RouteMode::Adaptive);
+        let s = net::spec(&n, seed, w.end() + w.drain + 1_000_000, 2).unwrap();
+        // 5 kHz: some 50 MB/s into 80 FEX links of 9.5 MB/s each.
+        let mut a = Atlas::new(placement, EventShape::CHOSEN, 5_000.0, w, 6, seed);
+        traffic::run(&s, &mut a).unwrap();
+        let v = a.verdict();
+        assert!(a.offered_mbps() > 10.0, "{placement:?}: {v:?}");
+        assert!(
+            v.surplus.0 <= v.surplus.1,
+            "{placement:?}: accepted exceeds offered by {:.2} ± {:.2} MB/s",
+            v.surplus.0,
+            v.surplus.1
+        );
+        assert!(v.surplus.0 >= -v.surplus.1, "{placement:?}: {v:?}");
+        assert!(v.sustainable(), "{placement:?}: {v:?}");
+        // The batches add up to the window's totals, and every fragment of it arrived.
+        let off: u64 = a.batches.iter().map(|b| b.offered).sum();
+        assert!((a.offered_mbps() - off as f64 / 3e-3 / 1e6).abs() < 1e-6);
+        assert_eq!(a.undelivered, 0);
+    }
+}
+
+/// An ATLAS run (its batches, latencies and verdict) does not depend on the order of
+/// equal-time events or on trains.
+#[test]
+fn atlas_runs_do_not_depend_on_event_order_or_trains() {
+    use reef::systems::ieee1355::atlas::{Atlas, EventShape, NODES, Placement};
+    let run = |reverse: bool, trains: bool| {
+        let w = Window {
+            warmup: 100_000_000,
+            measure: 400_000_000,
+            drain: 100_000_000,
+        };
+        let n = Net::new(Topo::Clos, NODES, RouteMode::Adaptive);
+        let mut s = net::spec(&n, 5, w.end() + w.drain + 1_000_000, 2).unwrap();
+        s.params.trains = trains;
+        let mut a = Atlas::new(Placement::Distributed, EventShape::CHOSEN, 40_000.0, w, 4, 5);
+        traffic::run_ordered(&s, &mut a, reverse).unwrap();
+        (a.batches.clone(), a.latency.mean(), a.delay.mean(), a.verdict())
+    };
+    let a = run(false, true);
+    assert!(a.0.iter().map(|b| b.accepted).sum::<u64>() > 0, "{a:?}");
+    assert_eq!(a, run(true, true), "reversed order");
+    assert_eq!(a, run(false, false), "flit by flit");
+}
+
 /// `reef reproduce ieee1355 --quick --json FILE --out DIR`, as CI runs it.
 #[test]
 fn quick_reproduction_covers_every_required_figure() {
@@ -479,11 +538,45 @@ fn quick_reproduction_covers_every_required_figure() {
         for m in ["max_event_rate_kHz", "fex_receive_MBps"] {
             assert!(has("atlas", &[("placement", json!(p))], m), "atlas {p} {m}");
         }
-        for m in ["accepted_total_MBps", "mean_latency_us"] {
-            assert!(
-                has("atlas-vs-rate", &[("placement", json!(p))], m),
-                "atlas-vs-rate {p} {m}"
-            );
+        // Every point of the curve has its offered load beside its accepted throughput.
+        let points: Vec<_> = recs
+            .iter()
+            .filter(|r| {
+                r["experiment"] == "atlas-vs-rate"
+                    && r["case"]["placement"] == p
+                    && r["metric"] == "accepted_total_MBps"
+            })
+            .collect();
+        assert!(points.len() >= 3, "atlas-vs-rate {p}");
+        for a in points {
+            let c = [
+                ("placement", json!(p)),
+                ("event_rate_kHz", a["case"]["event_rate_kHz"].clone()),
+            ];
+            for m in ["offered_total_MBps", "mean_latency_us", "sustainable"] {
+                assert!(has("atlas-vs-rate", &c, m), "atlas-vs-rate {p} {c:?} {m}");
+            }
+        }
+        // The sensitivity table: each parameter at both ends of its range, each search
+        // bracketing the knee from at least one side.
+        for (param, values) in [
+            ("chosen", vec!["5 FEX, 16 buffers, 32..=224 B"]),
+            ("fex_per_event", vec!["3", "10"]),
+            ("buffers_per_roi", vec!["8", "32"]),
+            ("fragment_bytes", vec!["16..=112", "64..=448"]),
+        ] {
+            for v in values {
+                let c = [
+                    ("placement", json!(p)),
+                    ("parameter", json!(param)),
+                    ("value", json!(v)),
+                ];
+                assert!(
+                    has("atlas-sensitivity", &c, "max_event_rate_kHz")
+                        || has("atlas-sensitivity", &c, "first_unsustainable_kHz"),
+                    "atlas-sensitivity {p} {param} {v}"
+                );
+            }
         }
     }
     for w in ["link", "clos256"] {
@@ -527,6 +620,7 @@ fn quick_reproduction_covers_every_required_figure() {
         "latency-distribution.svg",
         "routing.svg",
         "atlas-vs-rate.svg",
+        "atlas-sensitivity.csv",
         "saturation-vs-size.csv",
         "latency-vs-load.csv",
         "latency-distribution.csv",
