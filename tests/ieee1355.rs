@@ -579,6 +579,26 @@ fn quick_reproduction_covers_every_required_figure() {
             }
         }
     }
+    // What the model leaves out, each beside the default on the same traffic.
+    for t in ["model", "null-worst", "clock-skew", "serial-dispatch"] {
+        let c = [
+            ("timing", json!(t)),
+            ("nodes", json!(256)),
+            ("traffic", json!("random")),
+        ];
+        assert!(
+            has("model-sensitivity", &c, "saturation_total_MBps"),
+            "model-sensitivity {t}"
+        );
+        let c = [
+            ("timing", json!(t)),
+            ("nodes", json!(64)),
+            ("load_percent", json!(50.0)),
+        ];
+        for m in ["mean_latency_us", "peak_latency_us", "p_exceed_3x_mean"] {
+            assert!(has("model-sensitivity", &c, m), "model-sensitivity {t} {m}");
+        }
+    }
     for w in ["link", "clos256"] {
         for b in [8, 1024] {
             let c = [("where", json!(w)), ("packet_bytes", json!(b))];
@@ -621,6 +641,7 @@ fn quick_reproduction_covers_every_required_figure() {
         "routing.svg",
         "atlas-vs-rate.svg",
         "atlas-sensitivity.csv",
+        "model-sensitivity.csv",
         "saturation-vs-size.csv",
         "latency-vs-load.csv",
         "latency-distribution.csv",

@@ -10,7 +10,7 @@
 
 use super::atlas::{self, Atlas, EventShape, Placement, Verdict};
 use super::knee::{Knee, run_seed};
-use super::net::{Buffering, Net, RouteMode, Topo, fabric_and_routing, spec};
+use super::net::{Buffering, Net, RouteMode, Timing, Topo, fabric_and_routing, spec};
 use super::pairs;
 use super::params::*;
 use super::traffic::{self, Dest, Offered, TrafficNodes, Window};
@@ -50,6 +50,8 @@ pub enum Job {
     Load { net: Net, load: f64, payload: u32 },
     /// Two traffic nodes on one DS link, one way, backlogged.
     Link { payload: u32 },
+    /// `job` with the seed of another run (the same traffic on a changed model).
+    Seeded { job: Box<Job>, seed: u64 },
     /// The ATLAS fan-in at `rate` [kHz] with its own `seed`, measured over `window` in
     /// `batches` batches.
     Atlas {
@@ -203,6 +205,7 @@ pub fn mean_gap(net: &Net, load: f64, payload: u32) -> f64 {
 pub fn run_job(job: &Job, lengths: &Lengths, seed: u64) -> Result<Outcome, String> {
     let t0 = std::time::Instant::now();
     let mut out = match job {
+        Job::Seeded { job, seed } => run_job(job, lengths, *seed)?,
         Job::Saturation {
             net,
             traffic,
@@ -282,7 +285,15 @@ fn nodes_run(
     w: Window,
     seed: u64,
 ) -> Result<Outcome, String> {
-    let s = spec(net, seed, w.end() + w.drain + 1_000_000, 4)?;
+    let mut s = spec(net, seed, w.end() + w.drain + 1_000_000, 4)?;
+    if net.timing == Timing::SerialDispatch {
+        // The dispatch of a packet starts when the previous is out: the host's next packet
+        // is ready 650 ns plus one packet time after the previous one was (a packet that
+        // finds its node idle waits one packet time more than it should before its header
+        // is sent; latency is counted from then, so only busy nodes feel it).
+        let flits = header_flits(net) + payload + 1;
+        s.host.send_overhead = DISPATCH + (flits as u64 - 1) * DATA_CHAR + CONTROL_CHAR;
+    }
     let mut a = TrafficNodes::new(net.nodes, payload, dest, offered, w, seed);
     if net.route == RouteMode::Universal {
         let (lo, hi) =
@@ -519,6 +530,57 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
                 rate: r,
                 seed: run_seed(atlas_seed(pi, 0), ri),
                 window: len.atlas,
+            });
+        }
+    }
+    // What the model leaves out (NULLs, the links' clocks, serial dispatch), each on the same
+    // traffic as a run of the default model: the 256-node Clos's saturation and the latency
+    // distributions.
+    let timings = [Timing::NullWorst, Timing::ClockSkew, Timing::SerialDispatch];
+    let seed_of = |i: usize| opts.seed.wrapping_mul(1_000_003).wrapping_add(i as u64);
+    let mut sens: Vec<(Timing, Figure, usize)> = Vec::new();
+    let mut figures: Vec<(Figure, usize)> = Vec::new();
+    for t in [Traffic::Random, Traffic::SystematicBest] {
+        if !quick || t == Traffic::Random {
+            let net = ad(Topo::Clos, 256);
+            let i = sat
+                .iter()
+                .position(|&x| x == (net, t, l))
+                .ok_or("no 256-node Clos run")?;
+            figures.push((Figure::Saturation(t), i));
+        }
+    }
+    for (k, _) in dist_cases.iter().enumerate() {
+        if !quick || dist_cases[k].0 == 64 {
+            figures.push((Figure::Distribution(k), dist0 + k));
+        }
+    }
+    for &timing in &timings {
+        for &(fig, base) in &figures {
+            let job = match (&jobs[base], fig) {
+                (
+                    Job::Saturation {
+                        net,
+                        traffic,
+                        payload,
+                    },
+                    _,
+                ) => Job::Saturation {
+                    net: Net { timing, ..*net },
+                    traffic: *traffic,
+                    payload: *payload,
+                },
+                (Job::Load { net, load, payload }, _) => Job::Load {
+                    net: Net { timing, ..*net },
+                    load: *load,
+                    payload: *payload,
+                },
+                _ => return Err("a model-sensitivity run of an unexpected job".into()),
+            };
+            sens.push((timing, fig, jobs.len()));
+            jobs.push(Job::Seeded {
+                job: Box::new(job),
+                seed: seed_of(base),
             });
         }
     }
@@ -790,6 +852,45 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
         ));
     }
 
+    for &timing in std::iter::once(&Timing::Model).chain(&timings) {
+        for &(fig, base) in &figures {
+            let o = if timing == Timing::Model {
+                &res1[base]
+            } else {
+                let i = sens
+                    .iter()
+                    .find(|x| x.0 == timing && x.1 == fig)
+                    .map(|x| x.2)
+                    .ok_or("a model-sensitivity run is missing")?;
+                &res1[i]
+            };
+            match fig {
+                Figure::Saturation(t) => rep.push(record(
+                    "model-sensitivity",
+                    &[
+                        ("timing", json!(timing.name())),
+                        ("topology", json!("clos")),
+                        ("nodes", json!(256)),
+                        ("traffic", json!(t.name())),
+                    ],
+                    "saturation_total_MBps",
+                    "MB/s",
+                    o.accepted,
+                )),
+                Figure::Distribution(k) => {
+                    let (n, load) = dist_cases[k];
+                    let c = [
+                        ("timing", json!(timing.name())),
+                        ("topology", json!("clos")),
+                        ("nodes", n_of(n)),
+                        ("load_percent", json!(load)),
+                    ];
+                    rep.records
+                        .extend(distribution_records("model-sensitivity", &c, o));
+                }
+            }
+        }
+    }
     // Notes: assumptions, the variants, and how close the figures the spec shows came.
     super::report::notes(
         &mut rep,
@@ -821,6 +922,14 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
     );
     super::report::plots(&mut rep, &res1[dist0..dist0 + dist_cases.len()], &dist_cases)?;
     Ok(rep)
+}
+
+/// A figure the model-sensitivity runs repeat: a 256-node Clos saturation, or a
+/// latency-distribution case (its index).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Figure {
+    Saturation(Traffic),
+    Distribution(usize),
 }
 
 /// The latency distribution of a run: mean, P(> 3× mean), P(> 5× mean), peak.
