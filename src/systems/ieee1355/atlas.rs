@@ -165,7 +165,8 @@ pub struct Atlas {
 }
 
 impl Atlas {
-    /// Events of `shape` at `rate_hz`, measured over `window` in `batches` batches.
+    /// Events of `shape` at `rate_hz`, measured over `window` in `batches` batches (at least
+    /// 4: two to each half of the window, for the growth test).
     pub fn new(
         placement: Placement,
         shape: EventShape,
@@ -186,7 +187,7 @@ impl Atlas {
             delivered_measured: 0,
             outstanding: 0,
             since: 0,
-            batches: vec![AtlasBatch::default(); batches.max(2)],
+            batches: vec![AtlasBatch::default(); batches.max(4)],
             latency: LatencyAcc::default(),
             delay: LatencyAcc::default(),
             undelivered: 0,
