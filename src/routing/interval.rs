@@ -5,8 +5,11 @@
 //! and a header-deletion hierarchy for the Clos.
 //!
 //! Labels: host `h` has header value `h` (1-byte headers up to 256 labels, 2-byte above).
-//! Deterministic routing puts each destination on one link of a group, splitting the group's
-//! ranges into contiguous shares; adaptive routing gives the whole group.
+//! Adaptive routing gives a destination the whole group. Deterministic routing gives it one
+//! link: on the grid and torus, the group's labels in contiguous shares; on the Clos, the
+//! routes spread evenly over the centre stage's up- and down-links ([`clos`]), as the
+//! Macramé testbed had them ("routing channels evenly spread across the centre stage
+//! links", Zhu et al. 1998).
 //!
 //! Torus: without virtual channels the routes themselves must be free of cyclic channel
 //! dependencies. In each ring (a row or a column) a packet takes the shorter direction that
@@ -57,9 +60,7 @@ impl Builder {
         self.groups[s as usize][key as usize] = Some(Group { first, len });
     }
 
-    /// `share`: for deterministic routing, the link of the group a label takes, given its
-    /// rank among the group's labels and their number (default: contiguous shares).
-    fn build(self, adaptive: bool, share: Option<&dyn Fn(u32, u32, Group) -> u16>) -> super::table::Table {
+    fn build(self, adaptive: bool) -> super::table::Table {
         let mut b = TableBuilder::new(self.groups.len() as u32, self.keys, 1);
         for (s, row) in self.groups.iter().enumerate() {
             let mut done = vec![false; row.len()];
@@ -75,10 +76,7 @@ impl Builder {
                     let ports = if adaptive || g.len == 1 {
                         PortSet::range(g.first, g.first + g.len - 1)
                     } else {
-                        let i = match share {
-                            Some(f) => f(j as u32, n, g),
-                            None => (rank as u64 * g.len as u64 / n as u64) as u16,
-                        };
+                        let i = (rank as u64 * g.len as u64 / n as u64) as u16;
                         PortSet::single(g.first + i)
                     };
                     b.set(
@@ -100,17 +98,36 @@ impl Builder {
 
 /// Interval tables for the folded Clos (`Shape::Clos`). Adaptive: the up-links of a leaf are
 /// one group, the parallel down-links from a centre switch to a leaf are a group.
-/// Deterministic: traffic to leaf `j` leaves on up-link `j mod up-links` (a fixed centre
-/// switch), and the hosts of a leaf are split in contiguous shares over the parallel
-/// down-links. `universal`: centre switch `c` also has label `hosts + c`, which leaf switches
-/// route to it and which it owns (deletes); a packet whose first header is a random centre
-/// label takes that centre switch.
+/// `universal`: centre switch `c` also has label `hosts + c`, which leaf switches route to
+/// it and which it owns (deletes); a packet whose first header is a random centre label
+/// takes that centre switch.
+///
+/// Deterministic (fixed tables, the routes spread evenly over the centre stage's links, as
+/// the Macramé testbed had them):
+/// - the header values are cut into as many *units* of consecutive labels as a leaf has
+///   up-links (`hosts / up-links` labels each: a whole leaf on the 256-node Clos, half a
+///   leaf on the 128-node one, two leaves on the 512-node one); leaf `s` sends unit `m` up
+///   its up-link `(m + ⌊s · up-links / leaves⌋) mod up-links`. Each leaf thus uses each
+///   up-link for one unit (less its own hosts), and the leaves' rotations send each unit
+///   through every centre switch from about as many leaves;
+/// - a centre switch splits each leaf's labels into contiguous ranges, one per parallel
+///   down-link, so that the routes that reach it are shared out as evenly as contiguous
+///   ranges allow (weights: the leaves that send each label through it).
+///
+/// Tables stay within the STC104's limit: a leaf holds its own hosts one by one and one
+/// interval per remote unit (31 on the 256-node Clos), a centre one interval per down-link
+/// (32). [`centre_link_routes`] counts the balance achieved.
 pub fn clos(fab: &Fabric, adaptive: bool, universal: bool) -> Option<HeaderTable> {
     let (leaves, h, spines, g) = fab.shape.clos_dims()?;
     let n = leaves * h;
     let up = spines * g;
     let keys = n + if universal { spines } else { 0 };
     let mut b = Builder::new(leaves + spines, keys);
+    let uplink = |leaf: u32, d: u32| -> u32 {
+        let unit = (d as u64 * up as u64 / n as u64) as u32;
+        let shift = (leaf as u64 * up as u64 / leaves as u64) as u32;
+        (unit + shift) % up
+    };
     for leaf in 0..leaves {
         for d in 0..n {
             if d / h == leaf {
@@ -118,7 +135,7 @@ pub fn clos(fab: &Fabric, adaptive: bool, universal: bool) -> Option<HeaderTable
             } else if adaptive {
                 b.set(leaf, d, h as u16, up as u16);
             } else {
-                b.set(leaf, d, (h + (d / h) % up) as u16, 1);
+                b.set(leaf, d, (h + uplink(leaf, d)) as u16, 1);
             }
         }
         if universal {
@@ -128,19 +145,25 @@ pub fn clos(fab: &Fabric, adaptive: bool, universal: bool) -> Option<HeaderTable
         }
     }
     for c in 0..spines {
-        for d in 0..n {
-            b.set(leaves + c, d, ((d / h) * g) as u16, g as u16);
+        for j in 0..leaves {
+            let labels = j * h..(j + 1) * h;
+            if adaptive {
+                for d in labels {
+                    b.set(leaves + c, d, (j * g) as u16, g as u16);
+                }
+                continue;
+            }
+            // Routes that reach centre `c` for each label of leaf `j`.
+            let weight: Vec<u64> = labels
+                .clone()
+                .map(|d| (0..leaves).filter(|&s| s != j && uplink(s, d) / g == c).count() as u64)
+                .collect();
+            for (d, part) in labels.zip(even_split(&weight, g as usize)) {
+                b.set(leaves + c, d, (j * g + part as u32) as u16, 1);
+            }
         }
     }
-    // Deterministic down-links: a leaf's hosts in contiguous shares over its parallel links.
-    let share = |key: u32, _n: u32, grp: Group| -> u16 {
-        if key >= n {
-            0
-        } else {
-            ((key % h) as u64 * grp.len as u64 / h as u64) as u16
-        }
-    };
-    let table = b.build(adaptive, Some(&share));
+    let table = b.build(adaptive);
     let width = header_width(keys);
     let mut own = vec![(1, 0); (leaves + spines) as usize];
     if universal {
@@ -158,6 +181,81 @@ pub fn clos(fab: &Fabric, adaptive: bool, universal: bool) -> Option<HeaderTable
             .with_own(own)
             .with_width(width),
     )
+}
+
+/// Splits a sequence of weights into `parts` contiguous parts (some may be empty) so that
+/// the heaviest part is as light as possible, and among those splits the parts are as even
+/// as possible (least sum of squares; ties: the earliest cuts). Returns each position's part.
+fn even_split(w: &[u64], parts: usize) -> Vec<usize> {
+    let n = w.len();
+    let parts = parts.max(1);
+    let prefix: Vec<u64> = std::iter::once(0)
+        .chain(w.iter().scan(0, |a, &x| {
+            *a += x;
+            Some(*a)
+        }))
+        .collect();
+    // best[k][i]: the best split of the first i weights into k parts: (max, sum of squares,
+    // where part k starts).
+    let mut best = vec![vec![(u64::MAX, u64::MAX, 0usize); n + 1]; parts + 1];
+    best[0][0] = (0, 0, 0);
+    for k in 1..=parts {
+        for i in 0..=n {
+            for start in 0..=i {
+                let (m, q, _) = best[k - 1][start];
+                if m == u64::MAX {
+                    continue;
+                }
+                let part = prefix[i] - prefix[start];
+                let cand = (m.max(part), q + part * part, start);
+                if (cand.0, cand.1) < (best[k][i].0, best[k][i].1) {
+                    best[k][i] = cand;
+                }
+            }
+        }
+    }
+    let mut out = vec![0; n];
+    let mut end = n;
+    for k in (1..=parts).rev() {
+        let start = best[k][end].2;
+        for o in &mut out[start..end] {
+            *o = k - 1;
+        }
+        end = start;
+    }
+    out
+}
+
+/// Routes (source, destination host pairs) over each centre-stage link of a folded Clos
+/// whose routing gives every pair one path: `(up, down)`, the counts on every leaf → centre
+/// link and every centre → leaf link, in channel order. Pairs on the same leaf cross no
+/// centre-stage link. `None` if the fabric is not a folded Clos or a pair has no route.
+pub fn centre_link_routes(fab: &Fabric, routing: &super::Routing) -> Option<(Vec<u64>, Vec<u64>)> {
+    let (leaves, _, _, _) = fab.shape.clos_dims()?;
+    let is_leaf = |n: crate::fabric::NodeId| fab.is_switch(n) && n.0 < leaves;
+    let is_centre = |n: crate::fabric::NodeId| fab.is_switch(n) && n.0 >= leaves;
+    let mut count = vec![0u64; fab.channels.len()];
+    let hosts = fab.num_hosts() as u32;
+    for src in 0..hosts {
+        for dst in (0..hosts).filter(|&d| d != src) {
+            let (path, _) = routing.path(fab, src, dst).ok()?;
+            for (c, _) in path {
+                count[c.idx()] += 1;
+            }
+        }
+    }
+    let pick = |f: &dyn Fn(&crate::fabric::Channel) -> bool| -> Vec<u64> {
+        fab.channels
+            .iter()
+            .zip(&count)
+            .filter(|(ch, _)| f(ch))
+            .map(|(_, &k)| k)
+            .collect()
+    };
+    Some((
+        pick(&|ch| is_leaf(ch.src) && is_centre(ch.dst)),
+        pick(&|ch| is_centre(ch.src) && is_leaf(ch.dst)),
+    ))
 }
 
 /// The labels of universal routing's intermediate (centre) switches, `lo..=hi`.
@@ -213,7 +311,7 @@ pub fn clos_hierarchy(fab: &mut Fabric, adaptive: bool) -> Option<HeaderTable> {
         "interval-hierarchy-deterministic"
     };
     Some(
-        HeaderTable::new(name, b.build(adaptive, None), headers)
+        HeaderTable::new(name, b.build(adaptive), headers)
             .with_own(own)
             .with_width(1),
     )
@@ -247,7 +345,7 @@ pub fn grid(fab: &Fabric, adaptive: bool) -> Option<HeaderTable> {
             }
         }
     }
-    let table = b.build(adaptive, None);
+    let table = b.build(adaptive);
     let name = match (wrap, adaptive) {
         (true, true) => "interval-torus-adaptive",
         (true, false) => "interval-torus-deterministic",
@@ -373,6 +471,29 @@ pub fn print(fab: &Fabric, t: &HeaderTable) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn even_split_keeps_the_heaviest_part_light_and_contiguous() {
+        // Uniform weights: equal halves.
+        assert_eq!(even_split(&[2; 16], 2), [vec![0; 8], vec![1; 8]].concat());
+        // A heavy first half (18 in all): the cut moves left of the middle, to 8 | 10 (and
+        // 10 | 8 ties with it: the earlier cut is taken).
+        let w = [2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1];
+        let p = even_split(&w, 2);
+        let sum = |k| {
+            w.iter()
+                .zip(&p)
+                .filter(|(_, q)| **q == k)
+                .map(|(x, _)| x)
+                .sum::<u64>()
+        };
+        assert_eq!((sum(0), sum(1)), (8, 10), "{p:?}");
+        // Parts are in order and every part index is below `parts`.
+        assert!(p.windows(2).all(|x| x[0] <= x[1]) && p.iter().all(|&q| q < 2));
+        // More parts than weights: some parts stay empty.
+        assert_eq!(even_split(&[5, 5], 4).len(), 2);
+        assert_eq!(even_split(&[], 3), Vec::<usize>::new());
+    }
 
     #[test]
     fn ring_steps_avoid_passing_position_zero() {

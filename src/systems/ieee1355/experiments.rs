@@ -8,8 +8,9 @@
 //! Runs are independent jobs spread over the machine's cores; results are gathered in job
 //! order, so the report does not depend on thread timing.
 
-use super::atlas::{self, Atlas, Placement};
-use super::net::{Buffering, Net, RouteMode, Topo, fabric_and_routing, spec};
+use super::atlas::{self, Atlas, EventShape, Placement, Verdict};
+use super::knee::{Knee, run_seed};
+use super::net::{Buffering, Net, RouteMode, Timing, Topo, fabric_and_routing, spec};
 use super::pairs;
 use super::params::*;
 use super::traffic::{self, Dest, Offered, TrafficNodes, Window};
@@ -49,8 +50,24 @@ pub enum Job {
     Load { net: Net, load: f64, payload: u32 },
     /// Two traffic nodes on one DS link, one way, backlogged.
     Link { payload: u32 },
-    /// The ATLAS fan-in at `rate` [kHz].
-    Atlas { placement: Placement, rate: f64 },
+    /// `job` with the seed of another run (the same traffic on a changed model).
+    Seeded { job: Box<Job>, seed: u64 },
+    /// The ATLAS fan-in at `rate` [kHz] with its own `seed`, measured over `window` in
+    /// `batches` batches.
+    Atlas {
+        placement: Placement,
+        shape: EventShape,
+        rate: f64,
+        seed: u64,
+        window: AtlasWindow,
+    },
+}
+
+/// How an ATLAS run is measured: the window [ps] and its batches.
+#[derive(Clone, Copy, Debug)]
+pub struct AtlasWindow {
+    pub window: Window,
+    pub batches: usize,
 }
 
 /// What one job measured.
@@ -62,6 +79,18 @@ pub struct Outcome {
     pub latency: LatencyAcc,
     pub undelivered: u64,
     pub wall_s: f64,
+    /// ATLAS runs: throughput against offered load, and whether the queues grew.
+    pub verdict: Option<Verdict>,
+    /// ATLAS runs: mean time from an event to a fragment's delivery, queueing at the buffer
+    /// included [ps].
+    pub event_delay: f64,
+}
+
+impl Outcome {
+    /// An ATLAS run whose rate is sustainable ([`Verdict::sustainable`]).
+    pub fn sustainable(&self) -> bool {
+        self.verdict.is_some_and(|v| v.sustainable())
+    }
 }
 
 /// Run lengths [ps].
@@ -69,7 +98,10 @@ pub struct Outcome {
 pub struct Lengths {
     pub saturation: Window,
     pub load: Window,
-    pub atlas: Window,
+    /// The ATLAS sweep and the search for its knee.
+    pub atlas: AtlasWindow,
+    /// The ATLAS sensitivity table's searches (shorter).
+    pub atlas_short: AtlasWindow,
 }
 
 impl Lengths {
@@ -86,6 +118,17 @@ impl Lengths {
 
     pub fn new(quick: bool) -> Lengths {
         let us = 1_000_000;
+        // ATLAS: the queues at the buffers take some milliseconds to settle near the knee
+        // (the event delay there is 0.3-0.8 ms); batches of a quarter of a millisecond or
+        // more hold several events each.
+        let quick_atlas = AtlasWindow {
+            window: Window {
+                warmup: 1_000 * us,
+                measure: 2_000 * us,
+                drain: 300 * us,
+            },
+            batches: 8,
+        };
         if quick {
             Lengths {
                 saturation: Window {
@@ -98,10 +141,14 @@ impl Lengths {
                     measure: 250 * us,
                     drain: 200 * us,
                 },
-                atlas: Window {
-                    warmup: 100 * us,
-                    measure: 1_000 * us,
-                    drain: 500 * us,
+                atlas: quick_atlas,
+                atlas_short: AtlasWindow {
+                    window: Window {
+                        warmup: 500 * us,
+                        measure: 1_000 * us,
+                        drain: 200 * us,
+                    },
+                    batches: 4,
                 },
             }
         } else {
@@ -116,10 +163,21 @@ impl Lengths {
                     measure: 1_000 * us,
                     drain: 400 * us,
                 },
-                atlas: Window {
-                    warmup: 200 * us,
-                    measure: 4_000 * us,
-                    drain: 1_000 * us,
+                atlas: AtlasWindow {
+                    window: Window {
+                        warmup: 2_000 * us,
+                        measure: 4_800 * us,
+                        drain: 400 * us,
+                    },
+                    batches: 8,
+                },
+                atlas_short: AtlasWindow {
+                    window: Window {
+                        warmup: 1_200 * us,
+                        measure: 2_400 * us,
+                        drain: 300 * us,
+                    },
+                    batches: 6,
                 },
             }
         }
@@ -147,6 +205,7 @@ pub fn mean_gap(net: &Net, load: f64, payload: u32) -> f64 {
 pub fn run_job(job: &Job, lengths: &Lengths, seed: u64) -> Result<Outcome, String> {
     let t0 = std::time::Instant::now();
     let mut out = match job {
+        Job::Seeded { job, seed } => run_job(job, lengths, *seed)?,
         Job::Saturation {
             net,
             traffic,
@@ -191,18 +250,26 @@ pub fn run_job(job: &Job, lengths: &Lengths, seed: u64) -> Result<Outcome, Strin
             };
             link_run(*payload, w, seed)?
         }
-        Job::Atlas { placement, rate } => {
+        Job::Atlas {
+            placement,
+            shape,
+            rate,
+            seed,
+            window,
+        } => {
             let net = Net::new(Topo::Clos, atlas::NODES, RouteMode::Adaptive);
-            let w = lengths.atlas;
-            let s = spec(&net, seed, w.end() + w.drain + 1_000_000, 2)?;
-            let mut a = Atlas::new(*placement, rate * 1e3, w, seed);
+            let w = window.window;
+            let s = spec(&net, *seed, w.end() + w.drain + 1_000_000, 2)?;
+            let mut a = Atlas::new(*placement, *shape, rate * 1e3, w, window.batches, *seed);
             traffic::run(&s, &mut a)?;
             Outcome {
                 accepted: a.accepted_mbps(),
                 offered: a.offered_mbps(),
                 undelivered: a.undelivered,
+                verdict: Some(a.verdict()),
+                event_delay: a.delay.mean(),
                 latency: a.latency,
-                wall_s: 0.0,
+                ..Outcome::default()
             }
         }
     };
@@ -218,7 +285,15 @@ fn nodes_run(
     w: Window,
     seed: u64,
 ) -> Result<Outcome, String> {
-    let s = spec(net, seed, w.end() + w.drain + 1_000_000, 4)?;
+    let mut s = spec(net, seed, w.end() + w.drain + 1_000_000, 4)?;
+    if net.timing == Timing::SerialDispatch {
+        // The dispatch of a packet starts when the previous is out: the host's next packet
+        // is ready 650 ns plus one packet time after the previous one was (a packet that
+        // finds its node idle waits one packet time more than it should before its header
+        // is sent; latency is counted from then, so only busy nodes feel it).
+        let flits = header_flits(net) + payload + 1;
+        s.host.send_overhead = DISPATCH + (flits as u64 - 1) * DATA_CHAR + CONTROL_CHAR;
+    }
     let mut a = TrafficNodes::new(net.nodes, payload, dest, offered, w, seed);
     if net.route == RouteMode::Universal {
         let (lo, hi) =
@@ -232,7 +307,7 @@ fn nodes_run(
         offered: a.out.offered_mbps(),
         undelivered: a.out.undelivered,
         latency: a.out.latency,
-        wall_s: 0.0,
+        ..Outcome::default()
     })
 }
 
@@ -276,11 +351,40 @@ fn link_run(payload: u32, w: Window, seed: u64) -> Result<Outcome, String> {
     })
 }
 
-/// Runs `jobs` on the machine's cores; results in job order.
+/// A rough cost of a job, to start the longest first: the payload it moves [MB] (the
+/// simulator's time per byte is about the same for these runs, within a factor of two).
+fn cost(job: &Job, lengths: &Lengths) -> f64 {
+    let s = |t: u64| t as f64 * 1e-12;
+    match job {
+        Job::Seeded { job, .. } => cost(job, lengths),
+        Job::Saturation { net, payload, .. } => {
+            let w = lengths.saturation_for(*payload);
+            net.nodes as f64 * 5.0 * s(w.end())
+        }
+        Job::Load { net, load, payload } => {
+            let ceil = link_ceiling_mbps(*payload, header_bytes(net.nodes), true);
+            net.nodes as f64 * ceil * load / 100.0 * s(lengths.load.end() + lengths.load.drain)
+        }
+        Job::Link { .. } => 0.0,
+        Job::Atlas {
+            shape, rate, window, ..
+        } => {
+            let mbps = (rate * shape.event_bytes() / 1e3).min(500.0);
+            mbps * s(window.window.end() + window.window.drain)
+        }
+    }
+}
+
+/// Runs `jobs` on the machine's cores, the costliest first; results in job order.
 pub fn run_all(jobs: &[Job], lengths: &Lengths, opts: &Options) -> Result<Vec<Outcome>, String> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, jobs.len().max(1));
+    // Longest first, so no core waits alone on a long job at the end (the order of running
+    // does not change a result: each job's seed comes from its index).
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    let costs: Vec<f64> = jobs.iter().map(|j| cost(j, lengths)).collect();
+    order.sort_by(|&a, &b| costs[b].total_cmp(&costs[a]).then(a.cmp(&b)));
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let mut slots: Vec<Option<Result<Outcome, String>>> = vec![None; jobs.len()];
@@ -291,10 +395,10 @@ pub fn run_all(jobs: &[Job], lengths: &Lengths, opts: &Options) -> Result<Vec<Ou
                 sc.spawn(|| {
                     let mut mine = Vec::new();
                     loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= jobs.len() {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&i) = order.get(k) else {
                             break;
-                        }
+                        };
                         // Every job has its own seed, derived from its index, so the
                         // result does not depend on which thread ran it.
                         let r = run_job(
@@ -411,12 +515,20 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
     sat.push((univ, Traffic::Random, l));
 
     let dist_cases: Vec<(u32, f64)> = vec![(256, 10.0), (256, 30.0), (256, 50.0), (64, 50.0)];
+    // The ATLAS sweep, on until throughput falls away from the offered load on both
+    // placements.
     let rates: Vec<f64> = if quick {
-        vec![5.0, 10.0, 15.0, 20.0]
+        vec![10.0, 25.0, 40.0]
     } else {
-        vec![2.5, 5.0, 7.5, 10.0, 12.5, 15.0, 20.0, 25.0, 30.0]
+        vec![10.0, 20.0, 30.0, 35.0, 40.0, 50.0]
     };
     let placements = [Placement::Grouped, Placement::Distributed];
+    let variants = atlas_variants();
+    let atlas_seed = |pi: usize, vi: usize| {
+        opts.seed
+            .wrapping_mul(1_000_003)
+            .wrapping_add(ATLAS_SEEDS + (pi * 100 + vi) as u64)
+    };
 
     let mut jobs: Vec<Job> = sat
         .iter()
@@ -439,11 +551,65 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
         });
     }
     let atlas0 = jobs.len();
-    for &pl in &placements {
-        for &r in &rates {
+    for (pi, &pl) in placements.iter().enumerate() {
+        for (ri, &r) in rates.iter().enumerate() {
             jobs.push(Job::Atlas {
                 placement: pl,
+                shape: EventShape::CHOSEN,
                 rate: r,
+                seed: run_seed(atlas_seed(pi, 0), ri),
+                window: len.atlas,
+            });
+        }
+    }
+    // What the model leaves out (NULLs, the links' clocks, serial dispatch), each on the same
+    // traffic as a run of the default model: the 256-node Clos's saturation and the latency
+    // distributions.
+    let timings = [Timing::NullWorst, Timing::ClockSkew, Timing::SerialDispatch];
+    let seed_of = |i: usize| opts.seed.wrapping_mul(1_000_003).wrapping_add(i as u64);
+    let mut sens: Vec<(Timing, Figure, usize)> = Vec::new();
+    let mut figures: Vec<(Figure, usize)> = Vec::new();
+    for t in [Traffic::Random, Traffic::SystematicBest] {
+        if !quick || t == Traffic::Random {
+            let net = ad(Topo::Clos, 256);
+            let i = sat
+                .iter()
+                .position(|&x| x == (net, t, l))
+                .ok_or("no 256-node Clos run")?;
+            figures.push((Figure::Saturation(t), i));
+        }
+    }
+    for (k, _) in dist_cases.iter().enumerate() {
+        if !quick || dist_cases[k].0 == 64 {
+            figures.push((Figure::Distribution(k), dist0 + k));
+        }
+    }
+    for &timing in &timings {
+        for &(fig, base) in &figures {
+            let job = match (&jobs[base], fig) {
+                (
+                    Job::Saturation {
+                        net,
+                        traffic,
+                        payload,
+                    },
+                    _,
+                ) => Job::Saturation {
+                    net: Net { timing, ..*net },
+                    traffic: *traffic,
+                    payload: *payload,
+                },
+                (Job::Load { net, load, payload }, _) => Job::Load {
+                    net: Net { timing, ..*net },
+                    load: *load,
+                    payload: *payload,
+                },
+                _ => return Err("a model-sensitivity run of an unexpected job".into()),
+            };
+            sens.push((timing, fig, jobs.len()));
+            jobs.push(Job::Seeded {
+                job: Box::new(job),
+                seed: seed_of(base),
             });
         }
     }
@@ -478,48 +644,53 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
             });
         }
     }
-    // Sustainable: the window's fragments all delivered while events go on arriving (the
-    // queues at the buffers do not grow without bound).
-    let sustainable = |o: &Outcome| o.undelivered == 0;
-    let mut atlas_max: Vec<(f64, f64)> = Vec::new(); // (lo sustainable, hi not)
-    for (pi, _) in placements.iter().enumerate() {
-        let rs = &res1[atlas0 + pi * rates.len()..atlas0 + (pi + 1) * rates.len()];
-        let last_ok = rs.iter().rposition(sustainable);
-        let lo = last_ok.map_or(0.0, |i| rates[i]);
-        let hi = last_ok.map_or(rates[0], |i| rates.get(i + 1).copied().unwrap_or(f64::INFINITY));
-        atlas_max.push((lo, hi));
+    // The knee of each placement, from the sweep's bracket, and of each variant of the
+    // event shape, stepping out from the chosen shape's knee scaled by the event size; the
+    // searches go in rounds, the first beside the latency-against-load runs.
+    let mut knees: Vec<Knee> = Vec::new();
+    for (pi, &pl) in placements.iter().enumerate() {
+        let sweep = &res1[atlas0 + pi * rates.len()..atlas0 + (pi + 1) * rates.len()];
+        let k = Knee::new(pl, EventShape::CHOSEN, atlas_seed(pi, 0), len.atlas, rates[0], 1);
+        knees.push(k.with_runs(&rates, sweep));
     }
-    let steps = if quick { 1 } else { 3 };
-    // Bisection between the last sustainable and the first unsustainable sweep rate.
-    let mut refine: Vec<Vec<(f64, bool)>> = vec![Vec::new(); placements.len()];
-    let res2 = run_all(&jobs2, &len, opts)?;
-    for _ in 0..steps {
-        let mut js = Vec::new();
-        let mut which = Vec::new();
+    for (vi, v) in variants.iter().enumerate() {
         for (pi, &pl) in placements.iter().enumerate() {
-            let (lo, hi) = atlas_max[pi];
-            if hi.is_finite() {
-                let mid = (lo + hi) / 2.0;
+            let base = knees[pi].lo().map_or(rates[0], |(r, _)| r);
+            let start = r1(base * EventShape::CHOSEN.event_bytes() / v.shape.event_bytes());
+            let runs = if quick { 1 } else { 2 };
+            let seed = atlas_seed(pi, vi + 1);
+            knees.push(Knee::new(pl, v.shape, seed, len.atlas_short, start, runs));
+        }
+    }
+    let mut res2 = Vec::new();
+    let mut round = 0;
+    loop {
+        let mut js = if round == 0 { jobs2.clone() } else { Vec::new() };
+        let mut which = Vec::new();
+        for (k, kn) in knees.iter().enumerate() {
+            if let Some(r) = kn.next() {
                 js.push(Job::Atlas {
-                    placement: pl,
-                    rate: mid,
+                    placement: kn.placement,
+                    shape: kn.shape,
+                    rate: r,
+                    seed: kn.next_seed(),
+                    window: kn.window,
                 });
-                which.push((pi, mid));
+                which.push((k, r));
             }
         }
         if js.is_empty() {
             break;
         }
-        let rr = run_all(&js, &len, opts)?;
-        for ((pi, mid), o) in which.into_iter().zip(rr) {
-            let ok = sustainable(&o);
-            refine[pi].push((mid, ok));
-            if ok {
-                atlas_max[pi].0 = mid;
-            } else {
-                atlas_max[pi].1 = mid;
-            }
+        let mut rr = run_all(&js, &len, opts)?;
+        let searched = rr.split_off(if round == 0 { jobs2.len() } else { 0 });
+        if round == 0 {
+            res2 = rr;
         }
+        for ((k, r), o) in which.into_iter().zip(searched) {
+            knees[k].record(r, o);
+        }
+        round += 1;
     }
 
     // Records.
@@ -576,44 +747,13 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
         ));
     }
     for (k, &(n, load)) in dist_cases.iter().enumerate() {
-        let o = &res1[dist0 + k];
-        let m = o.latency.mean();
         let c = [
             ("topology", json!("clos")),
             ("nodes", n_of(n)),
             ("load_percent", json!(load)),
         ];
-        rep.push(record(
-            "latency-distribution",
-            &c,
-            "mean_latency_us",
-            "µs",
-            m / 1e6,
-        ));
-        rep.push(record(
-            "latency-distribution",
-            &c,
-            "p_exceed_3x_mean",
-            "fraction",
-            o.latency.fraction_above((3.0 * m) as u64),
-        ));
-        rep.push(record(
-            "latency-distribution",
-            &c,
-            "p_exceed_5x_mean",
-            "fraction",
-            o.latency.fraction_above((5.0 * m) as u64),
-        ));
-        rep.push(explain(
-            record(
-                "latency-distribution",
-                &c,
-                "peak_latency_us",
-                "µs",
-                o.latency.mode(PEAK_BIN).unwrap_or(0) as f64 / 1e6,
-            ),
-            "the centre of the most populated 0.5 µs bin",
-        ));
+        rep.records
+            .extend(distribution_records("latency-distribution", &c, &res1[dist0 + k]));
     }
     let adaptive256 = sat_of(&ad(Topo::Clos, 256), Traffic::Random, l);
     let det = sat_of(&det256, Traffic::Random, l);
@@ -630,36 +770,75 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
             v,
         ));
     }
-    for (pi, &pl) in placements.iter().enumerate() {
-        let (lo, _) = atlas_max[pi];
-        // Receive rate per FEX at the highest sustainable rate: its accepted payload / 80.
-        let at = rates
-            .iter()
-            .position(|&r| r == lo)
-            .map(|i| res1[atlas0 + pi * rates.len() + i].accepted);
-        let fex_rate = at.unwrap_or_else(|| lo * 1e3 * atlas::event_bytes() / 1e6) / atlas::FEX as f64;
-        let c = [("placement", json!(pl.name()))];
-        rep.push(record("atlas", &c, "max_event_rate_kHz", "kHz", lo));
-        rep.push(record("atlas", &c, "fex_receive_MBps", "MB/s", fex_rate));
+    // How evenly the deterministic tables spread the routes over the centre stage.
+    let (fab, routing) = fabric_and_routing(&det256)?;
+    let (up, down) = crate::routing::interval::centre_link_routes(&fab, &routing)
+        .ok_or("the deterministic Clos tables do not route every pair")?;
+    for (links, v) in [("up", &up), ("down", &down)] {
+        let c = [
+            ("topology", json!("clos")),
+            ("nodes", json!(256)),
+            ("routing", json!("deterministic")),
+            ("links", json!(links)),
+        ];
+        let mean = v.iter().sum::<u64>() as f64 / v.len().max(1) as f64;
+        let min = v.iter().copied().min().unwrap_or(0) as f64;
+        let max = v.iter().copied().max().unwrap_or(0) as f64;
+        for (m, x) in [
+            ("routes_per_centre_link_mean", mean),
+            ("routes_per_centre_link_min", min),
+            ("routes_per_centre_link_max", max),
+        ] {
+            rep.push(explain(
+                record("routing", &c, m, "routes", x),
+                "(source, destination) pairs whose fixed route crosses each terminal-to-centre \
+                 (up) or centre-to-terminal (down) link, counted on the tables",
+            ));
+        }
     }
     for (pi, &pl) in placements.iter().enumerate() {
-        for (ri, &r) in rates.iter().enumerate() {
-            let o = &res1[atlas0 + pi * rates.len() + ri];
-            let c = [("placement", json!(pl.name())), ("event_rate_kHz", json!(r))];
-            rep.push(record(
-                "atlas-vs-rate",
-                &c,
-                "accepted_total_MBps",
-                "MB/s",
-                o.accepted,
-            ));
-            rep.push(record(
-                "atlas-vs-rate",
-                &c,
-                "mean_latency_us",
-                "µs",
-                o.latency.mean() / 1e6,
-            ));
+        let c = [("placement", json!(pl.name()))];
+        for r in knee_records("atlas", &c, &knees[pi]) {
+            rep.push(r);
+        }
+        // The curve: the sweep and the search's runs, by attempted rate.
+        let mut runs: Vec<&(f64, Outcome)> = knees[pi].runs.iter().collect();
+        runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for (r, o) in runs {
+            let c = [
+                ("placement", json!(pl.name())),
+                ("event_rate_kHz", json!((*r * 100.0).round() / 100.0)),
+            ];
+            let v = o.verdict.unwrap_or_default();
+            for (m, unit, x) in [
+                ("offered_total_MBps", "MB/s", o.offered),
+                (
+                    "event_rate_realised_kHz",
+                    "kHz",
+                    o.offered * 1e3 / EventShape::CHOSEN.event_bytes(),
+                ),
+                ("accepted_total_MBps", "MB/s", o.accepted),
+                ("accepted_ci95_MBps", "MB/s", v.accepted.1),
+                ("mean_latency_us", "µs", o.latency.mean() / 1e6),
+                ("mean_event_delay_us", "µs", o.event_delay / 1e6),
+                ("outstanding_growth_KB", "KB", v.growth.0 / 1024.0),
+                ("outstanding_growth_ci95_KB", "KB", v.growth.1 / 1024.0),
+                ("sustainable", "yes = 1", if o.sustainable() { 1.0 } else { 0.0 }),
+            ] {
+                rep.push(record("atlas-vs-rate", &c, m, unit, x));
+            }
+        }
+    }
+    for (vi, v) in variants.iter().enumerate() {
+        for (pi, &pl) in placements.iter().enumerate() {
+            let c = [
+                ("placement", json!(pl.name())),
+                ("parameter", json!(v.parameter)),
+                ("value", json!(v.value)),
+            ];
+            for r in knee_records("atlas-sensitivity", &c, &knees[placements.len() * (vi + 1) + pi]) {
+                rep.push(r);
+            }
         }
     }
     for (k, &p) in lengths_pl.iter().enumerate() {
@@ -702,6 +881,45 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
         ));
     }
 
+    for &timing in std::iter::once(&Timing::Model).chain(&timings) {
+        for &(fig, base) in &figures {
+            let o = if timing == Timing::Model {
+                &res1[base]
+            } else {
+                let i = sens
+                    .iter()
+                    .find(|x| x.0 == timing && x.1 == fig)
+                    .map(|x| x.2)
+                    .ok_or("a model-sensitivity run is missing")?;
+                &res1[i]
+            };
+            match fig {
+                Figure::Saturation(t) => rep.push(record(
+                    "model-sensitivity",
+                    &[
+                        ("timing", json!(timing.name())),
+                        ("topology", json!("clos")),
+                        ("nodes", json!(256)),
+                        ("traffic", json!(t.name())),
+                    ],
+                    "saturation_total_MBps",
+                    "MB/s",
+                    o.accepted,
+                )),
+                Figure::Distribution(k) => {
+                    let (n, load) = dist_cases[k];
+                    let c = [
+                        ("timing", json!(timing.name())),
+                        ("topology", json!("clos")),
+                        ("nodes", n_of(n)),
+                        ("load_percent", json!(load)),
+                    ];
+                    rep.records
+                        .extend(distribution_records("model-sensitivity", &c, o));
+                }
+            }
+        }
+    }
     // Notes: assumptions, the variants, and how close the figures the spec shows came.
     super::report::notes(
         &mut rep,
@@ -709,7 +927,18 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
             tokens70: sat_of(&tok70, Traffic::Random, l),
             universal: sat_of(&univ, Traffic::Random, l),
             adaptive256,
-            atlas_refine: refine,
+            atlas_refine: knees
+                .iter()
+                .take(placements.len())
+                .map(|k| {
+                    k.runs[rates.len()..]
+                        .iter()
+                        .map(|(r, o)| (*r, k.realised(o), o.sustainable()))
+                        .collect()
+                })
+                .collect(),
+            atlas_window: len.atlas,
+            atlas_short: len.atlas_short,
             quick,
             wall_s: wall.elapsed().as_secs_f64(),
             sweep_peak_256: curve_points
@@ -722,6 +951,168 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
     );
     super::report::plots(&mut rep, &res1[dist0..dist0 + dist_cases.len()], &dist_cases)?;
     Ok(rep)
+}
+
+/// A figure the model-sensitivity runs repeat: a 256-node Clos saturation, or a
+/// latency-distribution case (its index).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Figure {
+    Saturation(Traffic),
+    Distribution(usize),
+}
+
+/// The latency distribution of a run: mean, P(> 3× mean), P(> 5× mean), peak.
+fn distribution_records(experiment: &str, c: &[(&str, Value)], o: &Outcome) -> Vec<Record> {
+    let m = o.latency.mean();
+    vec![
+        record(experiment, c, "mean_latency_us", "µs", m / 1e6),
+        record(
+            experiment,
+            c,
+            "p_exceed_3x_mean",
+            "fraction",
+            o.latency.fraction_above((3.0 * m) as u64),
+        ),
+        record(
+            experiment,
+            c,
+            "p_exceed_5x_mean",
+            "fraction",
+            o.latency.fraction_above((5.0 * m) as u64),
+        ),
+        explain(
+            record(
+                experiment,
+                c,
+                "peak_latency_us",
+                "µs",
+                o.latency.mode(PEAK_BIN).unwrap_or(0) as f64 / 1e6,
+            ),
+            "the centre of the most populated 0.5 µs bin",
+        ),
+    ]
+}
+
+/// Seeds of the ATLAS runs start here (past any job index).
+const ATLAS_SEEDS: u64 = 1 << 20;
+
+/// One variant of the ATLAS event shape for the sensitivity table: the parameter varied,
+/// its value as text, the shape.
+pub struct Variant {
+    pub parameter: &'static str,
+    pub value: &'static str,
+    pub shape: EventShape,
+}
+
+/// The event shapes of the sensitivity table: the chosen one ([`EventShape::CHOSEN`]: 5 FEX
+/// per event, 16 buffers per region, fragments of 32..=224 bytes), measured as the others
+/// are, then each of its three parameters, none of them published, varied alone over about
+/// half to double its chosen value.
+pub fn atlas_variants() -> Vec<Variant> {
+    let c = EventShape::CHOSEN;
+    vec![
+        Variant {
+            parameter: "chosen",
+            value: "5 FEX, 16 buffers, 32..=224 B",
+            shape: c,
+        },
+        Variant {
+            parameter: "fex_per_event",
+            value: "3",
+            shape: EventShape {
+                roi_per_event: 3,
+                ..c
+            },
+        },
+        Variant {
+            parameter: "fex_per_event",
+            value: "10",
+            shape: EventShape {
+                roi_per_event: 10,
+                ..c
+            },
+        },
+        Variant {
+            parameter: "buffers_per_roi",
+            value: "8",
+            shape: EventShape {
+                buffers_per_roi: 8,
+                ..c
+            },
+        },
+        Variant {
+            parameter: "buffers_per_roi",
+            value: "32",
+            shape: EventShape {
+                buffers_per_roi: 32,
+                ..c
+            },
+        },
+        Variant {
+            parameter: "fragment_bytes",
+            value: "16..=112",
+            shape: EventShape {
+                fragment_min: 16,
+                fragment_max: 112,
+                ..c
+            },
+        },
+        Variant {
+            parameter: "fragment_bytes",
+            value: "64..=448",
+            shape: EventShape {
+                fragment_min: 64,
+                fragment_max: 448,
+                ..c
+            },
+        },
+    ]
+}
+
+/// The records of one knee search: the event size; the highest sustainable rate and the mean
+/// receive rate per FEX there (its accepted payload over the 80 FEX) with its 95 %
+/// half-width, if a rate was found sustainable; the lowest rate above it judged not
+/// sustainable, if one was.
+fn knee_records(experiment: &str, c: &[(&str, Value)], k: &Knee) -> Vec<Record> {
+    let how = "the highest event rate (realised: offered payload over the mean event size) whose \
+               run kept accepted equal to offered within the 95 % batch-means interval with its \
+               outstanding payload not growing";
+    let mut out = vec![record(
+        experiment,
+        c,
+        "event_KB",
+        "KB",
+        k.shape.event_bytes() / 1024.0,
+    )];
+    if let Some((lo, o)) = k.lo() {
+        let v = o.verdict.unwrap_or_default();
+        out.push(explain(
+            record(experiment, c, "max_event_rate_kHz", "kHz", lo),
+            how,
+        ));
+        out.push(record(
+            experiment,
+            c,
+            "fex_receive_MBps",
+            "MB/s",
+            o.accepted / atlas::FEX as f64,
+        ));
+        out.push(record(
+            experiment,
+            c,
+            "fex_receive_ci95_MBps",
+            "MB/s",
+            v.accepted.1 / atlas::FEX as f64,
+        ));
+    }
+    if let Some(hi) = k.hi() {
+        out.push(explain(
+            record(experiment, c, "first_unsustainable_kHz", "kHz", hi),
+            "the lowest event rate above the highest sustainable one judged not sustainable: \
+             the knee lies between",
+        ));
+    }
+    out
 }
 
 /// Bin width for the latency distribution's peak [ps].

@@ -11,6 +11,7 @@
 pub mod atlas;
 pub mod cross;
 pub mod experiments;
+pub mod knee;
 pub mod net;
 pub mod pairs;
 pub mod params;

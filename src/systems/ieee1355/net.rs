@@ -68,6 +68,44 @@ pub enum Buffering {
     Tokens70,
 }
 
+/// What the testbed had that the default model leaves out, added to bound its effect
+/// (`reef reproduce ieee1355`, experiment `model-sensitivity`). The default, [`Timing::Model`],
+/// is the one the sources describe: fixed link, switch and dispatch timing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timing {
+    Model,
+    /// NULL characters on idle links, at their worst: a character that finds the link idle
+    /// waits for the NULL being sent (ESC + FCT, 8 bits, 0-80 ns); here every DS link adds
+    /// the whole 80 ns to every character and token it carries.
+    NullWorst,
+    /// The links' independent clocks: each DS link gets its own extra delay, drawn once
+    /// uniformly among the whole bit times 0..=[`JITTER_MAX`] (a receiver resynchronising
+    /// characters into its switch's clock, at most a character late; the drift between
+    /// 100 MBaud oscillators, some 10⁻⁴, is below a nanosecond a packet and is left out).
+    ClockSkew,
+    /// The traffic node's 650 ns dispatch not overlapping the previous send: the node starts
+    /// preparing a packet only once the previous one is out.
+    SerialDispatch,
+}
+
+/// The largest extra delay [`Timing::ClockSkew`] gives a link: one data character, 10 bit
+/// times [ps].
+pub const JITTER_MAX: u64 = DATA_CHAR;
+
+/// The worst wait for a NULL in progress [`Timing::NullWorst`] [ps].
+pub const NULL_CHAR: u64 = 8 * BIT;
+
+impl Timing {
+    pub fn name(self) -> &'static str {
+        match self {
+            Timing::Model => "model",
+            Timing::NullWorst => "null-worst",
+            Timing::ClockSkew => "clock-skew",
+            Timing::SerialDispatch => "serial-dispatch",
+        }
+    }
+}
+
 /// One Macramé network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Net {
@@ -75,6 +113,7 @@ pub struct Net {
     pub nodes: u32,
     pub route: RouteMode,
     pub buffering: Buffering,
+    pub timing: Timing,
 }
 
 impl Net {
@@ -84,6 +123,7 @@ impl Net {
             nodes,
             route,
             buffering: Buffering::Fifos,
+            timing: Timing::Model,
         }
     }
 }
@@ -148,8 +188,13 @@ pub fn fabric_and_routing(net: &Net) -> Result<(Fabric, Routing), String> {
         Buffering::Fifos => INPUT_FIFO,
         Buffering::Tokens70 => DATASHEET_TOKENS,
     };
-    let cable = ds_link(input, CABLE);
-    let board = ds_link(input, ON_BOARD);
+    let null = if net.timing == Timing::NullWorst {
+        NULL_CHAR
+    } else {
+        0
+    };
+    let cable = ds_link(input, CABLE + null);
+    let board = ds_link(input, ON_BOARD + null);
     let adaptive = net.route != RouteMode::Deterministic;
     let (fab, table) = match net.topo {
         Topo::Clos => {
@@ -188,6 +233,14 @@ pub fn fabric_and_routing(net: &Net) -> Result<(Fabric, Routing), String> {
         }
     };
     let table = table.ok_or("no interval tables for this shape")?;
+    let mut fab = fab;
+    if net.timing == Timing::ClockSkew {
+        // One draw per link, the same for every run of this network.
+        let mut r = crate::workload::rng::Stream::new(0x1355, crate::workload::rng::Purpose::Setup, 0);
+        for ch in &mut fab.channels {
+            ch.params.latency += r.below(JITTER_MAX / BIT + 1) * BIT;
+        }
+    }
     Ok((fab, Routing::Header(table)))
 }
 
@@ -246,6 +299,7 @@ pub fn spec(net: &Net, seed: u64, limit: u64, max_header: usize) -> Result<Spec,
             send_overhead: DISPATCH,
             ..HostParams::default()
         },
+        // (Serial dispatch depends on the packet's length: the traffic run sets it.)
         messages: None,
     })
 }
