@@ -8,6 +8,7 @@
 
 pub mod atm;
 pub mod atomic;
+pub mod clan;
 pub mod ieee1355;
 
 use serde::Serialize;
@@ -268,13 +269,14 @@ pub struct Options {
 }
 
 /// The systems `reef reproduce` knows.
-pub const SYSTEMS: &[&str] = &["atm", "atomic", "ieee1355"];
+pub const SYSTEMS: &[&str] = &["atm", "atomic", "clan", "ieee1355"];
 
 /// Runs the reproduction of `system`.
 pub fn reproduce(system: &str, opts: &Options) -> Result<Report, String> {
     match system {
         "atm" => atm::reproduce(opts),
         "atomic" => atomic::reproduce(opts),
+        "clan" => clan::reproduce(opts),
         "ieee1355" => ieee1355::reproduce(opts),
         _ => Err(format!(
             "no reproduction for `{system}` (available: {})",

@@ -1,0 +1,253 @@
+//! `reef reproduce clan`: the CLAN reproduction as its users see it — the records the issue
+//! requires, the calibration figures within 5 %, the shape of the curves, determinism and
+//! the command line.
+
+use std::collections::BTreeSet;
+use std::process::Command;
+use std::sync::OnceLock;
+
+use reef::systems::clan::stream_sizes;
+use reef::systems::{Options, Record, Report, reproduce};
+use serde_json::json;
+
+fn quick_report() -> &'static Report {
+    static REPORT: OnceLock<Report> = OnceLock::new();
+    REPORT.get_or_init(|| {
+        reproduce(
+            "clan",
+            &Options {
+                quick: true,
+                seed: 1,
+                progress: false,
+            },
+        )
+        .expect("quick reproduction")
+    })
+}
+
+fn records<'a>(r: &'a Report, experiment: &str) -> Vec<&'a Record> {
+    r.records.iter().filter(|x| x.experiment == experiment).collect()
+}
+
+fn find<'a>(r: &'a Report, experiment: &str, case: &[(&str, serde_json::Value)], metric: &str) -> &'a Record {
+    r.records
+        .iter()
+        .find(|x| {
+            x.experiment == experiment
+                && x.metric == metric
+                && x.case.len() == case.len()
+                && case.iter().all(|(k, v)| x.case.get(*k) == Some(v))
+        })
+        .unwrap_or_else(|| panic!("no record {experiment} {case:?} {metric}"))
+}
+
+/// Every (experiment, case keys, metric) of the issue's table is there, with the systems
+/// and sizes it names.
+#[test]
+fn quick_reproduction_has_the_required_records() {
+    let r = quick_report();
+    assert_eq!(r.system, "clan");
+    let spec: [(&str, &[&str], &[&str]); 6] = [
+        ("round-trip", &["system", "size_bytes"], &["rtt_us"]),
+        ("streaming", &["system", "size_bytes"], &["bandwidth_Mbps"]),
+        (
+            "streaming-summary",
+            &["system"],
+            &[
+                "max_Mbps",
+                "max_size_bytes",
+                "half_max_size_bytes",
+                "buffer_bytes_per_endpoint",
+            ],
+        ),
+        ("transactions", &["system", "outstanding"], &["requests_per_s"]),
+        (
+            "transactions-summary",
+            &["system"],
+            &["max_requests_per_s", "server_us_per_message"],
+        ),
+        (
+            "buffer-scaling",
+            &["system"],
+            &["bytes_per_endpoint_90pct", "MB_for_1000_endpoints"],
+        ),
+    ];
+    for (experiment, keys, metrics) in spec {
+        let recs = records(r, experiment);
+        assert!(!recs.is_empty(), "{experiment}");
+        let want_keys: BTreeSet<&str> = keys.iter().copied().collect();
+        let want_metrics: BTreeSet<&str> = metrics.iter().copied().collect();
+        let got_metrics: BTreeSet<&str> = recs.iter().map(|x| x.metric.as_str()).collect();
+        assert_eq!(got_metrics, want_metrics, "{experiment}");
+        let mut cases = BTreeSet::new();
+        for x in &recs {
+            let got_keys: BTreeSet<&str> = x.case.keys().map(String::as_str).collect();
+            assert_eq!(got_keys, want_keys, "{experiment}: {x:?}");
+            assert!(x.simulated.is_finite() && x.simulated > 0.0, "{x:?}");
+            cases.insert(serde_json::to_string(&x.case).unwrap());
+        }
+        assert_eq!(recs.len(), cases.len() * metrics.len(), "{experiment}");
+    }
+    let systems = |e: &str| -> BTreeSet<String> {
+        records(r, e)
+            .iter()
+            .map(|x| x.case["system"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        systems("round-trip"),
+        ["clan-poll", "clan-sleep", "gige", "via"]
+            .map(String::from)
+            .into()
+    );
+    for e in ["streaming", "transactions", "buffer-scaling"] {
+        assert_eq!(
+            systems(e),
+            ["clan", "gige", "via"].map(String::from).into(),
+            "{e}"
+        );
+    }
+    let sizes: BTreeSet<u64> = records(r, "streaming")
+        .iter()
+        .map(|x| x.case["size_bytes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(sizes, stream_sizes().into_iter().collect());
+    assert_eq!(sizes.first(), Some(&16));
+    assert_eq!(sizes.last(), Some(&65_536));
+    let outstanding: BTreeSet<u64> = records(r, "transactions")
+        .iter()
+        .map(|x| x.case["outstanding"].as_u64().unwrap())
+        .collect();
+    assert_eq!(outstanding.first(), Some(&1));
+    assert_eq!(outstanding.last(), Some(&64));
+    let j: serde_json::Value = serde_json::from_str(&r.json()).unwrap();
+    assert_eq!(j["system"], "clan");
+    assert_eq!(j["records"].as_array().unwrap().len(), r.records.len());
+}
+
+/// The figures the spec gives as calibration inputs come out within 5 %.
+#[test]
+fn calibration_figures_within_five_percent() {
+    let r = quick_report();
+    let check = |e: &str, case: &[(&str, serde_json::Value)], m: &str| {
+        let x = find(r, e, case, m);
+        let d = x.deviation().expect("a published figure");
+        assert!(d.abs() < 0.05, "{x:?}");
+    };
+    for sys in ["clan-poll", "clan-sleep", "gige", "via"] {
+        check(
+            "round-trip",
+            &[("system", json!(sys)), ("size_bytes", json!(40))],
+            "rtt_us",
+        );
+    }
+    for sys in ["clan", "gige", "via"] {
+        check(
+            "transactions-summary",
+            &[("system", json!(sys))],
+            "max_requests_per_s",
+        );
+    }
+    check("calibration", &[], "app_to_app_us");
+}
+
+/// The curves have the shape the model implies: CLAN's bandwidth grows with the transfer
+/// size towards the link, its transaction rate grows with the requests outstanding until
+/// the server saturates, and it needs far less buffer than the baselines.
+#[test]
+fn curves_have_their_shape() {
+    let r = quick_report();
+    let bw = |sys: &str, s: u64| {
+        find(
+            r,
+            "streaming",
+            &[("system", json!(sys)), ("size_bytes", json!(s))],
+            "bandwidth_Mbps",
+        )
+        .simulated
+    };
+    assert!(bw("clan", 16) < bw("clan", 256) && bw("clan", 256) < bw("clan", 65536));
+    for sys in ["clan", "gige", "via"] {
+        assert!(bw(sys, 65536) <= 1000.0, "{sys}: above the link");
+    }
+    let rate = |sys: &str, o: u32| {
+        find(
+            r,
+            "transactions",
+            &[("system", json!(sys)), ("outstanding", json!(o))],
+            "requests_per_s",
+        )
+        .simulated
+    };
+    for sys in ["clan", "gige", "via"] {
+        assert!(
+            rate(sys, 1) < rate(sys, 2) && rate(sys, 2) <= rate(sys, 64) * 1.0001,
+            "{sys}"
+        );
+    }
+    // One outstanding request: one per round trip.
+    let rtt = find(
+        r,
+        "round-trip",
+        &[("system", json!("clan-poll")), ("size_bytes", json!(40))],
+        "rtt_us",
+    )
+    .simulated;
+    assert!((rate("clan", 1) * rtt * 1e-6 - 1.0).abs() < 0.02);
+    let need = |sys: &str| {
+        find(
+            r,
+            "buffer-scaling",
+            &[("system", json!(sys))],
+            "bytes_per_endpoint_90pct",
+        )
+        .simulated
+    };
+    assert!(need("clan") <= 10.0 * 1024.0, "CLAN within its 10 KB");
+    assert!(need("clan") < need("gige") && need("clan") < need("via"));
+}
+
+/// Same seed, same output, bit for bit.
+#[test]
+fn reproduction_is_deterministic() {
+    let again = reproduce(
+        "clan",
+        &Options {
+            quick: true,
+            seed: 1,
+            progress: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(again.json(), quick_report().json());
+}
+
+#[test]
+fn cli_reproduce_clan_writes_json_csv_and_plots() {
+    let dir = std::env::temp_dir().join(format!("reef-clan-{}", std::process::id()));
+    let json = dir.join("clan.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_reef"))
+        .args(["reproduce", "clan", "--quick", "--quiet", "--json"])
+        .arg(&json)
+        .arg("--out")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("== round-trip") && text.contains("== buffer-scaling"),
+        "{text}"
+    );
+    let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(j["system"], "clan");
+    for f in [
+        "streaming.svg",
+        "transactions.svg",
+        "streaming.csv",
+        "round-trip.csv",
+    ] {
+        assert!(dir.join(f).exists(), "{f}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
