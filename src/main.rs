@@ -131,6 +131,31 @@ enum Cmd {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// Run a system for real on this machine: `clan` runs CLAN's Queue and Tripwire between
+    /// two processes (a shared mapping as the aperture, the 10 KB ring with its lazy read
+    /// pointer, a polled location plus an eventfd wake-up) and measures round trips,
+    /// streaming and transactions beside TCP over loopback and Unix domain sockets, printed
+    /// beside the 2001 figures. README.md ("reef live clan") says how to read them.
+    Live {
+        /// The system: clan.
+        #[arg(value_name = "SYSTEM")]
+        system: String,
+        /// Shorter measurements (for tests; the figures are noisier).
+        #[arg(long)]
+        quick: bool,
+        /// Write `{"system": "clan-live", "records": […]}` (values in `measured`).
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Write a CSV per experiment and the plots (SVG) into this directory.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// How long a waiting process polls before it sleeps [µs], 0 to 1000000 (spec: 15).
+        #[arg(long, value_name = "US", default_value = "15", value_parser = parse_poll_us)]
+        poll_us: std::time::Duration,
+        /// No progress messages.
+        #[arg(long, short)]
+        quiet: bool,
+    },
     /// Print a network's routes: each switch's routing table (STC104 interval tables,
     /// destination ranges) where the routing has tables, else every host pair's header
     /// (Mosaic ΔX/ΔY pairs for `routing.algorithm = "mosaic"`); or, with --lan, the ATOMIC
@@ -190,6 +215,18 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+#[cfg(target_os = "linux")]
+fn parse_poll_us(s: &str) -> Result<std::time::Duration, String> {
+    reef::live::parse_poll_us(s)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn parse_poll_us(s: &str) -> Result<std::time::Duration, String> {
+    s.parse::<u64>()
+        .map(std::time::Duration::from_micros)
+        .map_err(|e| e.to_string())
 }
 
 fn sim_error_code(e: &SimError) -> ExitCode {
@@ -255,6 +292,44 @@ fn overrides(set: &[String], seed: Option<u64>) -> Result<Vec<String>> {
         o.push(format!("sim.seed={s}"));
     }
     Ok(o)
+}
+
+#[cfg(target_os = "linux")]
+fn live_clan(
+    quick: bool,
+    json: Option<PathBuf>,
+    out: Option<PathBuf>,
+    poll: std::time::Duration,
+    quiet: bool,
+) -> Result<ExitCode> {
+    let opts = reef::live::Options {
+        poll,
+        quick,
+        progress: !quiet,
+    };
+    let rep = reef::live::run_clan(&opts).map_err(|e| anyhow::anyhow!("live clan: {e}"))?;
+    print!("{}", rep.table());
+    if let Some(j) = json {
+        write(&j, &rep.json())?;
+    }
+    if let Some(dir) = out {
+        let files = rep
+            .write_out(&dir)
+            .with_context(|| format!("writing into {}", dir.display()))?;
+        eprintln!("wrote {} files into {}", files.len(), dir.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn live_clan(
+    _: bool,
+    _: Option<PathBuf>,
+    _: Option<PathBuf>,
+    _: std::time::Duration,
+    _: bool,
+) -> Result<ExitCode> {
+    bail!("reef live clan needs Linux (eventfd, shared anonymous mappings)")
 }
 
 fn real_main() -> Result<ExitCode> {
@@ -479,6 +554,23 @@ fn real_main() -> Result<ExitCode> {
                 eprintln!("wrote {} files into {}", files.len(), dir.display());
             }
             Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Live {
+            system,
+            quick,
+            json,
+            out,
+            poll_us,
+            quiet,
+        } => {
+            check_outs([&json])?;
+            if let Some(dir) = &out {
+                check_out(dir, true)?;
+            }
+            if system != "clan" {
+                bail!("no live run for `{system}` (available: clan)");
+            }
+            live_clan(quick, json, out, poll_us, quiet)
         }
         Cmd::Routes {
             config: path,
