@@ -110,9 +110,10 @@ enum Cmd {
     /// read them.
     Reproduce {
         /// The system: atm (the Penn ATM host interface; Traw & Smith, 1992), atomic (the
-        /// ATOMIC LAN; Cohen, Finn, Felderman & DeSchon, USC/ISI, 1992) or ieee1355 (IEEE 1355
-        /// DS links, the STC104 and CERN's Macramé testbed; Zhu et al., CERN, 1998, and the
-        /// Macramé group's HPCN '97 and WoTUG-20 papers).
+        /// ATOMIC LAN; Cohen, Finn, Felderman & DeSchon, USC/ISI, 1992), clan (the Collapsed
+        /// LAN with Tripwire; Riddoch, Pope et al., AT&T Laboratories Cambridge, 2001) or
+        /// ieee1355 (IEEE 1355 DS links, the STC104 and CERN's Macramé testbed; Zhu et al.,
+        /// CERN, 1998, and the Macramé group's HPCN '97 and WoTUG-20 papers).
         #[arg(value_name = "SYSTEM")]
         system: String,
         /// Reduced run lengths (for tests; well under a minute).
