@@ -18,9 +18,9 @@
 //!
 //! - the NICs' pipeline latency is the 1.5 µs less the simulated path with NICs of no
 //!   latency, half at each end (the engine's latency grows one for one with a channel's);
-//!   the switch routes in [`P::SWITCH_ROUTING`], ASSUMED: the figures do not separate the
-//!   switch from the NICs, and a routing delay holds a switch input per packet, so the
-//!   unpublished remainder is put where it does not limit the rate;
+//!   the switch's own share is its wait for the header, [`P::SWITCH_ROUTING`], ASSUMED
+//!   (the figures do not separate the switch from the NICs); both are latency only, delay
+//!   lines that do not limit the rate ([`super::sim::spec`]);
 //! - `tripwire_event` = 7.9 µs − S − 2·OW − copy(40), and `server_work` = S − event −
 //!   copy(40), then corrected once on the simulated mean round trip (OW differs a little
 //!   with where a message falls on the 32-byte blocks);

@@ -32,9 +32,10 @@ pub const PACKET_OVERHEAD: u64 = 12;
 /// ASSUMED: flits a switch input buffer holds [bytes]. Not published; a small FPGA FIFO of
 /// two largest packets. No experiment here loads a switch port to its limit.
 pub const SWITCH_BUFFER: u32 = 2 * (DMA_PACKET as u32 + PACKET_OVERHEAD as u32);
-/// ASSUMED: the switch routes a head once it has the packet's 8-byte header (64 ns at
-/// 1 Gb/s). It must decide within a minimum packet's time (20 bytes, 160 ns) to forward
-/// back-to-back small packets at the link rate; the figure is not published.
+/// ASSUMED: the switch's latency: it routes a head once it has the packet's 8-byte header
+/// (64 ns at 1 Gb/s); the figure is not published. It is latency only: back-to-back
+/// packets leave at the link rate, the next header being in the input FIFO while the
+/// previous packet drains ([`super::sim::spec`] says how the engine is given it).
 pub const SWITCH_ROUTING: Time = 8 * LINK_BYTE_TIME;
 /// ASSUMED: the cable between the two switches (a few metres: 25 ns).
 pub const INTER_SWITCH_CABLE: Time = 25 * NS;
