@@ -10,8 +10,8 @@
 //! the frames at the link rate; the NIC and driver add a fixed one-way latency `L` (for
 //! the 3c985 that includes its interrupt coalescing). `o` is calibrated from the published
 //! transaction rate (the server receives and sends once per transaction) and `L` from the
-//! published round trip; the copy rate is the CLAN host's ([`super::params::COPY_RATE`]),
-//! since both baselines ran on the same Alphas.
+//! published round trip; the copy rate is the CLAN host's ([`super::params::COPY_RATE`],
+//! ASSUMED), since both baselines ran on the same Alphas.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -29,6 +29,48 @@ pub enum Window {
     /// buffer, paying the per-message cost at both ends.
     Software,
 }
+
+/// A baseline as published: the figures its costs are calibrated from and its wire.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hardware {
+    pub name: &'static str,
+    /// Published 40-byte round trip [µs].
+    pub rtt_us: f64,
+    /// Published transaction rate [requests/s].
+    pub rate_per_s: f64,
+    pub byte_time: Time,
+    /// Bytes each frame carries besides its payload.
+    pub frame_overhead: u64,
+    /// Largest payload of a frame [bytes].
+    pub mtu_payload: u64,
+    /// Buffer per endpoint [bytes].
+    pub buffer: u64,
+    pub window: Window,
+}
+
+/// Gigabit Ethernet TCP (3c985, jumbo frames, 512 KB socket buffers).
+pub const GIGE: Hardware = Hardware {
+    name: "gige",
+    rtt_us: P::PUBLISHED.gige_rtt.value,
+    rate_per_s: P::PUBLISHED.gige_transactions.value,
+    byte_time: P::GIGE_BYTE_TIME,
+    frame_overhead: P::GIGE_TCPIP_HEADERS + P::GIGE_FRAMING,
+    mtu_payload: P::GIGE_MTU - P::GIGE_TCPIP_HEADERS,
+    buffer: P::GIGE_BUFFER,
+    window: Window::Acks,
+};
+
+/// Hardware VIA (Giganet cLAN1000, 256 KB buffers, software window updates).
+pub const VIA: Hardware = Hardware {
+    name: "via",
+    rtt_us: P::PUBLISHED.via_rtt.value,
+    rate_per_s: P::PUBLISHED.via_transactions.value,
+    byte_time: P::VIA_BYTE_TIME,
+    frame_overhead: P::VIA_OVERHEAD,
+    mtu_payload: P::VIA_MTU,
+    buffer: P::VIA_BUFFER,
+    window: Window::Software,
+};
 
 /// A calibrated baseline.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -83,32 +125,23 @@ impl Baseline {
             + 2 * (self.latency + self.wire(bytes))
     }
 
-    /// Calibrates `o` from the transaction rate and `L` from the round trip (both for
-    /// `bytes`-byte messages).
-    #[allow(clippy::too_many_arguments)]
-    pub fn calibrate(
-        name: &'static str,
-        rtt_us: f64,
-        rate_per_s: f64,
-        bytes: u64,
-        byte_time: Time,
-        frame_overhead: u64,
-        mtu_payload: u64,
-        buffer: u64,
-        window: Window,
-    ) -> Result<Baseline, CalibrationError> {
+    /// Calibrates `o` from the transaction rate and `L` from the round trip of `hw`'s
+    /// published figures (both for `bytes`-byte messages), with the hosts copying at
+    /// `copy_rate` [bytes/s].
+    pub fn calibrate(hw: &Hardware, bytes: u64, copy_rate: f64) -> Result<Baseline, CalibrationError> {
+        let name = hw.name;
         let mut b = Baseline {
             name,
             per_message: 0,
             latency: 0,
-            copy_rate: P::COPY_RATE,
-            byte_time,
-            frame_overhead,
-            mtu_payload,
-            buffer,
-            window,
+            copy_rate,
+            byte_time: hw.byte_time,
+            frame_overhead: hw.frame_overhead,
+            mtu_payload: hw.mtu_payload,
+            buffer: hw.buffer,
+            window: hw.window,
         };
-        let s = SEC as f64 / rate_per_s;
+        let s = SEC as f64 / hw.rate_per_s;
         let o = s / 2.0 - b.copy(bytes) as f64;
         if o <= 0.0 {
             return Err(CalibrationError::Negative {
@@ -118,7 +151,7 @@ impl Baseline {
             });
         }
         b.per_message = o.round() as Time;
-        let rest = rtt_us * 1e6 - (2 * (b.per_message + b.copy(bytes)) + b.server_time(bytes)) as f64;
+        let rest = hw.rtt_us * 1e6 - (2 * (b.per_message + b.copy(bytes)) + b.server_time(bytes)) as f64;
         let l = rest / 2.0 - b.wire(bytes) as f64;
         if l < 0.0 {
             return Err(CalibrationError::Negative {
@@ -131,34 +164,14 @@ impl Baseline {
         Ok(b)
     }
 
-    /// Gigabit Ethernet TCP, calibrated.
+    /// Gigabit Ethernet TCP, calibrated with the model's copy rate.
     pub fn gige() -> Result<Baseline, CalibrationError> {
-        Baseline::calibrate(
-            "gige",
-            P::PUBLISHED.gige_rtt.value,
-            P::PUBLISHED.gige_transactions.value,
-            P::MESSAGE_BYTES,
-            P::GIGE_BYTE_TIME,
-            P::GIGE_TCPIP_HEADERS + P::GIGE_FRAMING,
-            P::GIGE_MTU - P::GIGE_TCPIP_HEADERS,
-            P::GIGE_BUFFER,
-            Window::Acks,
-        )
+        Baseline::calibrate(&GIGE, P::MESSAGE_BYTES, P::COPY_RATE)
     }
 
-    /// Hardware VIA (cLAN1000), calibrated.
+    /// Hardware VIA (cLAN1000), calibrated with the model's copy rate.
     pub fn via() -> Result<Baseline, CalibrationError> {
-        Baseline::calibrate(
-            "via",
-            P::PUBLISHED.via_rtt.value,
-            P::PUBLISHED.via_transactions.value,
-            P::MESSAGE_BYTES,
-            P::VIA_BYTE_TIME,
-            P::VIA_OVERHEAD,
-            P::VIA_MTU,
-            P::VIA_BUFFER,
-            Window::Software,
-        )
+        Baseline::calibrate(&VIA, P::MESSAGE_BYTES, P::COPY_RATE)
     }
 
     /// Closed-loop transactions: `outstanding` connections spread over `clients` client
@@ -322,7 +335,13 @@ mod tests {
 
     #[test]
     fn impossible_figures_are_refused() {
-        let e = Baseline::calibrate("x", 1.0, 150_000.0, 40, 8000, 16, 4096, 1 << 18, Window::Acks);
+        let hw = |rtt_us, rate_per_s| Hardware {
+            name: "x",
+            rtt_us,
+            rate_per_s,
+            ..VIA
+        };
+        let e = Baseline::calibrate(&hw(1.0, 150_000.0), 40, P::COPY_RATE);
         assert!(matches!(
             e,
             Err(CalibrationError::Negative {
@@ -330,7 +349,7 @@ mod tests {
                 ..
             })
         ));
-        let e = Baseline::calibrate("x", 100.0, 1e8, 40, 8000, 16, 4096, 1 << 18, Window::Acks);
+        let e = Baseline::calibrate(&hw(100.0, 1e8), 40, P::COPY_RATE);
         assert!(matches!(
             e,
             Err(CalibrationError::Negative {

@@ -57,7 +57,8 @@ pub struct Costs {
 }
 
 impl Costs {
-    fn copy(&self, bytes: u64) -> Time {
+    /// Copying `bytes` into or out of the Queue [ps].
+    pub fn copy(&self, bytes: u64) -> Time {
         (bytes as f64 / self.copy_rate * 1e12).round() as Time
     }
 
