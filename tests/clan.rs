@@ -207,6 +207,24 @@ fn curves_have_their_shape() {
     assert!(need("clan") < need("gige") && need("clan") < need("via"));
 }
 
+/// The spec's buffers per endpoint are the 2001 configurations, not measured 90 % points:
+/// buffer-scaling shows them as context, with no deviation that would pass for a miss or
+/// a match.
+#[test]
+fn buffer_scaling_shows_the_configured_buffers_as_context() {
+    let r = quick_report();
+    for (sys, used) in [("clan", "10240"), ("gige", "524288"), ("via", "262144")] {
+        let x = find(
+            r,
+            "buffer-scaling",
+            &[("system", json!(sys))],
+            "bytes_per_endpoint_90pct",
+        );
+        assert_eq!(x.published, None, "{x:?}");
+        assert!(x.source.contains("context") && x.source.contains(used), "{x:?}");
+    }
+}
+
 /// Same seed, same output, bit for bit.
 #[test]
 fn reproduction_is_deterministic() {

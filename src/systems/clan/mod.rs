@@ -579,7 +579,8 @@ fn buffer_scaling(
     let n = budget.scaling_msgs;
     let p = PUBLISHED;
     let mut lines = Vec::new();
-    for (name, figure) in [
+    let mut need = Vec::new();
+    for (name, used) in [
         ("clan", p.clan_buffer),
         ("gige", p.gige_buffer),
         ("via", p.via_buffer),
@@ -594,6 +595,8 @@ fn buffer_scaling(
         let peak = bw(16 << 20)?;
         let found = smallest_buffer(256, 16 << 20, 0.9 * peak, &mut bw)?;
         let bytes = found.ok_or(format!("buffer-scaling: {name} never reaches 90 % of its peak"))? as f64;
+        // The spec's buffers are what the 2001 runs were configured with, not a measured
+        // 90 % point: context in the source column, not a published value to deviate from.
         let case = [("system", json!(name))];
         report.push(
             Record::new(
@@ -603,7 +606,10 @@ fn buffer_scaling(
                 "bytes",
                 bytes,
             )
-            .published(figure.value, figure.source),
+            .source(&format!(
+                "context, not compared: the 2001 run was configured with {:.0} bytes ({})",
+                used.value, used.source
+            )),
         );
         report.push(
             Record::new(
@@ -613,26 +619,50 @@ fn buffer_scaling(
                 "MB",
                 bytes * 1000.0 / 1e6,
             )
-            .published(
-                figure.value * 1000.0 / 1e6,
-                "the published buffer per endpoint x 1,000 endpoints (MB of 10^6 bytes)",
-            ),
+            .source(&format!(
+                "bytes_per_endpoint_90pct x 1,000 (MB of 10^6 bytes); context, not compared: {:.1} MB \
+                 with the 2001 configuration",
+                used.value * 1000.0 / 1e6
+            )),
         );
         lines.push(format!(
-            "{name} peak {peak:.0} Mb/s at 64 KB transfers, 90 % with {bytes:.0} bytes"
+            "{name} peak {peak:.0} Mb/s, 90 % with {bytes:.0} bytes ({:.1} MB for 1,000 endpoints; \
+             configured in 2001: {:.0} bytes, {:.1}x the model's need)",
+            bytes * 1000.0 / 1e6,
+            used.value,
+            used.value / bytes
         ));
+        need.push(bytes);
     }
+    let order = if need[0] < need[2] && need[2] < need[1] {
+        "the model keeps the ordering the spec's argument rests on (CLAN < VIA < GigE)"
+    } else {
+        "the model does not keep the spec's ordering (CLAN < VIA < GigE)"
+    };
     report.notes.push(format!(
-        "buffer-scaling: 64 KB transfers, the buffer per endpoint searched (doubling from 256 bytes, \
-         then bisection to 1/64) for the smallest reaching 90 % of the bandwidth with a 16 MB buffer: \
-         {}. The published figures are the buffers the measurements used, not a searched minimum: \
-         CLAN's 10 KB is comfortably above its need (its flow control round trip is a few \
-         microseconds). The baselines' needs here are set by their calibrated one-way latency, which \
-         is all the model knows of their acknowledgement path; the published 512 KB and 256 KB also \
-         cover what a per-message model leaves out (TCP's slow start and delayed acknowledgements, \
-         the kernel counting buffer overhead against the socket buffer, VIA's descriptor rings), so \
-         the model's needs are far smaller: a miss, shown as it is.",
-        lines.join("; ")
+        "buffer-scaling: 64 KB transfers; the smallest buffer per endpoint (searched by doubling from \
+         256 bytes, then bisection to 1/64) that reaches 90 % of the bandwidth a 16 MB buffer gives: \
+         {}. The spec's buffer figures (CLAN's 10 KB Queue, Gigabit Ethernet's 512 KB socket buffers, \
+         VIA's 256 KB reserved buffers) are what the 2001 measurements were configured with, not a \
+         measured 90 % point, so they are printed as context in the source column, not as published \
+         values of this metric with a deviation. CLAN's need lies within its 10 KB, as its published \
+         960 Mb/s with 10 KB says it must; where it lies is set by two assumptions: a write takes at \
+         most a quarter of the ring and goes by DMA only from {} bytes, so a ring under {} bytes \
+         streams by PIO, bus-bound under 90 %. The baselines' needs are their bandwidth times their \
+         flow-control round trip, which the model knows only through the calibrated one-way latency \
+         and per-message cost; what made 2001 TCP want 512 KB (for example Linux counting each jumbo \
+         frame's kernel buffer against the socket buffer and advertising only part of it, delayed \
+         acknowledgements, interrupt coalescing under load) and VIA 256 KB (for example receive \
+         buffers pre-posted per message at the largest message size) is not in a per-message cost \
+         model, and the spec gives none of it a figure. So the spec's claim that the baselines need \
+         that much per endpoint is not reproduced: the model's needs are {:.0}x (GigE) and {:.0}x \
+         (VIA) smaller; {}.",
+        lines.join("; "),
+        P::DMA_THRESHOLD,
+        4 * P::DMA_THRESHOLD,
+        p.gige_buffer.value / need[1],
+        p.via_buffer.value / need[2],
+        order
     ));
     Ok(())
 }
