@@ -669,9 +669,13 @@ fn buffer_scaling(
 
 fn assumptions(report: &mut Report) {
     report.notes.push(format!(
-        "fabric: two five-port switches joined by one link leave eight ports, so 8 of the 12 NICs are \
-         attached (the other 4 are not on the switched fabric; the spec does not say how they were \
-         wired); cut-through switches, 1 Gb/s links of one byte per flit, credit flow control with \
+        "fabric: the spec's 2 five-port switches and 12 NICs cannot all be one switched fabric: joined \
+         by one link the switches leave 8 ports for NICs (10 if the link were not among the five, 6 \
+         with two links), and a CLAN NIC has one link, so none can forward for another. The model \
+         attaches 8 NICs, every free port; the other 4 may have been spares or cabled back to back \
+         in pairs (the spec does not say, and reef's engine puts every host on a switch port). No \
+         experiment needs more: the most any uses is the server and 7 clients, and the transaction \
+         rate saturates at 4 outstanding. Cut-through switches, 1 Gb/s links of one byte per flit, credit flow control with \
          {}-byte input buffers (ASSUMED). Round trips and streams run between two NICs on one switch, \
          as the one-switch path of the 1.5 us figure (ASSUMED); transactions use all seven clients.",
         P::SWITCH_BUFFER

@@ -18,8 +18,13 @@ use crate::time::{NS, Time, US};
 pub const SWITCHES: u32 = 2;
 /// Ports per switch (spec).
 pub const SWITCH_PORTS: u32 = 5;
-/// NICs built (spec: 12). Two five-port switches joined by one link leave 2 × 4 = 8 ports
-/// for NICs: the model attaches 8; the other 4 are not on the switched fabric.
+/// NICs built (spec: 12). They cannot all be on one switched fabric of two five-port
+/// switches: joined by one link, the switches leave 2 × 4 = 8 ports for NICs (10 if the
+/// link were not counted among the five, 6 with two links between them), and the spec
+/// gives the NIC one link, so no NIC can carry another's traffic. The 4 others may have
+/// been spares or cabled back to back in pairs; the spec does not say, reef's engine puts
+/// every host on a switch port, and no experiment needs them (the most any uses is the
+/// server and 7 clients).
 pub const NICS_BUILT: u32 = 12;
 /// NICs the model attaches: every switch port not taken by the inter-switch link.
 pub const NICS_ATTACHED: u32 = SWITCHES * (SWITCH_PORTS - 1);

@@ -941,6 +941,19 @@ mod tests {
         }
     }
 
+    /// Two five-port switches joined by one link: every free port has a NIC.
+    #[test]
+    fn the_prototype_has_eight_nics_on_two_five_port_switches() {
+        let s = spec(400 * NS).unwrap();
+        assert_eq!(s.fabric.num_hosts(), P::NICS_ATTACHED as usize);
+        assert_eq!(P::NICS_ATTACHED, 8);
+        for h in 0..P::NICS_ATTACHED {
+            let (sw, port) = s.fabric.host_switch(h);
+            assert_eq!(sw.idx(), (h / 4) as usize, "host {h}");
+            assert!(port < P::SWITCH_PORTS as u16, "host {h} on port {port}");
+        }
+    }
+
     #[test]
     fn one_word_latency_is_the_sum_of_its_stages() {
         let c = costs();
