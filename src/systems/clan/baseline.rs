@@ -103,7 +103,8 @@ pub enum CalibrationError {
 }
 
 impl Baseline {
-    fn copy(&self, bytes: u64) -> Time {
+    /// Time to copy `bytes` at one end [ps].
+    pub fn copy(&self, bytes: u64) -> Time {
         (bytes as f64 / self.copy_rate * 1e12).round() as Time
     }
 
