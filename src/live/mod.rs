@@ -11,18 +11,16 @@
 pub mod bench;
 pub mod queue;
 
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Serialize;
 use serde_json::json;
 
-use crate::report::plot::{Plot, Series, svg};
+use crate::systems::Record;
+use crate::systems::Report;
+use crate::systems::clan::curves::{self, Streaming};
 use crate::systems::clan::params::PUBLISHED;
-use crate::systems::{Artifact, fmt_num};
+use crate::systems::clan::stream_sizes;
 use bench::Transport;
 use queue::LiveError;
 
@@ -60,174 +58,6 @@ pub fn parse_poll_us(s: &str) -> Result<Duration, String> {
     }
 }
 
-/// One measured figure, with the 2001 figure it stands beside (if any).
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct LiveRecord {
-    pub experiment: String,
-    pub case: BTreeMap<String, serde_json::Value>,
-    pub metric: String,
-    pub unit: String,
-    pub measured: f64,
-    /// The 2001 figure of the same experiment (CLAN's for the Queue, Gigabit Ethernet
-    /// TCP's for TCP), for comparison, not agreement.
-    pub published: Option<f64>,
-    pub source: String,
-}
-
-/// Everything `reef live clan` measured.
-#[derive(Clone, Debug, Serialize)]
-pub struct LiveReport {
-    pub system: String,
-    pub records: Vec<LiveRecord>,
-    #[serde(skip)]
-    pub notes: Vec<String>,
-    #[serde(skip)]
-    pub plots: Vec<Artifact>,
-}
-
-fn record(
-    experiment: &str,
-    case: &[(&str, serde_json::Value)],
-    metric: &str,
-    unit: &str,
-    measured: f64,
-) -> LiveRecord {
-    LiveRecord {
-        experiment: experiment.into(),
-        case: case.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
-        metric: metric.into(),
-        unit: unit.into(),
-        measured,
-        published: None,
-        source: String::new(),
-    }
-}
-
-impl LiveRecord {
-    fn beside(mut self, value: f64, source: &str) -> LiveRecord {
-        self.published = Some(value);
-        self.source = source.into();
-        self
-    }
-
-    fn case_text(&self) -> String {
-        self.case
-            .iter()
-            .map(|(k, v)| match v {
-                serde_json::Value::String(s) => format!("{k}={s}"),
-                v => format!("{k}={v}"),
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-}
-
-impl LiveReport {
-    fn experiments(&self) -> Vec<String> {
-        let mut seen: Vec<String> = Vec::new();
-        for r in &self.records {
-            if !seen.contains(&r.experiment) {
-                seen.push(r.experiment.clone());
-            }
-        }
-        seen
-    }
-
-    /// A table per experiment, measured beside the 2001 figure, then the notes.
-    pub fn table(&self) -> String {
-        let mut s = String::new();
-        let _ = writeln!(s, "reef live clan (this machine, beside the 2001 figures)");
-        for e in self.experiments() {
-            let rows: Vec<&LiveRecord> = self.records.iter().filter(|r| r.experiment == e).collect();
-            let cw = rows.iter().map(|r| r.case_text().len()).max().unwrap_or(4).max(4);
-            let mw = rows
-                .iter()
-                .map(|r| r.metric.len() + r.unit.len() + 3)
-                .max()
-                .unwrap_or(6);
-            let _ = writeln!(s, "\n== {e}");
-            let _ = writeln!(
-                s,
-                "{:<cw$}  {:<mw$} {:>13} {:>13} {:>9}",
-                "case", "metric", "measured", "2001", "ratio"
-            );
-            for r in rows {
-                let _ = writeln!(
-                    s,
-                    "{:<cw$}  {:<mw$} {:>13} {:>13} {:>9}",
-                    r.case_text(),
-                    format!("{} [{}]", r.metric, r.unit),
-                    fmt_num(r.measured),
-                    r.published.map_or("-".into(), fmt_num),
-                    r.published
-                        .filter(|p| *p != 0.0)
-                        .map_or(String::new(), |p| format!("{:.2}x", r.measured / p)),
-                );
-            }
-        }
-        if !self.notes.is_empty() {
-            let _ = writeln!(s, "\nnotes:");
-            for n in &self.notes {
-                let _ = writeln!(s, "- {n}");
-            }
-        }
-        s
-    }
-
-    /// `{"system": "clan-live", "records": […]}`.
-    pub fn json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_default()
-    }
-
-    /// One CSV per experiment and the plots, into `dir`.
-    pub fn write_out(&self, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-        std::fs::create_dir_all(dir)?;
-        let mut written = Vec::new();
-        for e in self.experiments() {
-            let rows: Vec<&LiveRecord> = self.records.iter().filter(|r| r.experiment == e).collect();
-            let mut keys: Vec<String> = Vec::new();
-            for r in &rows {
-                for k in r.case.keys() {
-                    if !keys.contains(k) {
-                        keys.push(k.clone());
-                    }
-                }
-            }
-            let mut s = String::new();
-            for k in &keys {
-                let _ = write!(s, "{k},");
-            }
-            let _ = writeln!(s, "metric,unit,measured,published_2001");
-            for r in rows {
-                for k in &keys {
-                    let v = r.case.get(k).map_or(String::new(), |v| match v {
-                        serde_json::Value::String(x) => x.clone(),
-                        v => v.to_string(),
-                    });
-                    let _ = write!(s, "{v},");
-                }
-                let _ = writeln!(
-                    s,
-                    "{},{},{},{}",
-                    r.metric,
-                    r.unit,
-                    r.measured,
-                    r.published.map_or(String::new(), |p| p.to_string())
-                );
-            }
-            let p = dir.join(format!("{e}.csv"));
-            std::fs::write(&p, s)?;
-            written.push(p);
-        }
-        for a in &self.plots {
-            let p = dir.join(&a.file);
-            std::fs::write(&p, &a.text)?;
-            written.push(p);
-        }
-        Ok(written)
-    }
-}
-
 /// The systems measured, by their names in the records.
 fn systems(poll: Duration) -> [(&'static str, Transport); 4] {
     [
@@ -238,13 +68,8 @@ fn systems(poll: Duration) -> [(&'static str, Transport); 4] {
     ]
 }
 
-/// Transfer sizes of the streaming measurements [bytes]: 16 B to 64 KB.
-pub fn stream_sizes() -> Vec<usize> {
-    (4..=16).map(|k| 1usize << k).collect()
-}
-
 /// Requests outstanding in the transaction measurements.
-pub const OUTSTANDING: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
+pub const OUTSTANDING: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];
 
 fn median(v: &mut [f64]) -> f64 {
     if v.is_empty() {
@@ -255,7 +80,7 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 /// Runs every measurement.
-pub fn run_clan(opts: &Options) -> Result<LiveReport, LiveError> {
+pub fn run_clan(opts: &Options) -> Result<Report, LiveError> {
     let say = |what: &str| {
         if opts.progress && std::io::stderr().is_terminal() {
             eprintln!("reef live clan: {what}");
@@ -275,12 +100,7 @@ pub fn run_clan(opts: &Options) -> Result<LiveReport, LiveError> {
         )
     };
     let p = PUBLISHED;
-    let mut rep = LiveReport {
-        system: "clan-live".into(),
-        records: Vec::new(),
-        notes: Vec::new(),
-        plots: Vec::new(),
-    };
+    let mut rep = Report::live("clan-live");
     let sys = systems(opts.poll);
 
     say("round trips");
@@ -313,7 +133,7 @@ pub fn run_clan(opts: &Options) -> Result<LiveReport, LiveError> {
     for (name, t, g, fig) in rt_cases {
         let max = if g.is_zero() { 200_000 } else { 4000 };
         let mut v = bench::round_trips(t, rt_dur, max, g)?;
-        let mut r = record(
+        let mut r = Record::new(
             "round-trip",
             &[("system", json!(name)), ("size_bytes", json!(bench::MESSAGE))],
             "rtt_us",
@@ -321,9 +141,9 @@ pub fn run_clan(opts: &Options) -> Result<LiveReport, LiveError> {
             median(&mut v),
         );
         if let Some((f, src)) = fig {
-            r = r.beside(f, src);
+            r = r.published(f, src);
         }
-        rep.records.push(r);
+        rep.push(r);
     }
 
     say("streaming");
@@ -331,128 +151,65 @@ pub fn run_clan(opts: &Options) -> Result<LiveReport, LiveError> {
     for (k, (name, t)) in sys.iter().enumerate() {
         let mut pts = Vec::new();
         for s in stream_sizes() {
-            let bw = bench::stream(*t, s, st_dur)?;
-            pts.push((s, bw));
-            rep.records.push(record(
-                "streaming",
-                &[("system", json!(name)), ("size_bytes", json!(s))],
-                "bandwidth_Mbps",
-                "Mb/s",
-                bw,
-            ));
+            pts.push((s, bench::stream(*t, s as usize, st_dur)?));
         }
-        let (max_size, max) = pts
-            .iter()
-            .fold((0, 0.0), |a, &(s, b)| if b > a.1 { (s, b) } else { a });
-        let half = pts.iter().find(|x| x.1 >= max / 2.0).map_or(0, |x| x.0);
-        let case = [("system", json!(name))];
-        let mut m = record("streaming-summary", &case, "max_Mbps", "Mb/s", max);
-        if name.starts_with("clan") {
-            m = m.beside(p.clan_bandwidth.value, p.clan_bandwidth.source);
-        }
-        rep.records.push(m);
-        rep.records.push(record(
-            "streaming-summary",
-            &case,
-            "max_size_bytes",
-            "bytes",
-            max_size as f64,
-        ));
-        rep.records.push(record(
-            "streaming-summary",
-            &case,
-            "half_max_size_bytes",
-            "bytes",
-            half as f64,
-        ));
-        let buffer = match t {
-            Transport::Clan { .. } => Some(queue::QUEUE_BYTES),
-            _ => bench::socket_buffer(*t),
+        let clan = matches!(t, Transport::Clan { .. });
+        let buffer = if clan {
+            Some((queue::QUEUE_BYTES, "the Queue's ring"))
+        } else {
+            bench::socket_buffer(*t).map(|b| {
+                (
+                    b,
+                    "the kernel's send + receive buffer of a fresh socket (getsockopt)",
+                )
+            })
         };
-        if let Some(b) = buffer {
-            let mut r = record(
-                "streaming-summary",
-                &case,
-                "buffer_bytes_per_endpoint",
-                "bytes",
-                b as f64,
-            );
-            r.source = match t {
-                Transport::Clan { .. } => "the Queue's ring".into(),
-                _ => "the kernel's send + receive buffer of a fresh socket (getsockopt)".into(),
-            };
-            rep.records.push(r);
-        }
-        series.push(Series {
-            name: name.to_string(),
-            points: pts.iter().map(|&(s, b)| ((s as f64).log2(), b)).collect(),
-            markers_only: false,
-            color: Some(k),
-        });
+        curves::push_streaming(
+            &mut rep,
+            &Streaming {
+                system: name,
+                points: &pts,
+                peak: if clan {
+                    Ok(p.clan_bandwidth)
+                } else {
+                    Err("no 2001 figure of the same system")
+                },
+                buffer,
+            },
+        );
+        series.push(curves::streaming_series(name, k, &pts));
     }
-    rep.plots.push(Artifact {
-        file: "streaming.svg".into(),
-        text: svg(&Plot {
-            title: "reef live clan: bandwidth against transfer size on this machine",
-            x_label: "transfer size [log2 bytes: 4 = 16 B ... 16 = 64 KB]",
-            y_label: "bandwidth [Mb/s]",
+    rep.plots.push(
+        curves::streaming_plot(
+            "reef live clan: bandwidth against transfer size on this machine",
             series,
-            log_y: true,
-        })
+            true,
+        )
         .map_err(LiveError::Failed)?,
-    });
+    );
 
     say("transactions");
     let mut series = Vec::new();
     for (k, (name, t)) in sys.iter().enumerate() {
         let mut pts = Vec::new();
         for o in OUTSTANDING {
-            let r = bench::transactions(*t, o, tx_dur)?;
-            pts.push((o as f64, r));
-            rep.records.push(record(
-                "transactions",
-                &[("system", json!(name)), ("outstanding", json!(o))],
-                "requests_per_s",
-                "req/s",
-                r,
-            ));
+            pts.push((o, bench::transactions(*t, o as usize, tx_dur)?));
         }
-        let max = pts.iter().map(|x| x.1).fold(0.0, f64::max);
-        let case = [("system", json!(name))];
-        let mut r = record("transactions-summary", &case, "max_requests_per_s", "req/s", max);
-        let mut u = record(
-            "transactions-summary",
-            &case,
-            "server_us_per_message",
-            "us",
-            1e6 / max,
-        );
-        if name.starts_with("clan") {
-            r = r.beside(p.clan_transactions.value, p.clan_transactions.source);
-            u = u.beside(p.clan_server_us.value, p.clan_server_us.source);
-        } else if *name == "tcp-loopback" {
-            r = r.beside(p.gige_transactions.value, p.gige_transactions.source);
-        }
-        rep.records.push(r);
-        rep.records.push(u);
-        series.push(Series {
-            name: name.to_string(),
-            points: pts,
-            markers_only: false,
-            color: Some(k),
-        });
+        let (rate, per_message) = match t {
+            Transport::Clan { .. } => (Some(p.clan_transactions), Some(p.clan_server_us)),
+            Transport::Tcp => (Some(p.gige_transactions), None),
+            Transport::Unix => (None, None),
+        };
+        curves::push_transactions(&mut rep, name, &pts, rate, per_message);
+        series.push(curves::transactions_series(name, k, &pts));
     }
-    rep.plots.push(Artifact {
-        file: "transactions.svg".into(),
-        text: svg(&Plot {
-            title: "reef live clan: requests/s against requests outstanding on this machine",
-            x_label: "requests outstanding (one per connection)",
-            y_label: "requests/s",
+    rep.plots.push(
+        curves::transactions_plot(
+            "reef live clan: requests/s against requests outstanding on this machine",
             series,
-            log_y: true,
-        })
+        )
         .map_err(LiveError::Failed)?,
-    });
+    );
     rep.notes.push(format!(
         "clan-poll: the Queue with waiters that poll for {} us before they sleep on their eventfd; \
          clan-sleep: the same Queue with waiters that sleep at once (for round trips: requests {} us \

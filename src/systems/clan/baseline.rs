@@ -248,7 +248,7 @@ impl Baseline {
         // (bytes consumed, when the sender knows it), one per acknowledgement, in order.
         let mut acks: Vec<(u64, Time)> = Vec::new();
         let mut ack_i = 0usize;
-        let mut consumed_at: Vec<(u64, Time)> = Vec::with_capacity(n);
+        let mut consumed_at: Vec<(Time, u64)> = Vec::with_capacity(n);
         let mut consumed: u64 = 0;
         let mut since_update: u64 = 0;
         // Window updates on their way to the sender, each costing it a message (VIA).
@@ -283,7 +283,7 @@ impl Baseline {
             let arrive = wire_done + self.latency;
             recv_done = recv_done.max(arrive) + o + self.copy(b);
             consumed += b;
-            consumed_at.push((b, recv_done));
+            consumed_at.push((recv_done, b));
             match self.window {
                 Window::Acks => acks.push((consumed, recv_done + self.latency + self.wire(0))),
                 Window::Software => {
@@ -298,16 +298,7 @@ impl Baseline {
                 }
             }
         }
-        if n < 2 {
-            return 0.0;
-        }
-        let first = n / 5;
-        let bytes: u64 = consumed_at[first + 1..].iter().map(|x| x.0).sum();
-        let dt = consumed_at[n - 1].1 - consumed_at[first].1;
-        if dt == 0 {
-            return 0.0;
-        }
-        bytes as f64 * 8.0 / (dt as f64 / SEC as f64) / 1e6
+        super::bandwidth(&consumed_at)
     }
 }
 

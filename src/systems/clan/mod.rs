@@ -15,6 +15,7 @@
 
 pub mod baseline;
 pub mod calibrate;
+pub mod curves;
 pub mod nic;
 pub mod params;
 pub mod queue;
@@ -24,10 +25,9 @@ use std::io::IsTerminal;
 
 use serde_json::json;
 
-use crate::report::plot::{Plot, Series, svg};
 use crate::time::{SEC, Time, US};
 
-use super::{Artifact, Options, Record, Report};
+use super::{Options, Record, Report};
 use baseline::Baseline;
 use calibrate::Calibration;
 use params::{self as P, PUBLISHED};
@@ -104,30 +104,41 @@ fn clan_stream(costs: &Costs, size: u64, count: u32, ring: u64) -> Result<f64, S
     sim::run(costs, Scenario::Stream { size, count, ring }).map(|o| bandwidth(&o.consumed))
 }
 
+/// The calibrated models every experiment runs: CLAN's costs and the two baselines.
+struct Models {
+    cal: Calibration,
+    gige: Baseline,
+    via: Baseline,
+}
+
 /// Runs every experiment.
 pub fn reproduce(opts: &Options) -> Result<Report, String> {
     let mut report = Report::new("clan");
     let budget = Budget::new(opts.quick);
     progress(opts, "calibrating");
-    let cal = calibrate::calibrate().map_err(|e| format!("calibration: {e}"))?;
-    let gige = Baseline::gige().map_err(|e| format!("calibration: {e}"))?;
-    let via = Baseline::via().map_err(|e| format!("calibration: {e}"))?;
-    calibration_records(&mut report, &cal, &gige, &via);
+    let calibration = |e: String| format!("calibration: {e}");
+    let m = Models {
+        cal: calibrate::calibrate().map_err(|e| calibration(e.to_string()))?,
+        gige: Baseline::gige().map_err(|e| calibration(e.to_string()))?,
+        via: Baseline::via().map_err(|e| calibration(e.to_string()))?,
+    };
+    calibration_records(&mut report, &m);
     progress(opts, "round-trip");
-    round_trip(&mut report, &cal, &gige, &via);
+    round_trip(&mut report, &m);
     progress(opts, "streaming");
-    streaming(&mut report, &cal.costs, &gige, &via, &budget)?;
+    streaming(&mut report, &m, &budget)?;
     progress(opts, "transactions");
-    transactions(&mut report, &cal.costs, &gige, &via, &budget)?;
+    transactions(&mut report, &m, &budget)?;
     progress(opts, "buffer-scaling");
-    buffer_scaling(&mut report, &cal.costs, &gige, &via, &budget)?;
+    buffer_scaling(&mut report, &m, &budget)?;
     progress(opts, "copy-rate sensitivity");
     copy_rate_sensitivity(&mut report, &budget)?;
     assumptions(&mut report);
     Ok(report)
 }
 
-fn calibration_records(report: &mut Report, cal: &Calibration, gige: &Baseline, via: &Baseline) {
+fn calibration_records(report: &mut Report, m: &Models) {
+    let (cal, gige, via) = (&m.cal, &m.gige, &m.via);
     let k = cal.costs;
     let e = "calibration";
     let none: [(&str, serde_json::Value); 0] = [];
@@ -267,7 +278,8 @@ fn calibration_records(report: &mut Report, cal: &Calibration, gige: &Baseline, 
     ));
 }
 
-fn round_trip(report: &mut Report, cal: &Calibration, gige: &Baseline, via: &Baseline) {
+fn round_trip(report: &mut Report, m: &Models) {
+    let (cal, gige, via) = (&m.cal, &m.gige, &m.via);
     let e = "round-trip";
     let rec = |sys: &str, v: f64| {
         Record::new(
@@ -296,13 +308,8 @@ fn round_trip(report: &mut Report, cal: &Calibration, gige: &Baseline, via: &Bas
     );
 }
 
-fn streaming(
-    report: &mut Report,
-    costs: &Costs,
-    gige: &Baseline,
-    via: &Baseline,
-    budget: &Budget,
-) -> Result<(), String> {
+fn streaming(report: &mut Report, m: &Models, budget: &Budget) -> Result<(), String> {
+    let (costs, gige, via) = (&m.cal.costs, &m.gige, &m.via);
     let sizes = stream_sizes();
     let mut series = Vec::new();
     let mut clan_peak = 0.0;
@@ -321,56 +328,30 @@ fn streaming(
                 _ => via.stream(s, count, buffer),
             };
             pts.push((s, bw));
-            report.push(Record::new(
-                "streaming",
-                &[("system", json!(name)), ("size_bytes", json!(s))],
-                "bandwidth_Mbps",
-                "Mb/s",
-                bw,
-            ));
         }
-        let (max_size, max) = pts
-            .iter()
-            .fold((0, 0.0), |a, &(s, b)| if b > a.1 { (s, b) } else { a });
-        let half = pts.iter().find(|p| p.1 >= max / 2.0).map_or(0, |p| p.0);
+        let sum = curves::push_streaming(
+            report,
+            &curves::Streaming {
+                system: name,
+                points: &pts,
+                peak: if name == "clan" {
+                    Ok(PUBLISHED.clan_bandwidth)
+                } else {
+                    Err("no published peak in the spec")
+                },
+                buffer: Some((buffer, "the buffer the spec's measurements used")),
+            },
+        );
         if name == "clan" {
-            clan_peak = max;
+            clan_peak = sum.max;
         }
-        let case = [("system", json!(name))];
-        let e = "streaming-summary";
-        let m = Record::new(e, &case, "max_Mbps", "Mb/s", max);
-        report.push(if name == "clan" {
-            m.published(PUBLISHED.clan_bandwidth.value, PUBLISHED.clan_bandwidth.source)
-        } else {
-            m.source("no published peak in the spec")
-        });
-        report.push(Record::new(e, &case, "max_size_bytes", "bytes", max_size as f64));
-        report.push(
-            Record::new(e, &case, "half_max_size_bytes", "bytes", half as f64)
-                .source("smallest size of the sweep reaching half the maximum"),
-        );
-        report.push(
-            Record::new(e, &case, "buffer_bytes_per_endpoint", "bytes", buffer as f64)
-                .source("the buffer the spec's measurements used"),
-        );
-        series.push(Series {
-            name: name.to_string(),
-            points: pts.iter().map(|&(s, b)| ((s as f64).log2(), b)).collect(),
-            markers_only: false,
-            color: Some(k),
-        });
+        series.push(curves::streaming_series(name, k, &pts));
     }
-    report.plots.push(Artifact {
-        file: "streaming.svg".into(),
-        text: svg(&Plot {
-            title: "CLAN Queue, Gigabit Ethernet TCP and VIA: bandwidth against transfer size",
-            x_label: "transfer size [log2 bytes: 4 = 16 B ... 16 = 64 KB]",
-            y_label: "bandwidth [Mb/s]",
-            series,
-            log_y: false,
-        })
-        .map_err(|e| format!("streaming plot: {e}"))?,
-    });
+    report.plots.push(curves::streaming_plot(
+        "CLAN Queue, Gigabit Ethernet TCP and VIA: bandwidth against transfer size",
+        series,
+        false,
+    )?);
     let pio_peak = P::WC_BLOCK as f64 * 8.0 / (P::pci_time(P::WC_BLOCK) as f64 / SEC as f64) / 1e6;
     let dma_link = P::DMA_PACKET as f64 / (P::DMA_PACKET + P::PACKET_OVERHEAD) as f64 * 1000.0;
     report.notes.push(format!(
@@ -439,13 +420,8 @@ fn streaming(
     Ok(())
 }
 
-fn transactions(
-    report: &mut Report,
-    costs: &Costs,
-    gige: &Baseline,
-    via: &Baseline,
-    budget: &Budget,
-) -> Result<(), String> {
+fn transactions(report: &mut Report, m: &Models, budget: &Budget) -> Result<(), String> {
+    let (costs, gige, via) = (&m.cal.costs, &m.gige, &m.via);
     let mut series = Vec::new();
     let p = PUBLISHED;
     for (k, name) in ["clan", "gige", "via"].into_iter().enumerate() {
@@ -466,53 +442,20 @@ fn transactions(
                 "gige" => gige.transactions(o, CLIENT_HOSTS, count, P::MESSAGE_BYTES),
                 _ => via.transactions(o, CLIENT_HOSTS, count, P::MESSAGE_BYTES),
             };
-            let r = calibrate::rate(&done);
-            pts.push((o as f64, r));
-            report.push(Record::new(
-                "transactions",
-                &[("system", json!(name)), ("outstanding", json!(o))],
-                "requests_per_s",
-                "req/s",
-                r,
-            ));
+            pts.push((o, calibrate::rate(&done)));
         }
-        let max = pts.iter().map(|p| p.1).fold(0.0, f64::max);
-        let case = [("system", json!(name))];
-        let e = "transactions-summary";
-        let (fr, fs) = match name {
-            "clan" => (Some(p.clan_transactions), Some(p.clan_server_us)),
-            "gige" => (Some(p.gige_transactions), None),
-            _ => (Some(p.via_transactions), Some(p.via_us_per_transaction)),
+        let (rate, per_message) = match name {
+            "clan" => (p.clan_transactions, Some(p.clan_server_us)),
+            "gige" => (p.gige_transactions, None),
+            _ => (p.via_transactions, Some(p.via_us_per_transaction)),
         };
-        let mut r = Record::new(e, &case, "max_requests_per_s", "req/s", max);
-        if let Some(f) = fr {
-            r = r.published(f.value, f.source);
-        }
-        report.push(r);
-        let mut r = Record::new(e, &case, "server_us_per_message", "us", 1e6 / max)
-            .source("1 / max_requests_per_s: the saturated server's time per request");
-        if let Some(f) = fs {
-            r = r.published(f.value, f.source);
-        }
-        report.push(r);
-        series.push(Series {
-            name: name.to_string(),
-            points: pts,
-            markers_only: false,
-            color: Some(k),
-        });
+        curves::push_transactions(report, name, &pts, Some(rate), per_message);
+        series.push(curves::transactions_series(name, k, &pts));
     }
-    report.plots.push(Artifact {
-        file: "transactions.svg".into(),
-        text: svg(&Plot {
-            title: "CLAN, Gigabit Ethernet TCP and VIA: requests/s against requests outstanding",
-            x_label: "requests outstanding (one per connection)",
-            y_label: "requests/s",
-            series,
-            log_y: true,
-        })
-        .map_err(|e| format!("transactions plot: {e}"))?,
-    });
+    report.plots.push(curves::transactions_plot(
+        "CLAN, Gigabit Ethernet TCP and VIA: requests/s against requests outstanding",
+        series,
+    )?);
     report.notes.push(format!(
         "transactions: closed loop, one request outstanding per connection, connections spread over the \
          {CLIENT_HOSTS} other NICs, a no-op single-threaded server. The maxima are calibration inputs \
@@ -599,13 +542,8 @@ fn smallest_buffer(
     Ok(Some(b))
 }
 
-fn buffer_scaling(
-    report: &mut Report,
-    costs: &Costs,
-    gige: &Baseline,
-    via: &Baseline,
-    budget: &Budget,
-) -> Result<(), String> {
+fn buffer_scaling(report: &mut Report, m: &Models, budget: &Budget) -> Result<(), String> {
+    let (costs, gige, via) = (&m.cal.costs, &m.gige, &m.via);
     let size = 65_536;
     let n = budget.scaling_msgs;
     let p = PUBLISHED;

@@ -154,12 +154,7 @@ pub const VIA_MTU: u64 = 4096;
 // Published figures.
 
 /// A published figure with its unit and where it comes from.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Figure {
-    pub value: f64,
-    pub unit: &'static str,
-    pub source: &'static str,
-}
+pub use crate::systems::Figure;
 
 /// Every published figure the reproduction compares against.
 #[derive(Debug, Clone, Copy, PartialEq)]
