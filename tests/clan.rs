@@ -2,43 +2,19 @@
 //! requires, the calibration figures within 5 %, the shape of the curves, determinism and
 //! the command line.
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::process::Command;
 use std::sync::OnceLock;
 
+use common::{find, quick, reef_writing};
+use reef::systems::Report;
 use reef::systems::clan::stream_sizes;
-use reef::systems::{Options, Record, Report, reproduce};
 use serde_json::json;
 
 fn quick_report() -> &'static Report {
     static REPORT: OnceLock<Report> = OnceLock::new();
-    REPORT.get_or_init(|| {
-        reproduce(
-            "clan",
-            &Options {
-                quick: true,
-                seed: 1,
-                progress: false,
-            },
-        )
-        .expect("quick reproduction")
-    })
-}
-
-fn records<'a>(r: &'a Report, experiment: &str) -> Vec<&'a Record> {
-    r.records.iter().filter(|x| x.experiment == experiment).collect()
-}
-
-fn find<'a>(r: &'a Report, experiment: &str, case: &[(&str, serde_json::Value)], metric: &str) -> &'a Record {
-    r.records
-        .iter()
-        .find(|x| {
-            x.experiment == experiment
-                && x.metric == metric
-                && x.case.len() == case.len()
-                && case.iter().all(|(k, v)| x.case.get(*k) == Some(v))
-        })
-        .unwrap_or_else(|| panic!("no record {experiment} {case:?} {metric}"))
+    REPORT.get_or_init(|| quick("clan", 1))
 }
 
 /// Every (experiment, case keys, metric) of the table is there, with the systems
@@ -72,24 +48,12 @@ fn quick_reproduction_has_the_required_records() {
             &["bytes_per_endpoint_90pct", "MB_for_1000_endpoints"],
         ),
     ];
-    for (experiment, keys, metrics) in spec {
-        let recs = records(r, experiment);
-        assert!(!recs.is_empty(), "{experiment}");
-        let want_keys: BTreeSet<&str> = keys.iter().copied().collect();
-        let want_metrics: BTreeSet<&str> = metrics.iter().copied().collect();
-        let got_metrics: BTreeSet<&str> = recs.iter().map(|x| x.metric.as_str()).collect();
-        assert_eq!(got_metrics, want_metrics, "{experiment}");
-        let mut cases = BTreeSet::new();
-        for x in &recs {
-            let got_keys: BTreeSet<&str> = x.case.keys().map(String::as_str).collect();
-            assert_eq!(got_keys, want_keys, "{experiment}: {x:?}");
-            assert!(x.simulated.is_finite() && x.simulated > 0.0, "{x:?}");
-            cases.insert(serde_json::to_string(&x.case).unwrap());
-        }
-        assert_eq!(recs.len(), cases.len() * metrics.len(), "{experiment}");
+    common::assert_record_names(r, &spec);
+    for x in &r.records {
+        assert!(x.simulated > 0.0, "{x:?}");
     }
     let systems = |e: &str| -> BTreeSet<String> {
-        records(r, e)
+        r.of(e)
             .iter()
             .map(|x| x.case["system"].as_str().unwrap().to_string())
             .collect()
@@ -107,14 +71,16 @@ fn quick_reproduction_has_the_required_records() {
             "{e}"
         );
     }
-    let sizes: BTreeSet<u64> = records(r, "streaming")
+    let sizes: BTreeSet<u64> = r
+        .of("streaming")
         .iter()
         .map(|x| x.case["size_bytes"].as_u64().unwrap())
         .collect();
     assert_eq!(sizes, stream_sizes().into_iter().collect());
     assert_eq!(sizes.first(), Some(&16));
     assert_eq!(sizes.last(), Some(&65_536));
-    let outstanding: BTreeSet<u64> = records(r, "transactions")
+    let outstanding: BTreeSet<u64> = r
+        .of("transactions")
         .iter()
         .map(|x| x.case["outstanding"].as_u64().unwrap())
         .collect();
@@ -228,29 +194,14 @@ fn buffer_scaling_shows_the_configured_buffers_as_context() {
 /// Same seed, same output, bit for bit.
 #[test]
 fn reproduction_is_deterministic() {
-    let again = reproduce(
-        "clan",
-        &Options {
-            quick: true,
-            seed: 1,
-            progress: false,
-        },
-    )
-    .unwrap();
-    assert_eq!(again.json(), quick_report().json());
+    assert_eq!(quick("clan", 1).json(), quick_report().json());
 }
 
 #[test]
 fn cli_reproduce_clan_writes_json_csv_and_plots() {
     let dir = std::env::temp_dir().join(format!("reef-clan-{}", std::process::id()));
     let json = dir.join("clan.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_reef"))
-        .args(["reproduce", "clan", "--quick", "--quiet", "--json"])
-        .arg(&json)
-        .arg("--out")
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let out = reef_writing(&["reproduce", "clan", "--quick", "--quiet"], &json, &dir);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(

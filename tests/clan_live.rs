@@ -4,6 +4,8 @@
 //! the machine may be loaded.
 #![cfg(target_os = "linux")]
 
+mod common;
+
 use std::process::Command;
 use std::time::Duration;
 
@@ -111,13 +113,7 @@ fn a_peer_killed_mid_message_is_detected() {
 fn cli_live_clan_quick_writes_the_records() {
     let dir = std::env::temp_dir().join(format!("reef-live-{}", std::process::id()));
     let json = dir.join("live.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_reef"))
-        .args(["live", "clan", "--quick", "--quiet", "--json"])
-        .arg(&json)
-        .arg("--out")
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let out = common::reef_writing(&["live", "clan", "--quick", "--quiet"], &json, &dir);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(j["system"], "clan-live");

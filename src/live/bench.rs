@@ -110,6 +110,29 @@ fn socket_spawn(
     }
 }
 
+/// Which of the `conns` still `open` are readable (or closed), waiting at most `timeout_ms`
+/// (-1: without limit); none when a signal interrupted the wait.
+fn readable(conns: &[&mut dyn Stream], open: &[bool], timeout_ms: i32) -> std::io::Result<Vec<bool>> {
+    let mut fds: Vec<libc::pollfd> = conns
+        .iter()
+        .zip(open)
+        .map(|(c, &o)| libc::pollfd {
+            fd: if o { c.as_raw_fd() } else { -1 },
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    // SAFETY: valid pollfd records (negative fds are ignored).
+    if unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) } < 0 {
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+        return Ok(vec![false; fds.len()]);
+    }
+    Ok(fds.iter().zip(open).map(|(f, &o)| o && f.revents != 0).collect())
+}
+
 fn finish(ch: super::queue::Child, what: &str) -> Result<(), LiveError> {
     match ch.wait()? {
         0 => Ok(()),
@@ -119,9 +142,30 @@ fn finish(ch: super::queue::Child, what: &str) -> Result<(), LiveError> {
     }
 }
 
+/// Times `one` round trip after another for `dur` (at most `max` of them), `gap` apart;
+/// returns each [µs].
+fn timed(
+    dur: Duration,
+    max: usize,
+    gap: Duration,
+    mut one: impl FnMut() -> Result<(), LiveError>,
+) -> Result<Vec<f64>, LiveError> {
+    let mut rtts = Vec::new();
+    let start = Instant::now();
+    while start.elapsed() < dur && rtts.len() < max {
+        if !gap.is_zero() {
+            std::thread::sleep(gap);
+        }
+        let t0 = Instant::now();
+        one()?;
+        rtts.push(t0.elapsed().as_secs_f64() * 1e6);
+    }
+    Ok(rtts)
+}
+
 /// 40-byte round trips for `dur` (at most `max` of them), `gap` apart; returns each [µs].
 pub fn round_trips(t: Transport, dur: Duration, max: usize, gap: Duration) -> Result<Vec<f64>, LiveError> {
-    let mut rtts = Vec::new();
+    let rtts;
     let req = [0x5au8; MESSAGE];
     match t {
         Transport::Clan { poll } => {
@@ -146,21 +190,16 @@ pub fn round_trips(t: Transport, dur: Duration, max: usize, gap: Duration) -> Re
             })?;
             let (mut tx, mut rx) = (Tx::new(0), Rx::new(1));
             let mut m = [0u8; MESSAGE];
-            let start = Instant::now();
-            while start.elapsed() < dur && rtts.len() < max {
-                if !gap.is_zero() {
-                    std::thread::sleep(gap);
-                }
-                let t0 = Instant::now();
+            rtts = timed(dur, max, gap, || {
                 tx.send(&link, poll, &req)?;
                 rx.recv(&link, CLIENT_SPIN, &mut m)?;
-                rtts.push(t0.elapsed().as_secs_f64() * 1e6);
                 if m != req {
                     return Err(LiveError::Failed(
                         "round trip: the reply is not the request".into(),
                     ));
                 }
-            }
+                Ok(())
+            })?;
             link.flag(Flag::Stop).store(1, Ordering::SeqCst);
             link.wake_peer();
             drop(link);
@@ -180,16 +219,11 @@ pub fn round_trips(t: Transport, dur: Duration, max: usize, gap: Duration) -> Re
             {
                 let c = &mut s.get()[0];
                 let mut m = [0u8; MESSAGE];
-                let start = Instant::now();
-                while start.elapsed() < dur && rtts.len() < max {
-                    if !gap.is_zero() {
-                        std::thread::sleep(gap);
-                    }
-                    let t0 = Instant::now();
+                rtts = timed(dur, max, gap, || {
                     c.write_all(&req).map_err(|e| err("write", e))?;
                     c.read_exact(&mut m).map_err(|e| err("read", e))?;
-                    rtts.push(t0.elapsed().as_secs_f64() * 1e6);
-                }
+                    Ok(())
+                })?;
             }
             drop(s);
             finish(ch, "round trip")?;
@@ -366,21 +400,11 @@ pub fn transactions(t: Transport, k: usize, dur: Duration) -> Result<f64, LiveEr
                 let mut open = vec![true; conns.len()];
                 let mut m = [0u8; MESSAGE];
                 while open.iter().any(|&o| o) {
-                    let mut fds: Vec<libc::pollfd> = conns
-                        .iter()
-                        .zip(&open)
-                        .map(|(c, &o)| libc::pollfd {
-                            fd: if o { c.as_raw_fd() } else { -1 },
-                            events: libc::POLLIN,
-                            revents: 0,
-                        })
-                        .collect();
-                    // SAFETY: valid pollfd records (negative fds are ignored).
-                    if unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) } < 0 {
-                        continue;
-                    }
-                    for (i, f) in fds.iter().enumerate() {
-                        if f.revents != 0 && open[i] {
+                    let Ok(ready) = readable(&conns, &open, -1) else {
+                        return 3;
+                    };
+                    for (i, &r) in ready.iter().enumerate() {
+                        if r {
                             if conns[i].read_exact(&mut m).is_err() {
                                 open[i] = false;
                             } else if conns[i].write_all(&m).is_err() {
@@ -403,21 +427,9 @@ pub fn transactions(t: Transport, k: usize, dur: Duration) -> Result<f64, LiveEr
                 let mut done = 0u64;
                 let mut live = vec![true; k];
                 while live.iter().any(|&l| l) {
-                    let mut fds: Vec<libc::pollfd> = conns
-                        .iter()
-                        .zip(&live)
-                        .map(|(c, &l)| libc::pollfd {
-                            fd: if l { c.as_raw_fd() } else { -1 },
-                            events: libc::POLLIN,
-                            revents: 0,
-                        })
-                        .collect();
-                    // SAFETY: valid pollfd records.
-                    if unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 1000) } < 0 {
-                        continue;
-                    }
-                    for (i, f) in fds.iter().enumerate() {
-                        if f.revents != 0 && live[i] {
+                    let ready = readable(&conns, &live, 1000).map_err(|e| err("poll", e))?;
+                    for (i, &r) in ready.iter().enumerate() {
+                        if r {
                             conns[i].read_exact(&mut m).map_err(|e| err("read", e))?;
                             done += 1;
                             if start.elapsed() < dur {
