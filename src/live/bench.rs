@@ -10,7 +10,7 @@ use std::os::unix::net::UnixStream;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::queue::{Flag, Link, LiveError, Rx, Tx, spawn};
+use super::queue::{Flag, Link, LiveError, Rx, Tx, spawn, spawn_keeping};
 
 /// Request and reply size [bytes] (spec: 40).
 pub const MESSAGE: usize = 40;
@@ -94,16 +94,10 @@ fn socket_spawn(
                 mine.push(a);
                 theirs.push(b);
             }
-            // The child must not hold the parent's ends open (it would never see the end of
-            // a stream), nor the parent the child's.
-            let mine_fds: Vec<i32> = mine.iter().map(|s| s.as_raw_fd()).collect();
-            let (link, ch) = spawn(0, move |link| {
-                for fd in mine_fds {
-                    // SAFETY: the child's inherited copies of the parent's ends, closed once.
-                    unsafe { libc::close(fd) };
-                }
-                child(link, Streams::Unix(theirs))
-            })?;
+            // The child keeps its ends and closes the rest, the parent's ends among them (it
+            // would never see the end of a stream); the parent drops the child's.
+            let keep: Vec<i32> = theirs.iter().map(|s| s.as_raw_fd()).collect();
+            let (link, ch) = spawn_keeping(0, &keep, move |link| child(link, Streams::Unix(theirs)))?;
             Ok((Streams::Unix(mine), link, ch))
         }
         Transport::Clan { .. } => Err(LiveError::Failed("not a socket transport".into())),

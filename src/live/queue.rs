@@ -380,11 +380,25 @@ impl Child {
             }
         }
         self.reaped = true;
-        Ok(if libc::WIFEXITED(status) {
-            libc::WEXITSTATUS(status)
-        } else {
-            128 + libc::WTERMSIG(status)
-        })
+        Ok(exit_code(status))
+    }
+
+    /// The child's exit status if it has ended (reaping it), `None` while it runs.
+    pub fn try_wait(&mut self) -> Result<Option<i32>, LiveError> {
+        if self.reaped {
+            return Err(LiveError::Failed("the child was already waited for".into()));
+        }
+        let mut status = 0;
+        // SAFETY: asking after our own child, without waiting.
+        let r = unsafe { libc::waitpid(self.pid, &mut status, libc::WNOHANG) };
+        if r < 0 {
+            return Err(os("waitpid"));
+        }
+        if r == 0 {
+            return Ok(None);
+        }
+        self.reaped = true;
+        Ok(Some(exit_code(status)))
     }
 
     /// Kills the child (SIGKILL).
@@ -416,8 +430,21 @@ impl Drop for Child {
 /// The child should keep to the link and plain memory (it may run while other threads of
 /// the parent held locks at the fork).
 pub fn spawn(rings: usize, child: impl FnOnce(&Link) -> i32) -> Result<(Link, Child), LiveError> {
+    spawn_keeping(rings, &[], child)
+}
+
+/// [`spawn`], the child keeping the descriptors `keep` open besides its link's. It closes
+/// every other descriptor it inherited: another thread of the parent may have made links
+/// of its own, and a child holding a copy of one of their ends would keep its peer from
+/// seeing a death.
+pub fn spawn_keeping(
+    rings: usize,
+    keep: &[RawFd],
+    child: impl FnOnce(&Link) -> i32,
+) -> Result<(Link, Child), LiveError> {
     let len = CONTROL + rings * (RING_HEADER + QUEUE_BYTES as usize);
     let shm = Shm::new(len)?;
+    let mut fds = Fds(Vec::new());
     let mut efd = [-1; 2];
     for e in &mut efd {
         // SAFETY: a new eventfd; checked.
@@ -425,6 +452,7 @@ pub fn spawn(rings: usize, child: impl FnOnce(&Link) -> i32) -> Result<(Link, Ch
         if *e < 0 {
             return Err(os("eventfd"));
         }
+        fds.0.push(*e);
     }
     let mut sp = [-1; 2];
     // SAFETY: a new socket pair; checked.
@@ -439,15 +467,20 @@ pub fn spawn(rings: usize, child: impl FnOnce(&Link) -> i32) -> Result<(Link, Ch
     {
         return Err(os("socketpair"));
     }
+    fds.0.extend(sp);
+    // Made before the fork: the child allocates nothing before it has closed what it must.
+    let mut child_keeps: Vec<RawFd> = keep.iter().copied().chain([efd[0], efd[1], sp[1]]).collect();
+    child_keeps.sort_unstable();
     // SAFETY: fork; the child only runs `child` and exits without unwinding into the
     // parent's code.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         return Err(os("fork"));
     }
+    // From here the link owns its descriptors.
+    std::mem::forget(fds);
     if pid == 0 {
-        // SAFETY: the parent's end of the socket pair is not the child's.
-        unsafe { libc::close(sp[0]) };
+        close_all_but(&child_keeps);
         let link = Link {
             shm,
             rings,
@@ -471,6 +504,67 @@ pub fn spawn(rings: usize, child: impl FnOnce(&Link) -> i32) -> Result<(Link, Ch
         },
         Child { pid, reaped: false },
     ))
+}
+
+/// A wait status as an exit code (a signal number as 128 + n).
+fn exit_code(status: i32) -> i32 {
+    if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        128 + libc::WTERMSIG(status)
+    }
+}
+
+/// Descriptors closed on drop (those of a link not yet made).
+struct Fds(Vec<RawFd>);
+
+impl Drop for Fds {
+    fn drop(&mut self) {
+        for &fd in &self.0 {
+            // SAFETY: descriptors this value owns, closed once.
+            unsafe { libc::close(fd) };
+        }
+    }
+}
+
+/// Closes every descriptor from 3 up except those in `keep` (sorted).
+fn close_all_but(keep: &[RawFd]) {
+    let mut first: u32 = 3;
+    for &k in keep {
+        let Ok(k) = u32::try_from(k) else { continue };
+        if k < first {
+            continue;
+        }
+        if k > first {
+            close_range(first, k - 1);
+        }
+        first = k + 1;
+    }
+    close_range(first, u32::MAX);
+}
+
+/// Closes descriptors `first..=last`: one `close_range` call (Linux 5.9), or one by one up
+/// to the descriptor limit where the kernel has no such call.
+fn close_range(first: u32, last: u32) {
+    // SAFETY: closes only descriptors; no flags.
+    let r = unsafe { libc::syscall(libc::SYS_close_range, first, last, 0) };
+    if r == 0 {
+        return;
+    }
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: fills `lim`.
+    let max = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0 {
+        lim.rlim_cur.min(1 << 20) as u32
+    } else {
+        1 << 16
+    };
+    for fd in first..=last.min(max) {
+        // SAFETY: closing a descriptor number, open or not.
+        unsafe { libc::close(fd as RawFd) };
+    }
 }
 
 #[cfg(test)]
@@ -527,6 +621,42 @@ mod tests {
         let e = rx.recv(&link, SPIN, &mut buf).unwrap_err();
         assert!(matches!(e, LiveError::PeerDied), "{e}");
         assert_eq!(child.wait().unwrap(), 128 + libc::SIGKILL);
+    }
+
+    /// A child holds no other link's descriptors. Link B's child is forked after link A
+    /// was made, so it inherited A's parent-side ends; had it kept them, A's child would not
+    /// see A's parent end close until B's child ended. B's child runs until told to stop
+    /// (or a minute, so that a failure ends rather than hangs).
+    #[test]
+    fn another_links_child_does_not_hide_a_death() {
+        let (a, a_child) = spawn(1, |l| {
+            let mut buf = [0u8; 1];
+            match Rx::new(0).recv(l, SPIN, &mut buf) {
+                Err(LiveError::PeerDied) => 7,
+                _ => 1,
+            }
+        })
+        .unwrap();
+        let (b, mut b_child) = spawn(1, |l| {
+            let start = Instant::now();
+            while l.flag(Flag::Stop).load(Ordering::SeqCst) == 0
+                && !l.peer_dead()
+                && start.elapsed() < Duration::from_secs(60)
+            {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            0
+        })
+        .unwrap();
+        drop(a);
+        assert_eq!(a_child.wait().unwrap(), 7, "A's child saw its parent's end close");
+        assert_eq!(
+            b_child.try_wait().unwrap(),
+            None,
+            "and B's child was still running"
+        );
+        b.flag(Flag::Stop).store(1, Ordering::SeqCst);
+        assert_eq!(b_child.wait().unwrap(), 0);
     }
 
     #[test]
