@@ -224,11 +224,14 @@ pub fn run_clan(opts: &Options) -> Result<Report, LiveError> {
          both ends share one machine's memory and cores, and the sockets cross no network."
             .into(),
     );
-    rep.notes.push(
-        "wall-clock measurements on a shared machine: they vary from run to run; round trips are \
-         medians, rates are over the whole measurement (transactions include the last replies' \
-         drain)."
-            .into(),
-    );
+    rep.notes.push(format!(
+        "wall-clock measurements on a shared machine ({} cores here): they vary from run to run; \
+             round trips are medians, rates are over the whole measurement (transactions include the \
+             last replies' drain), so a descheduled process weighs on a rate more than on a round \
+             trip. A polling waiter holds its core for up to the poll time: where the machine has no \
+             core to spare, its peer may wait for that core, and polling can stream slower than \
+             sleeping at once.",
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    ));
     Ok(rep)
 }
