@@ -146,15 +146,18 @@ fn timed(
 ) -> Result<Vec<f64>, LiveError> {
     let mut rtts = Vec::new();
     let start = Instant::now();
-    while start.elapsed() < dur && rtts.len() < max {
+    // At least one, however long the process waited for a core.
+    loop {
         if !gap.is_zero() {
             std::thread::sleep(gap);
         }
         let t0 = Instant::now();
         one()?;
         rtts.push(t0.elapsed().as_secs_f64() * 1e6);
+        if start.elapsed() >= dur || rtts.len() >= max.max(1) {
+            return Ok(rtts);
+        }
     }
-    Ok(rtts)
 }
 
 /// 40-byte round trips for `dur` (at most `max` of them), `gap` apart; returns each [µs].
@@ -250,9 +253,13 @@ pub fn stream(t: Transport, size: usize, dur: Duration) -> Result<f64, LiveError
             rx.recv(&link, poll, m)?;
             let start = Instant::now();
             let mut bytes = 0u64;
-            while start.elapsed() < dur {
+            // At least one message, however long the process waited for a core.
+            loop {
                 rx.recv(&link, poll, m)?;
                 bytes += size as u64;
+                if start.elapsed() >= dur {
+                    break;
+                }
             }
             let secs = start.elapsed().as_secs_f64();
             link.flag(Flag::Stop).store(1, Ordering::SeqCst);
@@ -295,12 +302,16 @@ pub fn stream(t: Transport, size: usize, dur: Duration) -> Result<f64, LiveError
                 }
                 let start = Instant::now();
                 let mut bytes = 0u64;
-                while start.elapsed() < dur {
+                // At least one read, however long the process waited for a core.
+                loop {
                     let n = c.read(&mut buf).map_err(|e| err("read", e))?;
                     if n == 0 {
                         return Err(LiveError::PeerDied);
                     }
                     bytes += n as u64;
+                    if start.elapsed() >= dur {
+                        break;
+                    }
                 }
                 bw = bytes as f64 * 8.0 / start.elapsed().as_secs_f64() / 1e6;
                 link.flag(Flag::Stop).store(1, Ordering::SeqCst);
