@@ -294,11 +294,17 @@ impl<'c> Clan<'c> {
         }
     }
 
-    /// One bus transaction of `bytes` at host `h`, not before `t`; returns its end.
+    /// One bus transaction of `bytes` at host `h` (DMA or a NIC's write), not before `t`;
+    /// returns its end.
     fn pci(&mut self, h: u32, t: Time, bytes: u64) -> Time {
+        self.bus(h, t, P::pci_time(bytes))
+    }
+
+    /// The bus of host `h` busy for `dur` [ps], not before `t`; returns the end.
+    fn bus(&mut self, h: u32, t: Time, dur: Time) -> Time {
         let host = &mut self.hosts[h as usize];
         let start = t.max(host.pci_free);
-        host.pci_free = start + P::pci_time(bytes);
+        host.pci_free = start + dur;
         host.pci_free
     }
 
@@ -316,7 +322,7 @@ impl<'c> Clan<'c> {
             if wb.len() >= P::WRITE_BUFFER_ENTRIES {
                 cpu = wb.pop_front().unwrap_or(cpu);
             }
-            let end = self.pci(h, cpu, bytes);
+            let end = self.bus(h, cpu, self.costs.pio_time(bytes));
             self.hosts[h as usize].wb.push_back(end);
             last = end;
             if let Some(p) = p {

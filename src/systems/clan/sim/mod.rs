@@ -50,18 +50,27 @@ pub struct Costs {
     pub reschedule: Time,
     /// `select` returning the readable event queue [ps].
     pub select: Time,
-    /// Latency of each NIC's link pipeline (transmit or receive) [ps]: what the 1.5 µs
-    /// leaves once the bus crossings, the serialisation and the switch's routing are taken
-    /// off, half at each end.
+    /// Latency of each NIC's link pipeline (transmit or receive) [ps], calibrated: what the
+    /// 1.5 µs leaves once the bus crossings, the serialisation and the switch's header wait
+    /// are taken off, half at each end.
     pub nic_latency: Time,
-    /// Copying into and out of the Queue [bytes/s].
+    /// Copying into and out of the Queue [bytes/s] (ASSUMED: [`P::COPY_RATE`]).
     pub copy_rate: f64,
+    /// PIO write rate [bytes/s]: 32-byte write-combined blocks stored across the bus (from
+    /// the bus timing, [`P::pio_write_rate`]: the figures the spec gives cannot fix it).
+    pub pio_write_rate: f64,
 }
 
 impl Costs {
     /// Copying `bytes` into or out of the Queue [ps].
     pub fn copy(&self, bytes: u64) -> Time {
         (bytes as f64 / self.copy_rate * 1e12).round() as Time
+    }
+
+    /// Bus time of a PIO store of `bytes` [ps]: the PCI transaction's, scaled to the PIO
+    /// write rate.
+    pub fn pio_time(&self, bytes: u64) -> Time {
+        (P::pci_time(bytes) as f64 * P::pio_write_rate() / self.pio_write_rate).round() as Time
     }
 
     /// A sleeping process's way back to work [ps].
@@ -226,6 +235,7 @@ mod tests {
             select: 3 * US,
             nic_latency: 400 * NS,
             copy_rate: P::COPY_RATE,
+            pio_write_rate: P::pio_write_rate(),
         }
     }
 
