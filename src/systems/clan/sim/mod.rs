@@ -321,6 +321,20 @@ mod tests {
         let near = run(&c, Scenario::RoundTrip { gap: g, count: 20 }).unwrap();
         assert_eq!(near.rtts, poll.rtts);
         assert_eq!(near.sleeps, 0);
+        // A gap of the poll limit itself: the server is idle longer than that (the gap and
+        // the messages' travel), so it sleeps before every request but the first.
+        let at = run(
+            &c,
+            Scenario::RoundTrip {
+                gap: P::POLL_LIMIT,
+                count: 20,
+            },
+        )
+        .unwrap();
+        assert_eq!(at.sleeps, 19);
+        for i in 1..20 {
+            assert_eq!(at.rtts[i] - poll.rtts[i], c.wake(), "request {i}");
+        }
     }
 
     #[test]
