@@ -295,20 +295,8 @@ fn overrides(set: &[String], seed: Option<u64>) -> Result<Vec<String>> {
     Ok(o)
 }
 
-#[cfg(target_os = "linux")]
-fn live_clan(
-    quick: bool,
-    json: Option<PathBuf>,
-    out: Option<PathBuf>,
-    poll: std::time::Duration,
-    quiet: bool,
-) -> Result<ExitCode> {
-    let opts = reef::live::Options {
-        poll,
-        quick,
-        progress: !quiet,
-    };
-    let rep = reef::live::run_clan(&opts).map_err(|e| anyhow::anyhow!("live clan: {e}"))?;
+/// Prints a report's tables and writes its JSON and its CSVs and plots where asked.
+fn emit(rep: &reef::systems::Report, json: Option<PathBuf>, out: Option<PathBuf>) -> Result<ExitCode> {
     print!("{}", rep.table());
     if let Some(j) = json {
         write(&j, &rep.json())?;
@@ -322,14 +310,18 @@ fn live_clan(
     Ok(ExitCode::SUCCESS)
 }
 
+#[cfg(target_os = "linux")]
+fn live_clan(quick: bool, poll: std::time::Duration, quiet: bool) -> Result<reef::systems::Report> {
+    let opts = reef::live::Options {
+        poll,
+        quick,
+        progress: !quiet,
+    };
+    reef::live::run_clan(&opts).map_err(|e| anyhow::anyhow!("live clan: {e}"))
+}
+
 #[cfg(not(target_os = "linux"))]
-fn live_clan(
-    _: bool,
-    _: Option<PathBuf>,
-    _: Option<PathBuf>,
-    _: std::time::Duration,
-    _: bool,
-) -> Result<ExitCode> {
+fn live_clan(_: bool, _: std::time::Duration, _: bool) -> Result<reef::systems::Report> {
     bail!("reef live clan needs Linux (eventfd, shared anonymous mappings)")
 }
 
@@ -544,17 +536,7 @@ fn real_main() -> Result<ExitCode> {
                 progress: !quiet,
             };
             let rep = reef::systems::reproduce(&system, &opts).map_err(anyhow::Error::msg)?;
-            print!("{}", rep.table());
-            if let Some(j) = json {
-                write(&j, &rep.json())?;
-            }
-            if let Some(dir) = out {
-                let files = rep
-                    .write_out(&dir)
-                    .with_context(|| format!("writing into {}", dir.display()))?;
-                eprintln!("wrote {} files into {}", files.len(), dir.display());
-            }
-            Ok(ExitCode::SUCCESS)
+            emit(&rep, json, out)
         }
         Cmd::Live {
             system,
@@ -571,7 +553,7 @@ fn real_main() -> Result<ExitCode> {
             if system != "clan" {
                 bail!("no live run for `{system}` (available: clan)");
             }
-            live_clan(quick, json, out, poll_us, quiet)
+            emit(&live_clan(quick, poll_us, quiet)?, json, out)
         }
         Cmd::Routes {
             config: path,
