@@ -165,4 +165,10 @@ fn cli_live_bad_arguments_are_explained() {
     let (code, err) = run(&["live", "clan", "--poll-us", "5000000"]);
     assert_eq!(code, Some(1));
     assert!(err.contains("0 to 1000000"), "{err}");
+    let (code, err) = run(&["live", "clan", "--bogus"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("unexpected argument '--bogus'"), "{err}");
+    let (code, err) = run(&["live", "clan", "--json"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("--json <FILE>"), "{err}");
 }
