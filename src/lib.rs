@@ -11,6 +11,8 @@ pub mod control;
 pub mod engine;
 pub mod fabric;
 pub mod link;
+#[cfg(target_os = "linux")]
+pub mod live;
 pub mod nic;
 pub mod protocol;
 pub mod report;

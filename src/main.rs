@@ -111,7 +111,9 @@ enum Cmd {
     Reproduce {
         /// The system: atm (the Penn ATM host interface; Traw & Smith, 1992), atomic (the
         /// ATOMIC LAN; Cohen, Finn, Felderman & DeSchon, USC/ISI, 1992), atoll (the ATOLL
-        /// network on a chip; Fröning, Nüssle, Slognat, Haspel & Brüning, Mannheim, 2005) or
+        /// network on a chip; Fröning, Nüssle, Slognat, Haspel & Brüning, Mannheim, 2005),
+        /// clan (the Collapsed LAN with Tripwire; Riddoch, Pope et al., AT&T Laboratories
+        /// Cambridge, 2001) or
         /// ieee1355 (IEEE 1355 DS links, the STC104 and CERN's Macramé testbed; Zhu et al.,
         /// CERN, 1998, and the Macramé group's HPCN '97 and WoTUG-20 papers).
         #[arg(value_name = "SYSTEM")]
@@ -129,6 +131,31 @@ enum Cmd {
         #[arg(long, default_value_t = 1, value_parser = config::parse_seed, allow_negative_numbers = true)]
         seed: u64,
         /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Run a system for real on this machine: `clan` runs CLAN's Queue and Tripwire between
+    /// two processes (a shared mapping as the aperture, the 10 KB ring with its lazy read
+    /// pointer, a polled location plus an eventfd wake-up) and measures round trips,
+    /// streaming and transactions beside TCP over loopback and Unix domain sockets, printed
+    /// beside the 2001 figures. README.md ("reef live clan") says how to read them.
+    Live {
+        /// The system: clan.
+        #[arg(value_name = "SYSTEM")]
+        system: String,
+        /// Shorter measurements (for tests; the figures are noisier).
+        #[arg(long)]
+        quick: bool,
+        /// Write `{"system": "clan-live", "records": […]}` (values in `measured`).
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Write a CSV per experiment and the plots (SVG) into this directory.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// How long a waiting process polls before it sleeps [µs], 0 to 1000000 (spec: 15).
+        #[arg(long, value_name = "US", default_value = "15", value_parser = parse_poll_us)]
+        poll_us: std::time::Duration,
+        /// No progress messages.
         #[arg(long, short)]
         quiet: bool,
     },
@@ -191,6 +218,18 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+#[cfg(target_os = "linux")]
+fn parse_poll_us(s: &str) -> Result<std::time::Duration, String> {
+    reef::live::parse_poll_us(s)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn parse_poll_us(s: &str) -> Result<std::time::Duration, String> {
+    s.parse::<u64>()
+        .map(std::time::Duration::from_micros)
+        .map_err(|e| e.to_string())
 }
 
 fn sim_error_code(e: &SimError) -> ExitCode {
@@ -256,6 +295,36 @@ fn overrides(set: &[String], seed: Option<u64>) -> Result<Vec<String>> {
         o.push(format!("sim.seed={s}"));
     }
     Ok(o)
+}
+
+/// Prints a report's tables and writes its JSON and its CSVs and plots where asked.
+fn emit(rep: &reef::systems::Report, json: Option<PathBuf>, out: Option<PathBuf>) -> Result<ExitCode> {
+    print!("{}", rep.table());
+    if let Some(j) = json {
+        write(&j, &rep.json())?;
+    }
+    if let Some(dir) = out {
+        let files = rep
+            .write_out(&dir)
+            .with_context(|| format!("writing into {}", dir.display()))?;
+        eprintln!("wrote {} files into {}", files.len(), dir.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(target_os = "linux")]
+fn live_clan(quick: bool, poll: std::time::Duration, quiet: bool) -> Result<reef::systems::Report> {
+    let opts = reef::live::Options {
+        poll,
+        quick,
+        progress: !quiet,
+    };
+    reef::live::run_clan(&opts).map_err(|e| anyhow::anyhow!("live clan: {e}"))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn live_clan(_: bool, _: std::time::Duration, _: bool) -> Result<reef::systems::Report> {
+    bail!("reef live clan needs Linux (eventfd, shared anonymous mappings)")
 }
 
 fn real_main() -> Result<ExitCode> {
@@ -495,17 +564,24 @@ fn real_main() -> Result<ExitCode> {
                 progress: !quiet,
             };
             let rep = reef::systems::reproduce(&system, &opts).map_err(anyhow::Error::msg)?;
-            print!("{}", rep.table());
-            if let Some(j) = json {
-                write(&j, &rep.json())?;
+            emit(&rep, json, out)
+        }
+        Cmd::Live {
+            system,
+            quick,
+            json,
+            out,
+            poll_us,
+            quiet,
+        } => {
+            check_outs([&json])?;
+            if let Some(dir) = &out {
+                check_out(dir, true)?;
             }
-            if let Some(dir) = out {
-                let files = rep
-                    .write_out(&dir)
-                    .with_context(|| format!("writing into {}", dir.display()))?;
-                eprintln!("wrote {} files into {}", files.len(), dir.display());
+            if system != "clan" {
+                bail!("no live run for `{system}` (available: clan)");
             }
-            Ok(ExitCode::SUCCESS)
+            emit(&live_clan(quick, poll_us, quiet)?, json, out)
         }
         Cmd::Routes {
             config: path,

@@ -2,48 +2,24 @@
 //! records the issue requires, the published points it must meet, its safety property under
 //! bit errors, determinism, and the command line.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::process::Command;
 use std::sync::OnceLock;
 
+use common::{find, quick};
+
+use reef::systems::Report;
 use reef::systems::atm::bus::{Bus, MicroChannel};
 use reef::systems::atm::calibrate::calibrate;
 use reef::systems::atm::params::{PUBLISHED, TABLE_I_BYTES};
 use reef::systems::atm::reassembler::{PENN_STAGES, Pipeline};
-use reef::systems::{Options, Record, Report, reproduce};
-
-fn quick(seed: u64) -> Report {
-    reproduce(
-        "atm",
-        &Options {
-            quick: true,
-            seed,
-            progress: false,
-        },
-    )
-    .expect("quick reproduction")
-}
 
 /// The quick run with seed 1, made once for the tests that only read it.
 fn quick_report() -> &'static Report {
     static REPORT: OnceLock<Report> = OnceLock::new();
-    REPORT.get_or_init(|| quick(1))
-}
-
-fn records<'a>(r: &'a Report, experiment: &str) -> Vec<&'a Record> {
-    r.records.iter().filter(|x| x.experiment == experiment).collect()
-}
-
-fn find<'a>(r: &'a Report, experiment: &str, case: &[(&str, serde_json::Value)], metric: &str) -> &'a Record {
-    r.records
-        .iter()
-        .find(|x| {
-            x.experiment == experiment
-                && x.metric == metric
-                && x.case.len() == case.len()
-                && case.iter().all(|(k, v)| x.case.get(*k) == Some(v))
-        })
-        .unwrap_or_else(|| panic!("no record {experiment} {case:?} {metric}"))
+    REPORT.get_or_init(|| quick("atm", 1))
 }
 
 /// Every (experiment, case keys, metric) the issue's table names is there, and nothing else.
@@ -84,25 +60,10 @@ fn quick_reproduction_has_exactly_the_required_records() {
             ],
         ),
     ];
-    for (experiment, keys, metrics) in spec {
-        let recs = records(r, experiment);
-        assert!(!recs.is_empty(), "{experiment}");
-        let want_keys: BTreeSet<&str> = keys.iter().copied().collect();
-        let want_metrics: BTreeSet<&str> = metrics.iter().copied().collect();
-        let got_metrics: BTreeSet<&str> = recs.iter().map(|x| x.metric.as_str()).collect();
-        assert_eq!(got_metrics, want_metrics, "{experiment}");
-        let mut cases = BTreeSet::new();
-        for x in &recs {
-            let got_keys: BTreeSet<&str> = x.case.keys().map(String::as_str).collect();
-            assert_eq!(got_keys, want_keys, "{experiment}: {x:?}");
-            assert!(x.simulated.is_finite(), "{x:?}");
-            cases.insert(serde_json::to_string(&x.case).unwrap());
-        }
-        // Every case has every metric, once.
-        assert_eq!(recs.len(), cases.len() * metrics.len(), "{experiment}");
-    }
+    common::assert_record_names(r, &spec);
     // The cases themselves.
-    let drivers: BTreeSet<String> = records(r, "write-size")
+    let drivers: BTreeSet<String> = r
+        .of("write-size")
         .iter()
         .map(|x| x.case["driver"].as_str().unwrap().to_string())
         .collect();
@@ -110,23 +71,27 @@ fn quick_reproduction_has_exactly_the_required_records() {
         drivers,
         ["copy", "fault-on-write", "nocopy"].map(String::from).into()
     );
-    let kb: BTreeSet<u64> = records(r, "write-size")
+    let kb: BTreeSet<u64> = r
+        .of("write-size")
         .iter()
         .map(|x| x.case["buffer_kb"].as_u64().unwrap())
         .collect();
     assert_eq!(kb, [1, 2, 4, 8, 16, 32, 64].into());
-    let modes: BTreeSet<&str> = records(r, "bus-ceiling")
+    let modes: BTreeSet<&str> = r
+        .of("bus-ceiling")
         .iter()
         .map(|x| x.case["mode"].as_str().unwrap())
         .collect();
     assert_eq!(modes, ["duty-cycle", "sustained"].into());
-    let frames: Vec<u64> = records(r, "end-to-end")
+    let frames: Vec<u64> = r
+        .of("end-to-end")
         .iter()
         .map(|x| x.case["frame_bytes"].as_u64().unwrap())
         .collect();
     assert_eq!(frames.iter().min(), Some(&64));
     assert_eq!(frames.iter().max(), Some(&65_535));
-    let bers: BTreeSet<String> = records(r, "errors")
+    let bers: BTreeSet<String> = r
+        .of("errors")
         .iter()
         .map(|x| format!("{:e}", x.case["bit_error_rate"].as_f64().unwrap()))
         .collect();
@@ -240,7 +205,7 @@ fn reassembler_pipeline_arithmetic() {
 fn no_corrupt_frame_at_low_bit_error_rates() {
     let r = quick_report();
     let mut dropped_somewhere = false;
-    for x in records(r, "errors") {
+    for x in r.of("errors") {
         let p = x.case["bit_error_rate"].as_f64().unwrap();
         if x.metric == "frames_delivered_corrupt" && p <= 1e-5 {
             assert_eq!(x.simulated, 0.0, "{x:?}");
@@ -271,7 +236,7 @@ fn no_corrupt_frame_at_low_bit_error_rates() {
 fn end_to_end_respects_the_link() {
     let r = quick_report();
     let limit = 149.76 * 44.0 / 53.0;
-    for x in records(r, "end-to-end") {
+    for x in r.of("end-to-end") {
         let case: Vec<(&str, serde_json::Value)> = vec![("frame_bytes", x.case["frame_bytes"].clone())];
         let ceiling = find(r, "end-to-end", &case, "link_ceiling_mbit_per_s");
         assert!(ceiling.simulated <= limit * 1.0001, "{ceiling:?}");
@@ -289,8 +254,8 @@ fn end_to_end_respects_the_link() {
 #[test]
 fn determinism() {
     let a = quick_report().json();
-    assert_eq!(a, quick(1).json());
-    assert_ne!(a, quick(2).json());
+    assert_eq!(a, quick("atm", 1).json());
+    assert_ne!(a, quick("atm", 2).json());
 }
 
 #[test]

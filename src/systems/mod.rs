@@ -9,6 +9,7 @@
 pub mod atm;
 pub mod atoll;
 pub mod atomic;
+pub mod clan;
 pub mod ieee1355;
 
 use serde::Serialize;
@@ -82,6 +83,14 @@ impl Record {
     }
 }
 
+/// A published figure with its unit and where it comes from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Figure {
+    pub value: f64,
+    pub unit: &'static str,
+    pub source: &'static str,
+}
+
 /// A named SVG plot or CSV file a reproduction writes into `--out`.
 #[derive(Clone, Debug)]
 pub struct Artifact {
@@ -89,7 +98,49 @@ pub struct Artifact {
     pub text: String,
 }
 
-/// Everything a reproduction produced.
+/// What a report's figures are: simulated beside the published ones (`reef reproduce`), or
+/// measured on this machine beside the 2001 figure of the same experiment (`reef live`),
+/// where the `simulated` field of each [`Record`] holds the measured value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Kind {
+    #[default]
+    Reproduction,
+    Live,
+}
+
+impl Kind {
+    /// Column names in tables: the value, the figure beside it, their comparison.
+    fn columns(self) -> [&'static str; 3] {
+        match self {
+            Kind::Reproduction => ["simulated", "published", "dev"],
+            Kind::Live => ["measured", "2001", "ratio"],
+        }
+    }
+
+    /// Column names in CSVs: the value, the figure beside it.
+    fn csv_columns(self) -> [&'static str; 2] {
+        match self {
+            Kind::Reproduction => ["simulated", "published"],
+            Kind::Live => ["measured", "published_2001"],
+        }
+    }
+
+    /// How a value compares with the figure beside it: a reproduction's deviation, a live
+    /// run's ratio (for scale, not agreement).
+    fn compare(self, r: &Record) -> String {
+        match self {
+            Kind::Reproduction => r
+                .deviation()
+                .map_or(String::new(), |d| format!("{:+.1}%", 100.0 * d)),
+            Kind::Live => r
+                .published
+                .filter(|p| *p != 0.0)
+                .map_or(String::new(), |p| format!("{:.2}x", r.simulated / p)),
+        }
+    }
+}
+
+/// Everything a reproduction (or a live run) produced.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     pub system: String,
@@ -99,6 +150,27 @@ pub struct Report {
     pub notes: Vec<String>,
     #[serde(skip)]
     pub plots: Vec<Artifact>,
+    #[serde(skip)]
+    pub kind: Kind,
+}
+
+/// A live run's report as its JSON has it.
+#[derive(Serialize)]
+struct MeasuredReport<'a> {
+    system: &'a str,
+    records: Vec<MeasuredRecord<'a>>,
+}
+
+/// A live run's record as its JSON has it: the value in `measured`.
+#[derive(Serialize)]
+struct MeasuredRecord<'a> {
+    experiment: &'a str,
+    case: &'a BTreeMap<String, serde_json::Value>,
+    metric: &'a str,
+    unit: &'a str,
+    measured: f64,
+    published: Option<f64>,
+    source: &'a str,
 }
 
 impl Report {
@@ -108,11 +180,43 @@ impl Report {
             records: Vec::new(),
             notes: Vec::new(),
             plots: Vec::new(),
+            kind: Kind::Reproduction,
+        }
+    }
+
+    /// A live run's report: measured figures beside the 2001 ones.
+    pub fn live(system: &str) -> Report {
+        Report {
+            kind: Kind::Live,
+            ..Report::new(system)
         }
     }
 
     pub fn push(&mut self, r: Record) {
         self.records.push(r);
+    }
+
+    /// The records of `experiment`, in order.
+    pub fn of(&self, experiment: &str) -> Vec<&Record> {
+        self.records
+            .iter()
+            .filter(|x| x.experiment == experiment)
+            .collect()
+    }
+
+    /// The record of `experiment` with exactly `case` and `metric`, if there is one.
+    pub fn find(
+        &self,
+        experiment: &str,
+        case: &[(&str, serde_json::Value)],
+        metric: &str,
+    ) -> Option<&Record> {
+        self.records.iter().find(|x| {
+            x.experiment == experiment
+                && x.metric == metric
+                && x.case.len() == case.len()
+                && case.iter().all(|(k, v)| x.case.get(*k) == Some(v))
+        })
     }
 
     /// Experiments in the order they first appear.
@@ -129,7 +233,16 @@ impl Report {
     /// The readable report: a table per experiment, then the notes.
     pub fn table(&self) -> String {
         let mut s = String::new();
-        let _ = writeln!(s, "reef reproduce {}", self.system);
+        match self.kind {
+            Kind::Reproduction => writeln!(s, "reef reproduce {}", self.system),
+            Kind::Live => writeln!(
+                s,
+                "reef live: {} on this machine, beside the 2001 figures",
+                self.system
+            ),
+        }
+        .ok();
+        let [value, beside, compare] = self.kind.columns();
         for e in self.experiments() {
             let rows: Vec<&Record> = self.records.iter().filter(|r| r.experiment == e).collect();
             let cw = rows.iter().map(|r| r.case_text().len()).max().unwrap_or(4).max(4);
@@ -143,14 +256,12 @@ impl Report {
             let _ = writeln!(
                 s,
                 "{:<cw$}  {:<mw$} {:>13} {:>13} {:>9}",
-                "case", "metric", "simulated", "published", "dev"
+                "case", "metric", value, beside, compare
             );
             for r in rows {
                 let metric = format!("{} [{}]", r.metric, r.unit);
                 let publ = r.published.map_or("-".to_string(), fmt_num);
-                let dev = r
-                    .deviation()
-                    .map_or(String::new(), |d| format!("{:+.1}%", 100.0 * d));
+                let dev = self.kind.compare(r);
                 let _ = writeln!(
                     s,
                     "{:<cw$}  {:<mw$} {:>13} {:>13} {:>9}",
@@ -171,9 +282,32 @@ impl Report {
         s
     }
 
-    /// `{"system": …, "records": […]}`.
+    /// `{"system": …, "records": […]}`, each record's value in `simulated` (a live run's in
+    /// `measured`).
     pub fn json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_default()
+        match self.kind {
+            Kind::Reproduction => serde_json::to_string_pretty(self).unwrap_or_default(),
+            Kind::Live => {
+                let records: Vec<MeasuredRecord> = self
+                    .records
+                    .iter()
+                    .map(|r| MeasuredRecord {
+                        experiment: &r.experiment,
+                        case: &r.case,
+                        metric: &r.metric,
+                        unit: &r.unit,
+                        measured: r.simulated,
+                        published: r.published,
+                        source: &r.source,
+                    })
+                    .collect();
+                let j = MeasuredReport {
+                    system: &self.system,
+                    records,
+                };
+                serde_json::to_string_pretty(&j).unwrap_or_default()
+            }
+        }
     }
 
     /// One CSV per experiment: case columns, metric, unit, simulated, published, source.
@@ -193,7 +327,8 @@ impl Report {
             for k in &keys {
                 let _ = write!(s, "{k},");
             }
-            let _ = writeln!(s, "metric,unit,simulated,published,source");
+            let [value, beside] = self.kind.csv_columns();
+            let _ = writeln!(s, "metric,unit,{value},{beside},source");
             for r in rows {
                 for k in &keys {
                     let v = r.case.get(k).map_or(String::new(), |v| match v {
@@ -304,7 +439,7 @@ pub fn par_map<T: Sync, R: Send>(
 }
 
 /// The systems `reef reproduce` knows.
-pub const SYSTEMS: &[&str] = &["atm", "atomic", "atoll", "ieee1355"];
+pub const SYSTEMS: &[&str] = &["atm", "atomic", "atoll", "clan", "ieee1355"];
 
 /// Runs the reproduction of `system`.
 pub fn reproduce(system: &str, opts: &Options) -> Result<Report, String> {
@@ -312,6 +447,7 @@ pub fn reproduce(system: &str, opts: &Options) -> Result<Report, String> {
         "atm" => atm::reproduce(opts),
         "atomic" => atomic::reproduce(opts),
         "atoll" => atoll::reproduce(opts),
+        "clan" => clan::reproduce(opts),
         "ieee1355" => ieee1355::reproduce(opts),
         _ => Err(format!(
             "no reproduction for `{system}` (available: {})",
@@ -350,5 +486,28 @@ mod tests {
         assert_eq!(j["system"], "demo");
         assert_eq!(j["records"][0]["published"], 9.32);
         assert!(j["records"][1]["published"].is_null());
+    }
+
+    /// A live run's report names its values `measured` and compares by ratio.
+    #[test]
+    fn a_live_report_says_measured() {
+        let mut r = Report::live("demo-live");
+        r.push(Record::new("rtt", &[("system", json!("q"))], "rtt_us", "us", 15.8).published(7.9, "2001"));
+        let t = r.table();
+        assert!(
+            t.contains("measured") && t.contains("2.00x") && !t.contains("simulated"),
+            "{t}"
+        );
+        assert!(
+            r.csvs()[0]
+                .text
+                .starts_with("system,metric,unit,measured,published_2001,source\n")
+        );
+        let text = r.json();
+        assert!(text.find("\"system\"") < text.find("\"records\""), "{text}");
+        let j: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(j["system"], "demo-live");
+        assert_eq!(j["records"][0]["measured"], 15.8);
+        assert!(j["records"][0].get("simulated").is_none());
     }
 }

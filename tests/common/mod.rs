@@ -4,7 +4,9 @@
 use reef::config;
 use reef::engine::result::RunResult;
 use reef::engine::{Sim, Spec};
+use reef::systems::{Options, Record, Report, reproduce};
 use std::path::Path;
+use std::process::{Command, Output};
 
 /// Builds a spec from config text (relative files resolve against `tests/data`).
 pub fn spec(text: &str) -> Spec {
@@ -50,4 +52,63 @@ pub fn cases(var: &str, default: u32) -> u32 {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(default)
+}
+
+/// The quick reproduction of `system` with `seed`.
+pub fn quick(system: &str, seed: u64) -> Report {
+    reproduce(
+        system,
+        &Options {
+            quick: true,
+            seed,
+            progress: false,
+        },
+    )
+    .expect("quick reproduction")
+}
+
+/// The record of `experiment` with exactly `case` and `metric`; a panic naming it if none.
+pub fn find<'a>(
+    r: &'a Report,
+    experiment: &str,
+    case: &[(&str, serde_json::Value)],
+    metric: &str,
+) -> &'a Record {
+    r.find(experiment, case, metric)
+        .unwrap_or_else(|| panic!("no record {experiment} {case:?} {metric}"))
+}
+
+/// Runs `reef` with `args` and `--json JSON --out DIR`.
+pub fn reef_writing(args: &[&str], json: &Path, dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_reef"))
+        .args(args)
+        .arg("--json")
+        .arg(json)
+        .arg("--out")
+        .arg(dir)
+        .output()
+        .unwrap()
+}
+
+/// Checks that every experiment of `spec` (name, case keys, metrics) is in `r` with exactly
+/// those case keys and metrics, every case having every metric once and a finite value.
+pub fn assert_record_names(r: &Report, spec: &[(&str, &[&str], &[&str])]) {
+    use std::collections::BTreeSet;
+    for &(experiment, keys, metrics) in spec {
+        let recs = r.of(experiment);
+        assert!(!recs.is_empty(), "{experiment}");
+        let want_keys: BTreeSet<&str> = keys.iter().copied().collect();
+        let want_metrics: BTreeSet<&str> = metrics.iter().copied().collect();
+        let got_metrics: BTreeSet<&str> = recs.iter().map(|x| x.metric.as_str()).collect();
+        assert_eq!(got_metrics, want_metrics, "{experiment}");
+        let mut cases = BTreeSet::new();
+        for x in &recs {
+            let got_keys: BTreeSet<&str> = x.case.keys().map(String::as_str).collect();
+            assert_eq!(got_keys, want_keys, "{experiment}: {x:?}");
+            assert!(x.simulated.is_finite(), "{x:?}");
+            cases.insert(serde_json::to_string(&x.case).unwrap());
+        }
+        // Every case has every metric, once.
+        assert_eq!(recs.len(), cases.len() * metrics.len(), "{experiment}");
+    }
 }

@@ -137,12 +137,7 @@ impl TableIRow {
 }
 
 /// A published figure with its unit and where it comes from.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Figure {
-    pub value: f64,
-    pub unit: &'static str,
-    pub source: &'static str,
-}
+pub use crate::systems::Figure;
 
 /// Every published figure of the Penn interface that the reproduction compares against.
 #[derive(Debug, Clone, Copy, PartialEq)]
