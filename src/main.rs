@@ -35,8 +35,13 @@ struct Cli {
 enum Cmd {
     /// Run one simulation and print a summary (and the full result as JSON with --json).
     Run {
-        /// The network config (TOML).
+        /// The network config: reef's TOML (*.toml), or a BookSim2 config (any other name;
+        /// docs/booksim.md).
         config: PathBuf,
+        /// Overrides after the config, as BookSim2 takes them: injection_rate=0.2 for a
+        /// BookSim2 config, traffic.load=0.3 for either (the same as --set).
+        #[arg(value_name = "KEY=VALUE")]
+        params: Vec<String>,
         /// Override a config key, e.g. --set traffic.load=0.3 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
@@ -63,8 +68,12 @@ enum Cmd {
     },
     /// Latency against offered load, up to saturation (points run in parallel).
     Sweep {
-        /// The network config (TOML); its `traffic.load` is replaced by each swept load.
+        /// The network config (TOML, or BookSim2's); its `traffic.load` is replaced by each
+        /// swept load.
         config: PathBuf,
+        /// Overrides after the config (as for `run`).
+        #[arg(value_name = "KEY=VALUE")]
+        params: Vec<String>,
         /// Offered loads in flits/cycle/host: FROM:TO:STEP.
         #[arg(long, value_name = "FROM:TO:STEP")]
         load: String,
@@ -97,11 +106,27 @@ enum Cmd {
     /// is acyclic; 1 if a pair cannot be routed, a cycle makes deadlock possible (the
     /// cycle is printed), or the config is bad.
     Check {
-        /// The network config (TOML).
+        /// The network config (TOML, or BookSim2's).
         config: PathBuf,
+        /// Overrides after the config (as for `run`).
+        #[arg(value_name = "KEY=VALUE")]
+        params: Vec<String>,
         /// Override a config key, e.g. --set routing.dateline=false (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+    },
+    /// Print the reef config (TOML) a BookSim2 config translates into, each value commented
+    /// with the BookSim2 keys it comes from. `reef run` reads BookSim2 configs directly;
+    /// docs/booksim.md says which keys map onto what.
+    Convert {
+        /// The BookSim2 config.
+        config: PathBuf,
+        /// BookSim2 overrides, e.g. injection_rate=0.2 (as BookSim2 takes them).
+        #[arg(value_name = "KEY=VALUE")]
+        params: Vec<String>,
+        /// Write the TOML to this file instead of standard output.
+        #[arg(long, short, value_name = "FILE")]
+        output: Option<PathBuf>,
     },
     /// Reproduce a modelled system's published measurements: a table per experiment with the
     /// simulated figure, the published one (and where it was published) and the deviation.
@@ -282,6 +307,14 @@ fn check_outs<'p>(paths: impl IntoIterator<Item = &'p Option<PathBuf>>) -> Resul
     paths.into_iter().flatten().try_for_each(|p| check_out(p, false))
 }
 
+/// Prints what a BookSim2 config's translation says first (keys without effect in reef,
+/// approximations): on standard error, before the run.
+fn print_notes(path: &Path, overrides: &[String]) {
+    for n in config::notes(path, overrides) {
+        eprintln!("note: {n}");
+    }
+}
+
 fn overrides(set: &[String], seed: Option<u64>) -> Result<Vec<String>> {
     let mut o = set.to_vec();
     if let Some(s) = seed {
@@ -340,6 +373,7 @@ fn real_main() -> Result<ExitCode> {
     match cli.cmd {
         Cmd::Run {
             config: path,
+            params,
             set,
             seed,
             json,
@@ -349,7 +383,8 @@ fn real_main() -> Result<ExitCode> {
             quiet,
         } => {
             check_outs([&json, &svg, &map])?;
-            let mut o = overrides(&set, seed)?;
+            let mut o = overrides(&[params, set].concat(), seed)?;
+            print_notes(&path, &o);
             if check {
                 o.push("sim.check=true".into());
             }
@@ -451,6 +486,7 @@ fn real_main() -> Result<ExitCode> {
         }
         Cmd::Sweep {
             config: path,
+            params,
             load,
             set,
             seed,
@@ -463,7 +499,9 @@ fn real_main() -> Result<ExitCode> {
             check_outs([&json, &csv, &svg])?;
             let loads = runner::parse_loads(&load).map_err(|m| anyhow::anyhow!("--load: {m}"))?;
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-            let sw = runner::sweep(&path, &overrides(&set, seed)?, &loads, jobs, !quiet)?;
+            let o = overrides(&[params, set].concat(), seed)?;
+            print_notes(&path, &o);
+            let sw = runner::sweep(&path, &o, &loads, jobs, !quiet)?;
             print!("{}", report::sweep_table(&sw));
             if let Some(j) = json {
                 write(&j, &serde_json::to_string_pretty(&sw)?)?;
@@ -510,7 +548,13 @@ fn real_main() -> Result<ExitCode> {
                 ExitCode::SUCCESS
             })
         }
-        Cmd::Check { config: path, set } => {
+        Cmd::Check {
+            config: path,
+            params,
+            set,
+        } => {
+            let set = [params, set].concat();
+            print_notes(&path, &set);
             let spec = config::load(&path, &set)?;
             let rep = runner::check_with_bar(&spec, true);
             println!("{}: {}", path.display(), spec.fabric);
@@ -545,6 +589,33 @@ fn real_main() -> Result<ExitCode> {
                 Err(e) => println!("engine: none: {e}"),
             }
             Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+        Cmd::Convert {
+            config: path,
+            params,
+            output,
+        } => {
+            check_outs([&output])?;
+            if !config::booksim::is_booksim(&path) {
+                bail!(
+                    "{}: a reef config already (its name ends in .toml); convert reads BookSim2 configs",
+                    path.display()
+                );
+            }
+            if let Some(p) = params
+                .iter()
+                .find(|p| !p.contains('=') || p.split('=').next().is_some_and(|k| k.contains('.')))
+            {
+                bail!("`{p}`: convert takes BookSim2 overrides, key=value (e.g. injection_rate=0.2)");
+            }
+            let t = config::translate_booksim(&path, &params)?;
+            // The translation must build: a config reef would refuse is not printed as good.
+            let _ = config::load(&path, &params)?;
+            match output {
+                Some(o) => write(&o, &t.toml)?,
+                None => print!("{}", t.toml),
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Cmd::Reproduce {
             system,

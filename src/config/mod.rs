@@ -3,6 +3,7 @@
 //! of the offending key (when it is in the file) and what was expected.
 
 mod atoll;
+pub mod booksim;
 pub mod build;
 mod messages;
 pub mod raw;
@@ -160,9 +161,8 @@ pub(crate) fn read_text(path: &Path, limit_mb: u64) -> Result<String, String> {
     String::from_utf8(buf).map_err(|_| "it is not UTF-8 text".to_string())
 }
 
-/// Reads a config file, applies `overrides` (`key=value`, the value in TOML syntax or a bare
-/// string) and builds it.
-pub fn load(path: &Path, overrides: &[String]) -> Result<Spec, ConfigError> {
+/// A config file's name (for messages) and text.
+fn read_config(path: &Path) -> Result<(String, String), ConfigError> {
     let file = path.display().to_string();
     let text = read_text(path, 16).map_err(|e| ConfigError {
         file: file.clone(),
@@ -172,8 +172,42 @@ pub fn load(path: &Path, overrides: &[String]) -> Result<Spec, ConfigError> {
         hint: None,
         origin: None,
     })?;
+    Ok((file, text))
+}
+
+/// Reads a config file, applies `overrides` (`key=value`, the value in TOML syntax or a bare
+/// string) and builds it. A file whose name does not end in `.toml` is a BookSim2 config
+/// ([`booksim`]): its overrides are BookSim2's `key=value`, or reef's `section.key=value`
+/// applied to the translation.
+pub fn load(path: &Path, overrides: &[String]) -> Result<Spec, ConfigError> {
+    let (file, text) = read_config(path)?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    if booksim::is_booksim(path) {
+        let (bs, reef) = booksim::split_overrides(overrides);
+        let t = booksim::translate(&file, &text, &bs)?;
+        return load_str(&file, &t.toml, &dir, &reef).map_err(|e| booksim::locate_error(&t, &file, e));
+    }
     load_str(&file, &text, &dir, overrides)
+}
+
+/// A BookSim2 config translated into reef's TOML ([`booksim`]); `overrides` are BookSim2's
+/// `key=value` (reef's `section.key=value` are left for [`load`]).
+pub fn translate_booksim(path: &Path, overrides: &[String]) -> Result<booksim::Translation, ConfigError> {
+    let (file, text) = read_config(path)?;
+    let (bs, _) = booksim::split_overrides(overrides);
+    booksim::translate(&file, &text, &bs)
+}
+
+/// What a run of the config at `path` should say first: for a BookSim2 config, the keys
+/// that change nothing in reef and the approximations ([`booksim::Translation::notes`]);
+/// nothing for a reef config (or one that cannot be read: [`load`] reports that).
+pub fn notes(path: &Path, overrides: &[String]) -> Vec<String> {
+    if !booksim::is_booksim(path) {
+        return Vec::new();
+    }
+    translate_booksim(path, overrides)
+        .map(|t| t.notes)
+        .unwrap_or_default()
 }
 
 /// A deserialiser's message in the words of the config (its Rust names for types and enums

@@ -1,0 +1,712 @@
+//! BookSim2's keys mapped onto reef's config. A BookSim2 cycle is a reef cycle and a flit
+//! takes one. BookSim2's input-queued router spends `routing_delay + vc_alloc_delay +
+//! sw_alloc_delay + st_prepare_delay` cycles on a head at the front of its input buffer and
+//! `st_final_delay` crossing the switch, then the channel's latency (1, or 2 on a torus with
+//! `use_noc_latency`; 1 into and out of a node): reef's `router_delay` is the first sum, and
+//! the rest goes on the channel (`latency` = st_final + channel − 1, the flit time being the
+//! one cycle left). At zero load this gives BookSim2's latency exactly (5 cycles a router
+//! and 2 more, with the default pipeline). A credit takes `credit_delay` plus the channel's
+//! latency back. BookSim2's uniform traffic may pick the sender itself, and its injection
+//! rate counts packets unless `injection_rate_uses_flits`.
+
+use super::Translation;
+use super::keys::{From, KEYS, Store, lookup};
+use super::traffic::{injection, load, pattern, sizes};
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+/// A key reef cannot run as it is set.
+#[derive(Debug)]
+pub struct MapError {
+    pub key: &'static str,
+    pub from: Option<From>,
+    pub msg: String,
+    pub hint: Option<String>,
+}
+
+pub(super) type R<T> = Result<T, MapError>;
+
+/// The store, with the keys the translation has read.
+pub(super) struct Cfg<'a> {
+    s: &'a Store,
+    file: &'a str,
+    used: RefCell<BTreeSet<&'static str>>,
+    notes: RefCell<Vec<String>>,
+}
+
+/// Reef keys in the order their sections are written.
+const SECTIONS: [&str; 7] = [
+    "sim",
+    "topology",
+    "channel",
+    "host_channel",
+    "switch",
+    "routing",
+    "traffic",
+];
+
+#[derive(Default)]
+pub(super) struct Toml {
+    rows: Vec<(&'static str, &'static str, String, String)>,
+    origins: Vec<(String, &'static str, Option<From>)>,
+}
+
+pub(super) fn quote(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+fn cycles(n: i64) -> String {
+    quote(&format!("{n} {}", if n == 1 { "cycle" } else { "cycles" }))
+}
+
+pub(super) fn real(x: f64) -> String {
+    format!("{x:?}")
+}
+
+/// `x` to nine decimals, without trailing zeros (a period from BookSim2's probabilities).
+pub(super) fn decimal(x: f64) -> String {
+    let s = format!("{x:.9}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+impl Toml {
+    /// Sets reef's `section.key` to `value`, which comes from the BookSim2 keys `from`.
+    pub(super) fn put(
+        &mut self,
+        c: &Cfg,
+        section: &'static str,
+        key: &'static str,
+        value: String,
+        from: &[&'static str],
+    ) {
+        let comment = from
+            .iter()
+            .map(|k| {
+                let v = c.shown(k);
+                match c.from(k) {
+                    Some(From::Line(l)) => format!("{k} = {v} (line {l})"),
+                    Some(From::CommandLine) => format!("{k} = {v} (command line)"),
+                    None => format!("{k} = {v} (default)"),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        if let Some(first) = from.first() {
+            let origin = from
+                .iter()
+                .find(|k| c.from(k).is_some())
+                .copied()
+                .unwrap_or(first);
+            self.origins
+                .push((format!("{section}.{key}"), origin, c.from(origin)));
+        }
+        self.rows.push((section, key, value, comment));
+    }
+
+    fn render(&self, file: &str, notes: &[String]) -> String {
+        let mut out = format!(
+            "# reef's translation of the BookSim2 config {file} (reef convert; docs/booksim.md).\n\
+             # A BookSim2 cycle is a reef cycle; each value names the BookSim2 keys it comes from.\n"
+        );
+        for n in notes {
+            let _ = writeln!(out, "# note: {n}");
+        }
+        for sec in SECTIONS {
+            let rows: Vec<_> = self.rows.iter().filter(|r| r.0 == sec).collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let _ = write!(out, "\n[{sec}]\n");
+            for (_, k, v, comment) in rows {
+                let line = format!("{k} = {v}");
+                if comment.is_empty() {
+                    let _ = writeln!(out, "{line}");
+                } else {
+                    let _ = writeln!(out, "{line:<32} # {comment}");
+                }
+            }
+        }
+        out
+    }
+}
+
+impl<'a> Cfg<'a> {
+    pub(super) fn key(name: &str) -> &'static super::keys::Key {
+        lookup(name).expect("the translation reads only BookSim2's keys")
+    }
+
+    pub(super) fn mark(&self, name: &str) {
+        self.used.borrow_mut().insert(Self::key(name).name);
+    }
+
+    pub(super) fn int(&self, name: &str) -> i64 {
+        self.mark(name);
+        self.s
+            .int
+            .get(name)
+            .map_or_else(|| Self::key(name).int.expect("an integer key"), |v| v.value)
+    }
+
+    pub(super) fn float(&self, name: &str) -> f64 {
+        self.mark(name);
+        self.s
+            .float
+            .get(name)
+            .map_or_else(|| Self::key(name).float.expect("a real key"), |v| v.value)
+    }
+
+    pub(super) fn str(&self, name: &str) -> String {
+        self.mark(name);
+        self.s.str.get(name).map_or_else(
+            || Self::key(name).str.expect("a string key").to_string(),
+            |v| v.value.clone(),
+        )
+    }
+
+    /// Where `name` was set, if it was (its string slot first, as BookSim2 reads it first).
+    pub(super) fn from(&self, name: &str) -> Option<From> {
+        self.s
+            .str
+            .get(name)
+            .map(|v| v.from)
+            .or_else(|| self.s.int.get(name).map(|v| v.from))
+            .or_else(|| self.s.float.get(name).map(|v| v.from))
+    }
+
+    /// The value of `name` as set (or its default), for messages.
+    pub(super) fn shown(&self, name: &str) -> String {
+        let k = Self::key(name);
+        if let Some(v) = self.s.str.get(name) {
+            return v.value.clone();
+        }
+        if let Some(v) = self.s.int.get(name) {
+            return v.value.to_string();
+        }
+        if let Some(v) = self.s.float.get(name) {
+            return v.value.to_string();
+        }
+        match (k.int, k.float, k.str) {
+            (Some(i), _, _) => i.to_string(),
+            (_, Some(f), _) => f.to_string(),
+            (_, _, Some(s)) => s.to_string(),
+            _ => String::new(),
+        }
+    }
+
+    /// Was `name` given a value other than its default?
+    pub(super) fn changed(&self, name: &str) -> bool {
+        let k = Self::key(name);
+        self.s.int.get(name).is_some_and(|v| Some(v.value) != k.int)
+            || self.s.float.get(name).is_some_and(|v| Some(v.value) != k.float)
+            || self
+                .s
+                .str
+                .get(name)
+                .is_some_and(|v| Some(v.value.as_str()) != k.str)
+    }
+
+    pub(super) fn err(&self, name: &str, msg: impl Into<String>, hint: Option<&str>) -> MapError {
+        MapError {
+            key: Self::key(name).name,
+            from: self.from(name),
+            msg: msg.into(),
+            hint: hint.map(str::to_string),
+        }
+    }
+
+    pub(super) fn note(&self, name: &str, msg: &str) {
+        let at = match self.from(name) {
+            Some(From::Line(l)) => format!("{}:{l}", self.file),
+            Some(From::CommandLine) => "command line".to_string(),
+            None => self.file.to_string(),
+        };
+        self.notes
+            .borrow_mut()
+            .push(format!("{at}: {name} = {}: {msg}", self.shown(name)));
+    }
+
+    /// An integer key that must lie in `lo..=hi`.
+    pub(super) fn int_in(&self, name: &str, lo: i64, hi: i64) -> R<i64> {
+        let v = self.int(name);
+        if v < lo || v > hi {
+            return Err(self.err(name, format!("must be from {lo} to {hi}, not {v}"), None));
+        }
+        Ok(v)
+    }
+}
+
+/// Keys that only steer BookSim2's own output (traces, statistics files, its power model):
+/// they cannot change a run, so they are noted, not refused.
+const OUTPUT_KEYS: &[&str] = &[
+    "print_activity",
+    "print_csv_results",
+    "deadlock_warn_timeout",
+    "viewer_trace",
+    "watch_file",
+    "watch_flits",
+    "watch_packets",
+    "watch_transactions",
+    "watch_out",
+    "stats_out",
+    "injected_flits_out",
+    "received_flits_out",
+    "stored_flits_out",
+    "sent_flits_out",
+    "outstanding_credits_out",
+    "ejected_flits_out",
+    "active_packets_out",
+    "used_credits_out",
+    "free_credits_out",
+    "max_credits_out",
+    "sent_packets_out",
+    "pair_stats",
+];
+
+const POWER_KEYS: &[&str] = &[
+    "power_output_file",
+    "tech_file",
+    "channel_width",
+    "channel_sweep",
+    "H_INVD2",
+    "W_INVD2",
+    "H_DFQD1",
+    "W_DFQD1",
+    "H_ND2D1",
+    "W_ND2D1",
+    "H_SRAM",
+    "W_SRAM",
+    "Vdd",
+    "R",
+    "IoffSRAM",
+    "IoffP",
+    "IoffN",
+    "Cg_pwr",
+    "Cd_pwr",
+    "Cgdl",
+    "Cg",
+    "Cd",
+    "LAMBDA",
+    "MetalPitch",
+    "Rw",
+    "Cw_gnd",
+    "Cw_cpl",
+    "wire_length",
+];
+
+const THRESHOLD_KEYS: &[&str] = &[
+    "latency_thres",
+    "warmup_thres",
+    "acc_warmup_thres",
+    "stopping_thres",
+    "acc_stopping_thres",
+];
+
+const BATCH_KEYS: &[&str] = &["batch_size", "batch_count", "max_outstanding_requests"];
+
+/// Keys BookSim2's mesh and torus do not read.
+const OTHER_TOPOLOGY_KEYS: &[&str] = &["c", "x", "y", "xr", "yr", "in_ports", "out_ports"];
+
+/// Why a key set away from its default cannot run, where there is more to say than that.
+fn hint_for(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "wait_for_tail_credit" => {
+            "reef's switch gives an output VC to the next packet once the previous tail has left \
+             (BookSim2's wait_for_tail_credit = 0); run it so with wait_for_tail_credit=0"
+        }
+        "internal_speedup" | "output_speedup" => {
+            "reef's switch has an input speed-up (input_speedup) and no output or internal one"
+        }
+        "classes" | "class_priority" | "priority" => "reef runs one traffic class, without priorities",
+        "sim_count" => "run reef once per simulation (or `reef sweep`)",
+        "use_read_write" => "reef's synthetic traffic has no request/reply transactions",
+        "subnets" => "reef runs one network",
+        "include_queuing" => {
+            "reef reports both packet latency (with source queueing) and network latency; the \
+             headline figure is the packet latency (include_queuing = 1)"
+        }
+        _ => return None,
+    })
+}
+
+/// Translates a BookSim2 config into reef's TOML.
+pub fn translate(s: &Store, file: &str) -> R<Translation> {
+    let c = Cfg {
+        s,
+        file,
+        used: RefCell::default(),
+        notes: RefCell::default(),
+    };
+    let mut t = Toml::default();
+
+    let sim_type = c.str("sim_type");
+    if sim_type != "latency" {
+        return Err(c.err(
+            "sim_type",
+            format!("reef runs BookSim2's latency simulations, not `{sim_type}`"),
+            Some("sim_type = latency; (`reef sweep` finds the saturation throughput)"),
+        ));
+    }
+
+    // The network.
+    let topology = c.str("topology");
+    let torus = match topology.as_str() {
+        "mesh" => false,
+        "torus" => true,
+        other => {
+            return Err(c.err(
+                "topology",
+                format!("reef does not model BookSim2's `{other}` topology yet"),
+                Some("reef runs BookSim2's mesh and torus; docs/booksim.md lists what is planned"),
+            ));
+        }
+    };
+    let n = c.int_in("n", 1, 8)?;
+    let k = c.int_in("k", 2, 65_535)?;
+    let nodes = (0..n)
+        .try_fold(1i64, |a, _| a.checked_mul(k))
+        .filter(|&v| v <= 1 << 24);
+    let Some(nodes) = nodes else {
+        return Err(c.err("k", format!("a {k}-ary {n}-cube has more than 2^24 nodes"), None));
+    };
+    t.put(&c, "topology", "kind", quote(&topology), &["topology"]);
+    let ks = vec![k.to_string(); n as usize].join(", ");
+    t.put(&c, "topology", "k", format!("[{ks}]"), &["k", "n"]);
+
+    // Time: the router pipeline and the channels.
+    t.put(&c, "sim", "clock", quote("1 GHz"), &[]);
+    let noc = c.int("use_noc_latency") == 1;
+    let chan = if noc && torus { 2 } else { 1 };
+    let routing = c.int_in("routing_delay", 0, 1000)?;
+    let va = c.int_in("vc_alloc_delay", 1, 1000)?;
+    let sa = c.int_in("sw_alloc_delay", 1, 1000)?;
+    let st_prepare = c.int_in("st_prepare_delay", 0, 1000)?;
+    let st_final = c.int_in("st_final_delay", 0, 1000)?;
+    let credit = c.int_in("credit_delay", 0, 1000)?;
+    let vcs = c.int_in("num_vcs", 1, 64)?;
+    let buffer = c.int_in("vc_buf_size", 1, 65_535)?;
+    let pipe = [
+        "routing_delay",
+        "vc_alloc_delay",
+        "sw_alloc_delay",
+        "st_prepare_delay",
+    ];
+    let wire = ["st_final_delay", "use_noc_latency"];
+    let credit_keys = ["credit_delay", "use_noc_latency"];
+    t.put(&c, "channel", "flit_time", quote("1 cycle"), &[]);
+    t.put(&c, "channel", "latency", cycles(st_final + chan - 1), &wire);
+    t.put(&c, "channel", "vcs", vcs.to_string(), &["num_vcs"]);
+    t.put(&c, "channel", "buffer", buffer.to_string(), &["vc_buf_size"]);
+    t.put(&c, "channel", "flow_control", quote("credit"), &[]);
+    t.put(&c, "channel", "credit_delay", cycles(credit + chan), &credit_keys);
+    if chan != 1 {
+        // A node's channels have latency 1 whatever the network's.
+        t.put(&c, "host_channel", "flit_time", quote("1 cycle"), &[]);
+        t.put(&c, "host_channel", "latency", cycles(st_final), &wire[..1]);
+        t.put(&c, "host_channel", "vcs", vcs.to_string(), &["num_vcs"]);
+        t.put(&c, "host_channel", "buffer", buffer.to_string(), &["vc_buf_size"]);
+        t.put(&c, "host_channel", "flow_control", quote("credit"), &[]);
+        t.put(
+            &c,
+            "host_channel",
+            "credit_delay",
+            cycles(credit + 1),
+            &credit_keys[..1],
+        );
+    }
+
+    // The router.
+    let router = c.str("router");
+    if router != "iq" {
+        return Err(c.err(
+            "router",
+            format!("reef models BookSim2's input-queued router (iq), not `{router}`"),
+            None,
+        ));
+    }
+    let vct = c.int("vct") != 0;
+    t.put(
+        &c,
+        "switch",
+        "mode",
+        quote(if vct { "cut-through" } else { "wormhole" }),
+        &["vct"],
+    );
+    t.put(
+        &c,
+        "switch",
+        "router_delay",
+        cycles(routing + va + sa + st_prepare),
+        &pipe,
+    );
+    let speedup = c.int_in("input_speedup", 1, 16)?;
+    t.put(&c, "switch", "speedup", speedup.to_string(), &["input_speedup"]);
+    for key in ["vc_allocator", "sw_allocator"] {
+        let a = c.str(key);
+        if !matches!(
+            a.as_str(),
+            "islip" | "separable_input_first" | "separable_output_first"
+        ) {
+            return Err(c.err(
+                key,
+                format!("reef does not model BookSim2's `{a}` allocator"),
+                Some("reef's switch approximates the separable allocators: islip, separable_input_first, separable_output_first"),
+            ));
+        }
+    }
+    c.notes.borrow_mut().push(format!(
+        "BookSim2's allocators (vc_allocator = {}, sw_allocator = {}) are approximated by reef's \
+         switch: a free output VC to a waiting head, and each output's flits, in round-robin order \
+         (docs/booksim.md, \"How close\")",
+        c.shown("vc_allocator"),
+        c.shown("sw_allocator")
+    ));
+    if speedup > 1 {
+        c.note(
+            "input_speedup",
+            "reef's speed-up lets an input start a flit every 1/speedup cycle, not split it into crossbar inputs",
+        );
+    }
+
+    // Routing.
+    let rf = c.str("routing_function");
+    let full = format!("{rf}_{topology}");
+    match (full.as_str(), torus) {
+        ("dor_mesh" | "dim_order_mesh", false) => {
+            t.put(&c, "routing", "algorithm", quote("dor"), &["routing_function"]);
+        }
+        ("dim_order_torus", true) => {
+            if vcs < 2 || vcs % 2 != 0 {
+                return Err(c.err(
+                    "num_vcs",
+                    format!("dim_order on a torus splits the VCs into two classes at a dateline: it needs an even number, not {vcs}"),
+                    None,
+                ));
+            }
+            t.put(&c, "routing", "algorithm", quote("dor"), &["routing_function"]);
+            t.put(&c, "routing", "dateline", "true".into(), &["routing_function"]);
+        }
+        _ if rf == "none" => {
+            return Err(c.err(
+                "routing_function",
+                "not set (BookSim2 needs one too)",
+                Some(if torus {
+                    "routing_function = dim_order;"
+                } else {
+                    "routing_function = dor;"
+                }),
+            ));
+        }
+        _ => {
+            return Err(c.err(
+                "routing_function",
+                format!("reef does not model BookSim2's routing function `{full}` yet"),
+                Some(if torus {
+                    "on a torus reef runs dim_order (with BookSim2's dateline)"
+                } else {
+                    "on a mesh reef runs dor (dim_order)"
+                }),
+            ));
+        }
+    }
+    if torus {
+        c.note(
+            "routing_function",
+            "reef's dateline moves a packet to the upper VC class on the hop that crosses the wrap-around \
+             link and breaks ties the positive way; BookSim2 picks the class when the packet enters the \
+             dimension and breaks ties at random",
+        );
+    }
+
+    // Traffic.
+    pattern(&c, &mut t, k, n, nodes)?;
+    let mean = sizes(&c, &mut t)?;
+    let rate = load(&c, &mut t, mean)?;
+    injection(&c, &mut t, rate)?;
+
+    // Measurement: BookSim2 warms up for warmup_periods sample periods, then samples until
+    // its convergence test passes, at most max_samples periods in all; reef measures the
+    // longest window BookSim2 would.
+    let period = c.int_in("sample_period", 1, 100_000_000)?;
+    let warm = c.int_in("warmup_periods", 0, 1_000_000)?;
+    let max = c.int_in("max_samples", 1, 1_000_000)?;
+    if warm == 0 {
+        c.note(
+            "warmup_periods",
+            "BookSim2 then warms up until its convergence test passes; reef warms up for one sample period",
+        );
+    }
+    let warm = warm.max(1);
+    let measure = (max - warm).max(1);
+    let win = ["warmup_periods", "sample_period"];
+    t.put(&c, "sim", "warmup", cycles(warm * period), &win);
+    t.put(
+        &c,
+        "sim",
+        "measure",
+        cycles(measure * period),
+        &["max_samples", "warmup_periods", "sample_period"],
+    );
+    let seed = c.str("seed");
+    if !seed.is_empty() {
+        return Err(c.err(
+            "seed",
+            format!("`{seed}`: reef runs are reproducible, so the seed is a number"),
+            Some("seed = 1;"),
+        ));
+    }
+    let seed = c.int("seed");
+    if seed < 0 {
+        return Err(c.err("seed", "a seed is a whole number from 0", None));
+    }
+    t.put(&c, "sim", "seed", seed.to_string(), &["seed"]);
+
+    leftovers(&c)?;
+    let notes = c.notes.into_inner();
+    Ok(Translation {
+        toml: t.render(file, &notes),
+        notes,
+        origins: t.origins,
+    })
+}
+
+/// Every key the translation did not read: noted if it cannot change a run, accepted at
+/// BookSim2's default, refused otherwise.
+fn leftovers(c: &Cfg) -> R<()> {
+    let used = c.used.borrow().clone();
+    for key in KEYS {
+        let name = key.name;
+        if used.contains(name) || !c.changed(name) {
+            continue;
+        }
+        let why = if OUTPUT_KEYS.contains(&name) {
+            "BookSim2's own trace and statistics output; reef writes its own (--json, --csv, --svg)"
+        } else if POWER_KEYS.contains(&name) {
+            "BookSim2's power model (sim_power = 0): no effect on a run"
+        } else if THRESHOLD_KEYS.contains(&name) {
+            "BookSim2's convergence test; reef measures a fixed window (sim.measure)"
+        } else if BATCH_KEYS.contains(&name) {
+            "used only when sim_type = batch (as in BookSim2)"
+        } else if name.starts_with("read_") || name.starts_with("write_") {
+            "used only when use_read_write = 1 (as in BookSim2)"
+        } else if OTHER_TOPOLOGY_KEYS.contains(&name) {
+            "not read by BookSim2's mesh and torus"
+        } else if name == "perm_seed" {
+            "used only by traffic = randperm (as in BookSim2)"
+        } else if name.starts_with("burst_") {
+            "used only by injection_process = on_off (as in BookSim2)"
+        } else {
+            let default = match (key.int, key.float, key.str) {
+                (Some(i), _, _) => i.to_string(),
+                (_, Some(f), _) => f.to_string(),
+                (_, _, Some("")) => "empty".to_string(),
+                (_, _, Some(s)) => s.to_string(),
+                _ => String::new(),
+            };
+            return Err(c.err(
+                name,
+                format!(
+                    "reef does not model `{name} = {}`: it runs this key only at BookSim2's default ({default})",
+                    c.shown(name)
+                ),
+                Some(hint_for(name).unwrap_or("docs/booksim.md lists the keys reef models")),
+            ));
+        };
+        c.note(name, why);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::super::{Translation, read};
+    use super::*;
+
+    pub(crate) fn tr(text: &str) -> Result<Translation, MapError> {
+        translate(&read("t.cfg", text, &[]).expect("reads"), "t.cfg")
+    }
+
+    pub(crate) fn toml(text: &str) -> toml::Table {
+        tr(text).expect("translates").toml.parse().expect("valid TOML")
+    }
+
+    #[test]
+    fn booksims_torus88_example() {
+        let t = toml(
+            "topology = torus;\nk = 8;\nn = 2;\nrouting_function = dim_order;\nnum_vcs = 2;\ntraffic = uniform;\ninjection_rate = 0.15;\n",
+        );
+        assert_eq!(t["topology"]["kind"].as_str(), Some("torus"));
+        assert_eq!(t["topology"]["k"].as_array().unwrap().len(), 2);
+        // Default pipeline: 1 + 1 + 1 + 0 at the buffer; st_final 1 + torus channel 2 - 1.
+        assert_eq!(t["switch"]["router_delay"].as_str(), Some("3 cycles"));
+        assert_eq!(t["channel"]["latency"].as_str(), Some("2 cycles"));
+        assert_eq!(t["channel"]["credit_delay"].as_str(), Some("2 cycles"));
+        assert_eq!(t["host_channel"]["latency"].as_str(), Some("1 cycle"));
+        assert_eq!(t["host_channel"]["credit_delay"].as_str(), Some("1 cycle"));
+        assert_eq!(t["routing"]["dateline"].as_bool(), Some(true));
+        assert_eq!(t["traffic"]["include_self"].as_bool(), Some(true));
+        // 0.15 packets of one flit.
+        assert_eq!(t["traffic"]["load"].as_float(), Some(0.15));
+        // 3 warm-up periods of 1000 cycles, then at most 10 - 3.
+        assert_eq!(t["sim"]["warmup"].as_str(), Some("3000 cycles"));
+        assert_eq!(t["sim"]["measure"].as_str(), Some("7000 cycles"));
+    }
+
+    #[test]
+    fn unmodelled_keys_are_refused_unless_at_their_default() {
+        let base = "topology = mesh;\nk = 8;\nn = 2;\nrouting_function = dor;\n";
+        // At the default: accepted.
+        tr(&format!(
+            "{base}wait_for_tail_credit = 0;\ninternal_speedup = 1.0;\n"
+        ))
+        .unwrap();
+        let e = tr(&format!("{base}wait_for_tail_credit = 1;\n")).unwrap_err();
+        assert_eq!((e.key, e.from), ("wait_for_tail_credit", Some(From::Line(5))));
+        assert!(e.msg.contains("only at BookSim2's default (0)"), "{}", e.msg);
+        assert!(e.hint.unwrap().contains("wait_for_tail_credit=0"));
+        for (line, key) in [
+            ("topology = fly;", "topology"),
+            ("routing_function = min_adapt;", "routing_function"),
+            ("sw_allocator = wavefront;", "sw_allocator"),
+            ("sim_type = throughput;", "sim_type"),
+            ("seed = time;", "seed"),
+            ("classes = 2;", "classes"),
+        ] {
+            let e = tr(&format!("{base}{line}\n")).unwrap_err();
+            assert_eq!((e.key, e.from), (key, Some(From::Line(5))), "{line}");
+        }
+        let e = tr("topology = mesh;\nk = 8;\nn = 2;\n").unwrap_err();
+        assert_eq!(e.key, "routing_function");
+        assert!(e.msg.contains("not set"));
+    }
+
+    #[test]
+    fn output_keys_are_noted_not_refused() {
+        let t = tr("topology = mesh;\nk = 8;\nn = 2;\nrouting_function = dor;\nwatch_out = -;\nbatch_size = 2000;\nc = 4;\n")
+            .unwrap();
+        let all = t.notes.join("\n");
+        assert!(
+            all.contains("t.cfg:5: watch_out = -: BookSim2's own trace"),
+            "{all}"
+        );
+        assert!(
+            all.contains("t.cfg:6: batch_size = 2000: used only when sim_type = batch"),
+            "{all}"
+        );
+        assert!(
+            all.contains("t.cfg:7: c = 4: not read by BookSim2's mesh"),
+            "{all}"
+        );
+        // The notes are in the TOML as comments.
+        assert!(t.toml.contains("# note: t.cfg:5: watch_out"));
+    }
+
+    #[test]
+    fn origins_point_at_the_booksim_key() {
+        let t = tr("topology = mesh;\nk = 8;\nn = 2;\nrouting_function = dor;\nnum_vcs = 4;\n").unwrap();
+        let o = t.origins.iter().find(|o| o.0 == "channel.vcs").unwrap();
+        assert_eq!((o.1, o.2), ("num_vcs", Some(From::Line(5))));
+        let o = t.origins.iter().find(|o| o.0 == "channel.buffer").unwrap();
+        assert_eq!((o.1, o.2), ("vc_buf_size", None));
+    }
+}
