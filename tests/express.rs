@@ -17,6 +17,8 @@ use reef::engine::Sim;
 struct Net {
     /// A torus (with datelines) rather than a mesh.
     torus: bool,
+    /// Dimension-order options of a torus: [routing] lines.
+    dor: &'static str,
     k: Vec<u32>,
     conc: u32,
     /// VCs per channel (a torus takes an even number, two at least).
@@ -76,6 +78,9 @@ impl Net {
         } else {
             self.vcs
         };
+        if self.torus && !self.dor.is_empty() {
+            extra += &format!("[routing]\n{}\n", self.dor);
+        }
         format!(
             r#"
 [sim]
@@ -119,6 +124,13 @@ fn net() -> impl Strategy<Value = Net> {
             prop::bool::weighted(0.4),
             prop::sample::select(vec![1u32, 1, 1, 2, 2, 3, 4]),
             prop::sample::select(vec![1u32, 1, 1, 2]),
+            prop::sample::select(vec![
+                "",
+                "",
+                "ties = \"alternate\"",
+                "dateline_class = \"at-entry\"",
+                "dateline_class = \"at-entry\"\nties = \"alternate\"",
+            ]),
         ),
         (
             prop::collection::vec(2u32..6, 1..4),
@@ -163,11 +175,12 @@ fn net() -> impl Strategy<Value = Net> {
     )
         .prop_map(
             |(
-                (torus, vcs, speedup),
+                (torus, vcs, speedup, dor),
                 (k, conc, buffer, flit_time, tail, latency, credit_delay, router_delay),
                 (host_channel, pattern, injection, load, sizes, drain_all, seed),
             )| Net {
                 torus,
+                dor,
                 k,
                 conc,
                 vcs,

@@ -8,7 +8,12 @@ use super::{ConfigError, locate, parse_path};
 use crate::engine::{HostParams, SimParams, Spec};
 use crate::fabric::{self, Fabric};
 use crate::link::{FlowControl, LinkParams};
-use crate::routing::{Routing, dor::Dor, source::SourceRoutes, table, updown};
+use crate::routing::{
+    Routing,
+    dor::{DatelineClass, Dor, DorOptions, Ties},
+    source::SourceRoutes,
+    table, updown,
+};
 use crate::switch::{Arbitration, Selection, SwitchMode, SwitchParams};
 use crate::time::{Clock, Quantity, Ratio, SEC, Time, UNIT_HINT, parse_decimal, parse_quantity};
 use crate::workload::{Pattern, PatternSpec, Process, Sizes, Workload, rng};
@@ -548,12 +553,18 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
             Some("leave routing.algorithm out to get the topology's default"),
         )
     };
-    if r.dateline.is_some() && algo != AlgoKind::Dor {
-        return Err(src.err(
-            "routing.dateline",
-            "datelines apply to dimension-order routing on a torus",
-            None,
-        ));
+    for (k, given) in [
+        ("dateline", r.dateline.is_some()),
+        ("dateline_class", r.dateline_class.is_some()),
+        ("ties", r.ties.is_some()),
+    ] {
+        if given && algo != AlgoKind::Dor {
+            return Err(src.err(
+                &format!("routing.{k}"),
+                "applies to dimension-order routing on a torus",
+                None,
+            ));
+        }
     }
     if r.adaptive.is_some()
         && !matches!(
@@ -623,7 +634,33 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
                 Some(d) => d,
                 None => wrap && net_vcs >= 2 && net_vcs % 2 == 0,
             };
-            Routing::Dor(Dor::new(fab, dateline).ok_or_else(|| mismatch("dimension-order"))?)
+            if !wrap && (r.ties.is_some() || r.dateline_class.is_some()) {
+                let k = if r.ties.is_some() {
+                    "ties"
+                } else {
+                    "dateline_class"
+                };
+                return Err(src.err(&format!("routing.{k}"), "applies to tori and rings", None));
+            }
+            if r.dateline_class.is_some() && !dateline {
+                return Err(src.err(
+                    "routing.dateline_class",
+                    "applies with a dateline (routing.dateline = true)",
+                    None,
+                ));
+            }
+            let opts = DorOptions {
+                dateline,
+                class: match r.dateline_class {
+                    Some(DatelineClassKind::AtEntry) => DatelineClass::AtEntry,
+                    _ => DatelineClass::OnCrossing,
+                },
+                ties: match r.ties {
+                    Some(TiesKind::Alternate) => Ties::Alternate,
+                    _ => Ties::Positive,
+                },
+            };
+            Routing::Dor(Dor::new(fab, opts).ok_or_else(|| mismatch("dimension-order"))?)
         }
         AlgoKind::Clos => Routing::Table(table::clos(fab, adaptive).ok_or_else(|| mismatch("Clos"))?),
         AlgoKind::FatTree => {
@@ -1009,6 +1046,8 @@ fn macrame(src: &Source, raw: &RawConfig) -> R<(Fabric, Routing)> {
     }
     for (k, given) in [
         ("dateline", r.dateline.is_some()),
+        ("dateline_class", r.dateline_class.is_some()),
+        ("ties", r.ties.is_some()),
         ("root", r.root.is_some()),
         ("paths", r.paths.is_some()),
         ("route", !r.route.is_empty()),

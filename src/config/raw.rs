@@ -187,6 +187,20 @@ pub enum PathsKind {
     DeadlockFree,
 }
 
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum DatelineClassKind {
+    OnCrossing,
+    AtEntry,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum TiesKind {
+    Positive,
+    Alternate,
+}
+
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct RawRoute {
@@ -201,6 +215,10 @@ pub struct RawRouting {
     pub algorithm: Option<AlgoKind>,
     pub adaptive: Option<bool>,
     pub dateline: Option<bool>,
+    /// DOR on a torus: which VC class a packet that crosses the dateline travels in.
+    pub dateline_class: Option<DatelineClassKind>,
+    /// DOR on a torus: which way half way round goes.
+    pub ties: Option<TiesKind>,
     pub root: Option<u32>,
     pub paths: Option<PathsKind>,
     /// Source routes travel in the packet, a flit per hop (ATOLL routing strings).

@@ -1,13 +1,46 @@
 //! Dimension-order routing on k-ary n-meshes and n-tori: correct dimension 0 first, then 1,
-//! and so on (Dally & Seitz 1987). On a torus each dimension goes the shorter way round
-//! (ties go the positive way); with `dateline` the VCs of each channel are split into two
-//! classes, a packet starts each dimension in class 0 and moves to class 1 on the hop that
-//! crosses the wrap-around link, which breaks the cyclic channel dependency of each ring.
-//! Port numbering is that of [`crate::fabric::mesh`].
+//! and so on (Dally & Seitz 1987). On a torus each dimension goes the shorter way round;
+//! a tie (half way round) goes the positive way, or with [`Ties::Alternate`] the positive
+//! way from even coordinates and the negative way from odd ones, which loads both
+//! directions as evenly as BookSim2's coin flip does on average. With `dateline` the VCs of
+//! each channel are split into two classes, which breaks the cyclic channel dependency of
+//! each ring: a packet starts each dimension in class 0 and moves to class 1 on the hop
+//! that crosses the wrap-around link ([`DatelineClass::OnCrossing`]), or travels the whole
+//! dimension in class 1 if its path there crosses the link ([`DatelineClass::AtEntry`],
+//! BookSim2's `dim_order_torus`). Port numbering is that of [`crate::fabric::mesh`].
 
 use super::{At, Header, PortSet, RouteError, Want};
 use crate::fabric::mesh::coords;
 use crate::fabric::{Fabric, Shape};
+
+/// Which way a torus dimension goes when both ways are equally short.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ties {
+    /// Always the positive way.
+    #[default]
+    Positive,
+    /// The positive way from an even coordinate, the negative way from an odd one.
+    Alternate,
+}
+
+/// When a packet whose path crosses a dimension's wrap-around link takes the upper VC class.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DatelineClass {
+    /// On the hop that crosses the link, and for the rest of the dimension.
+    #[default]
+    OnCrossing,
+    /// From its first hop in the dimension (BookSim2's `dim_order_torus`).
+    AtEntry,
+}
+
+/// Dimension-order routing's options on a torus.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DorOptions {
+    /// Two VC classes and a dateline in each ring.
+    pub dateline: bool,
+    pub class: DatelineClass,
+    pub ties: Ties,
+}
 
 #[derive(Clone, Debug)]
 pub struct Dor {
@@ -15,13 +48,16 @@ pub struct Dor {
     wrap: bool,
     conc: u32,
     dateline: bool,
+    at_entry: bool,
+    ties: Ties,
     /// Coordinates of every switch, `n` per switch.
     coords: Vec<u16>,
     net_vcs: u8,
     host_vcs: u8,
     /// For fabrics of up to [`TABLE_SWITCHES`] switches, the first hop from every switch
     /// to every switch (`switches · s + t`): the port (`EJECT`: none, `t` is `s`), and
-    /// whether the hop crosses the wrap-around link ([`CROSSES`]). Looking it up is some 60
+    /// whether the hop takes the upper VC class ([`CROSSES`]: it crosses the wrap-around
+    /// link, or with [`DatelineClass::AtEntry`] the dimension's path does). Looking it up is some 60
     /// instructions cheaper a routing step than working it out (the torus workload of
     /// `reef bench`); larger fabrics work it out, their table would not stay in cache.
     first: Vec<u8>,
@@ -35,8 +71,8 @@ const CROSSES: u8 = 0x80;
 
 impl Dor {
     /// Dimension-order routing for a mesh or torus fabric (`None` for other shapes).
-    /// `dateline` splits each network channel's VCs into two classes (tori only).
-    pub fn new(fab: &Fabric, dateline: bool) -> Option<Dor> {
+    /// `opts.dateline` splits each network channel's VCs into two classes (tori only).
+    pub fn new(fab: &Fabric, opts: DorOptions) -> Option<Dor> {
         let Shape::Cube { k, wrap, conc } = &fab.shape else {
             return None;
         };
@@ -56,7 +92,9 @@ impl Dor {
             k: k.clone(),
             wrap: *wrap,
             conc: *conc,
-            dateline: dateline && *wrap,
+            dateline: opts.dateline && *wrap,
+            at_entry: opts.class == DatelineClass::AtEntry,
+            ties: opts.ties,
             coords: cs,
             net_vcs,
             host_vcs,
@@ -128,7 +166,11 @@ impl Dor {
         }
         let half = vcs / 2;
         let same_dim = in_port < 2 * n as u16 && in_port / 2 == port / 2;
-        let class1 = crosses || (same_dim && in_vc >= half);
+        let class1 = if self.at_entry {
+            if same_dim { in_vc >= half } else { crosses }
+        } else {
+            crosses || (same_dim && in_vc >= half)
+        };
         Some(if class1 {
             (port, half, vcs - 1)
         } else {
@@ -137,7 +179,8 @@ impl Dor {
     }
 
     /// The first hop from switch `s` to switch `t` (both of the fabric): the port, and
-    /// whether it crosses the wrap-around link; `None` if `t` is `s`.
+    /// whether it crosses the wrap-around link (with [`DatelineClass::AtEntry`]: whether the
+    /// path in this dimension does); `None` if `t` is `s`.
     #[inline(always)]
     fn first_hop(&self, s: u32, t: u32) -> Option<(u16, bool)> {
         let n = self.k.len();
@@ -150,14 +193,88 @@ impl Dor {
             }
             let plus = if self.wrap {
                 let delta = if y >= x { y - x } else { y + k - x };
-                delta <= k - delta
+                delta < k - delta || (delta == k - delta && (self.ties == Ties::Positive || x % 2 == 0))
             } else {
                 y > x
             };
             let port = 2 * d as u16 + u16::from(!plus);
-            let crosses = if plus { x == k - 1 } else { x == 0 };
+            let crosses = match (self.at_entry, plus) {
+                (false, true) => x == k - 1,
+                (false, false) => x == 0,
+                (true, true) => x > y,
+                (true, false) => x < y,
+            };
             return Some((port, crosses));
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::load_str;
+    use crate::routing::cdg;
+
+    fn dor(k: u32, extra: &str) -> (crate::engine::Spec, Dor) {
+        let text = format!(
+            "[topology]\nkind = \"torus\"\nk = [{k}, {k}]\n[channel]\nvcs = 2\n[traffic]\nload = 0.1\n[routing]\nalgorithm = \"dor\"\n{extra}"
+        );
+        let spec = load_str("t.toml", &text, std::path::Path::new("."), &[]).unwrap();
+        let Routing::Dor(d) = spec.routing.clone() else {
+            panic!("dor")
+        };
+        (spec, d)
+    }
+
+    use crate::routing::Routing;
+
+    #[test]
+    fn ties_go_positive_or_alternate_by_coordinate() {
+        let (_, pos) = dor(8, "");
+        let (_, alt) = dor(8, "ties = \"alternate\"\n");
+        // From x = 0 and x = 1 (row 0) half way round: 4 hops either way.
+        for (from, to) in [(0, 4), (1, 5), (2, 6), (3, 7)] {
+            assert_eq!(pos.first_hop(from, to).unwrap().0, 0, "{from}");
+            let want = if from % 2 == 0 { 0 } else { 1 };
+            assert_eq!(alt.first_hop(from, to).unwrap().0, want, "{from}");
+        }
+        // Not a tie: the shorter way, either option.
+        assert_eq!(alt.first_hop(1, 3).unwrap().0, 0);
+        assert_eq!(alt.first_hop(1, 7).unwrap().0, 1);
+    }
+
+    #[test]
+    fn the_upper_class_from_the_crossing_or_from_entry() {
+        let (_, cross) = dor(8, "");
+        let (_, entry) = dor(8, "dateline_class = \"at-entry\"\n");
+        // s6 → s1 goes the positive way through the wrap-around link (7 → 0). A packet
+        // injected at s6 (host port 4): on crossing it takes class 0 first, at entry class 1.
+        let host_port = 4;
+        assert_eq!(cross.route_port(6, host_port, 0, 1), Some((0, 0, 0)));
+        assert_eq!(entry.route_port(6, host_port, 0, 1), Some((0, 1, 1)));
+        // At s7 it crosses: class 1 either way; at s0, in class 1, it stays there.
+        assert_eq!(cross.route_port(7, 1, 0, 1), Some((0, 1, 1)));
+        assert_eq!(entry.route_port(0, 1, 1, 1), Some((0, 1, 1)));
+        // s1 → s3 does not cross: class 0 throughout.
+        assert_eq!(entry.route_port(1, host_port, 0, 3), Some((0, 0, 0)));
+        assert_eq!(entry.route_port(2, 1, 0, 3), Some((0, 0, 0)));
+    }
+
+    #[test]
+    fn every_option_is_free_of_deadlock() {
+        for k in [3, 4, 5, 8] {
+            for extra in [
+                "",
+                "ties = \"alternate\"\n",
+                "dateline_class = \"at-entry\"\n",
+                "dateline_class = \"at-entry\"\nties = \"alternate\"\n",
+            ] {
+                let (spec, _) = dor(k, extra);
+                let rep = cdg::check(&spec.fabric, &spec.routing);
+                assert_eq!(rep.failure_count, 0, "k = {k} {extra}");
+                assert!(rep.describe_cycle(&spec.fabric).is_none(), "k = {k} {extra}");
+            }
+        }
     }
 }

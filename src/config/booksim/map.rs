@@ -485,6 +485,14 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
             }
             t.put(&c, "routing", "algorithm", quote("dor"), &["routing_function"]);
             t.put(&c, "routing", "dateline", "true".into(), &["routing_function"]);
+            t.put(
+                &c,
+                "routing",
+                "dateline_class",
+                quote("at-entry"),
+                &["routing_function"],
+            );
+            t.put(&c, "routing", "ties", quote("alternate"), &["routing_function"]);
         }
         _ if rf == "none" => {
             return Err(c.err(
@@ -512,9 +520,8 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
     if torus {
         c.note(
             "routing_function",
-            "reef's dateline moves a packet to the upper VC class on the hop that crosses the wrap-around \
-             link and breaks ties the positive way; BookSim2 picks the class when the packet enters the \
-             dimension and breaks ties at random",
+            "half way round a ring BookSim2 flips a coin per packet; reef goes the positive way from \
+             even coordinates and the negative way from odd ones (the same load each way on average)",
         );
     }
 
