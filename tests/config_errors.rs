@@ -142,6 +142,19 @@ fn cut_through_needs_grants_for_a_whole_packet() {
 }
 
 #[test]
+fn waiting_for_a_tail_credit_needs_credits() {
+    // Tokens are granted a few at a time, never the whole buffer at once: a VC released only
+    // when all its credits are back would never be released.
+    let e = err(&format!(
+        "{MESH}[channel]\nflow_control = \"tokens\"\n[switch]\nvc_release = \"tail-credit\"\n"
+    ));
+    assert_eq!(e.key, "switch.vc_release");
+    assert!(e.msg.contains("token flow control"), "{e}");
+    let e = err(&format!("{MESH}[switch]\nvc_release = \"tail-credits\"\n"));
+    assert!(e.msg.contains("tail-credit"), "{e}");
+}
+
+#[test]
 fn impossible_topologies() {
     let e = err("[topology]\nkind = \"mesh\"\nk = [8, 1]\n[traffic]\nload = 0.1\n");
     assert!(

@@ -66,6 +66,8 @@ struct Net {
     /// A 300 MHz clock: every channel sends on its edges, ⌊n · 3333⅓⌋ ps (one VC, no
     /// tokens, tails of one flit time; not on tori and rings, whose datelines need VCs).
     clocked: bool,
+    /// Output VCs wait for the last tail's credit (BookSim2's wait_for_tail_credit).
+    tail_credit: bool,
 }
 
 impl Net {
@@ -157,6 +159,7 @@ selection = "{sel}"
 arbitration = "{arb}"
 speedup = {speedup}
 output_buffer = {ob}
+vc_release = "{release}"
 [routing]
 {routing}
 [traffic]
@@ -173,6 +176,12 @@ output_buffer = {ob}
             speedup = self.speedup,
             ob = output_buffer,
             size = self.size,
+            // (Tokens are granted a few at a time: waiting for all is refused.)
+            release = if self.tail_credit && !fc.contains("tokens") {
+                "tail-credit"
+            } else {
+                "tail"
+            },
         )
     }
 }
@@ -213,13 +222,14 @@ fn net() -> impl Strategy<Value = Net> {
             prop::bool::weighted(0.25),
             prop::bool::weighted(0.2),
             prop::bool::weighted(0.25),
+            prop::bool::weighted(0.3),
         ),
     )
         .prop_map(
             |(
                 (topo, vcs, buffer, latency, credit_delay, router_delay, tail),
                 (mode, selection, arbitration, speedup, output_buffer, tokens, load, size, seed),
-                (tail_time, injection, host_channel, drain_all, host_costs, clocked),
+                (tail_time, injection, host_channel, drain_all, host_costs, clocked, tail_credit),
             )| Net {
                 topo,
                 vcs,
@@ -242,6 +252,7 @@ fn net() -> impl Strategy<Value = Net> {
                 drain_all,
                 host_costs,
                 clocked,
+                tail_credit,
             },
         )
 }
@@ -300,6 +311,7 @@ fn lone_tail_after_stripped_header_flits_lands_at_its_own_time() {
         drain_all: false,
         host_costs: false,
         clocked: false,
+        tail_credit: false,
     };
     let c = n.toml();
     let trains = run(&spec(&c));

@@ -14,7 +14,7 @@ use crate::routing::{
     source::SourceRoutes,
     table, updown,
 };
-use crate::switch::{Arbitration, Selection, SwitchMode, SwitchParams};
+use crate::switch::{Arbitration, Selection, SwitchMode, SwitchParams, VcRelease};
 use crate::time::{Clock, Quantity, Ratio, SEC, Time, UNIT_HINT, parse_decimal, parse_quantity};
 use crate::workload::{Pattern, PatternSpec, Process, Sizes, Workload, rng};
 use std::path::Path;
@@ -360,6 +360,10 @@ fn switch_params(u: &Units, s: &RawSwitch) -> R<SwitchParams> {
             ArbitrationKind::OldestFirst => Arbitration::OldestFirst,
         },
         speedup,
+        release: match s.vc_release.unwrap_or(VcReleaseKind::Tail) {
+            VcReleaseKind::Tail => VcRelease::Tail,
+            VcReleaseKind::TailCredit => VcRelease::TailCredit,
+        },
     })
 }
 
@@ -987,6 +991,7 @@ pub(super) fn switch_key(s: &RawSwitch) -> Option<&'static str> {
         ("selection", s.selection.is_some()),
         ("arbitration", s.arbitration.is_some()),
         ("speedup", s.speedup.is_some()),
+        ("vc_release", s.vc_release.is_some()),
         ("output_buffer", s.output_buffer.is_some()),
         ("crossbar_time", s.crossbar_time.is_some()),
     ]
@@ -1138,6 +1143,23 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             "channel.flow_control"
         };
         return Err(src.err(key, e.to_string(), None));
+    }
+    // Waiting for a tail's credit means waiting for every credit of the VC: tokens are
+    // granted a few at a time and never all at once.
+    if sw.release == VcRelease::TailCredit
+        && let Some(ci) = fab
+            .channels
+            .iter()
+            .position(|c| matches!(c.params.flow, FlowControl::Tokens { .. }))
+    {
+        return Err(src.err(
+            "switch.vc_release",
+            format!(
+                "\"tail-credit\" waits for all of a VC's credits, and {} has token flow control",
+                fab.channel_name(crate::fabric::ChannelId(ci as u32))
+            ),
+            Some("use credits (channel.credit_delay) or vc_release = \"tail\""),
+        ));
     }
     let s = &raw.sim;
     let seed = s.seed.unwrap_or(1);

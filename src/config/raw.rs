@@ -149,6 +149,13 @@ pub enum ArbitrationKind {
     OldestFirst,
 }
 
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum VcReleaseKind {
+    Tail,
+    TailCredit,
+}
+
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct RawSwitch {
@@ -157,6 +164,7 @@ pub struct RawSwitch {
     pub selection: Option<SelectionKind>,
     pub arbitration: Option<ArbitrationKind>,
     pub speedup: Option<u32>,
+    pub vc_release: Option<VcReleaseKind>,
     /// Flits of FIFO after every switch output (0: none).
     pub output_buffer: Option<u32>,
     /// Time to move one flit through the crossbar into an output buffer.

@@ -309,10 +309,13 @@ pub(crate) fn ineligible(sim: &Sim) -> Option<&'static str> {
     }
     for (s, sp) in fab.switch_params[..fab.switches as usize].iter().enumerate() {
         if sp.mode != SwitchMode::Wormhole
+            || sp.release != crate::switch::VcRelease::Tail
             || sp.arbitration != Arbitration::RoundRobin
             || sp.router_delay == 0
         {
-            return Some("switches other than wormhole ones with round-robin arbitration and a router delay");
+            return Some(
+                "switches other than wormhole ones with round-robin arbitration, a router delay and VCs released with the tail",
+            );
         }
         if sim.sws[s].n_in > 64 || sim.sws[s].n_ports > 64 {
             return Some("switches of more than 64 ports or input VCs");

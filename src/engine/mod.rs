@@ -22,7 +22,7 @@ pub mod watchdog;
 use crate::fabric::Fabric;
 use crate::routing::{Routing, Want};
 use crate::stats::{Batch, LatencyAcc};
-use crate::switch::{Arbitration, Selection, SwitchMode};
+use crate::switch::{Arbitration, Selection, SwitchMode, VcRelease};
 use crate::time::{Clock, Ratio, Time};
 use crate::workload::rng::{Purpose, Stream};
 use crate::workload::{Arrivals, Process, Workload};
@@ -109,6 +109,11 @@ pub(crate) const F_HEAD_NEXT: u8 = 4;
 pub(crate) const F_FRONT_LATE: u8 = 8;
 /// The VC's channel has token flow control (a copy of `Chan::tokens`).
 pub(crate) const F_TOKENS: u8 = 16;
+/// A credit need meaning "all of the VC's buffer" ([`Sim::has_credits`]).
+pub(crate) const NEED_ALL: u32 = u32::MAX;
+/// A host's credit need meaning "its packet's length" ([`HostState::need`]).
+pub(crate) const NEED_LEN: u32 = u32::MAX - 1;
+
 /// The last VC of its channel (the VCs of a channel have consecutive ids).
 pub(crate) const F_LAST_VC: u8 = 32;
 /// VC flags: the head at the front was routed as it came to the front (`want_*` hold the
@@ -494,6 +499,9 @@ pub(crate) struct Sw {
     /// Some input port has more VCs than the crossbar speed-up: inputs are a shared
     /// resource in switch allocation.
     pub xbar: bool,
+    /// Output VCs are given only once the buffer downstream is empty
+    /// ([`crate::switch::VcRelease::TailCredit`]).
+    pub tail_credit: bool,
 }
 
 const _: () = assert!(
@@ -538,8 +546,10 @@ pub(crate) struct HostState {
     /// the packet, not what the host puts on its channel).
     pub cur_len: u32,
     pub gen_at: Time,
-    /// The first switch needs room for a whole packet (cut-through, store-and-forward).
-    pub whole: bool,
+    /// Credits a packet needs on a VC of the injection channel before it starts: 1, the
+    /// packet's length where the first switch needs room for all of it (cut-through,
+    /// store-and-forward, [`NEED_LEN`]), or the VC's whole buffer ([`NEED_ALL`]).
+    pub need: u32,
     /// Messages an agent queued here: when each was handed over, and the message.
     pub outbox: std::collections::VecDeque<(Time, agent::Message, Option<agent::DataPace>)>,
     /// The packet being sent gets its data at this pace (an agent's [`agent::DataPace`],
@@ -968,6 +978,7 @@ impl<'a> Sim<'a> {
                     .unwrap_or(1)
                     .max(1),
                 xbar,
+                tail_credit: sp.release == VcRelease::TailCredit,
             });
             // Only trains that could meet competition look at the heads being routed.
             let one_vc_out = fab.out_chan[s]
@@ -1042,7 +1053,11 @@ impl<'a> Sim<'a> {
             node_host[node as usize] = h;
             let inj = fab.injection_channel(h).0;
             let first = fab.channels[inj as usize].dst;
-            let whole = fab.is_switch(first) && fab.switch_params[first.idx()].mode != SwitchMode::Wormhole;
+            let need = match fab.is_switch(first).then(|| fab.switch_params[first.idx()]) {
+                Some(sp) if sp.release == VcRelease::TailCredit => NEED_ALL,
+                Some(sp) if sp.mode != SwitchMode::Wormhole => NEED_LEN,
+                _ => 1,
+            };
             hosts.push(HostState {
                 node,
                 inj,
@@ -1060,7 +1075,7 @@ impl<'a> Sim<'a> {
                 cur_sent: 0,
                 cur_len: 0,
                 gen_at: Time::MAX,
-                whole,
+                need,
                 rx_trains: std::collections::VecDeque::new(),
                 outbox: std::collections::VecDeque::new(),
                 avail: None,
@@ -1701,6 +1716,11 @@ impl<'a> Sim<'a> {
 
     #[inline(never)]
     fn has_credits_slow(&mut self, o: u32, need: u32) -> bool {
+        let need = if need == NEED_ALL {
+            self.caps[o as usize]
+        } else {
+            need
+        };
         if self.credits_now(o) >= need {
             return true;
         }

@@ -44,7 +44,9 @@ impl Sim<'_> {
             WAITING => {
                 let want = self.want_of(i);
                 let sw = &self.sws[v.node as usize];
-                let need = if sw.mode == crate::switch::SwitchMode::Wormhole {
+                let need = if sw.tail_credit {
+                    super::NEED_ALL
+                } else if sw.mode == crate::switch::SwitchMode::Wormhole {
                     0
                 } else {
                     let pid = self.ring[(v.buf + (v.head & v.mask)) as usize].flit & super::PID;
@@ -72,11 +74,18 @@ impl Sim<'_> {
                             return false;
                         } else if ov.owner != NONE {
                             out.push((ov.owner, o));
-                        } else if self.credits_at(o) >= need {
+                        } else if self.credits_at(o)
+                            >= if need == super::NEED_ALL {
+                                self.caps[o as usize]
+                            } else {
+                                need
+                            }
+                        {
                             // A free output it can take: not blocked.
                             return false;
                         } else {
-                            // Free but short of credits (cut-through): waits for the buffer.
+                            // Free but short of credits (cut-through, or waiting for a tail's
+                            // credit): waits for the buffer.
                             out.push((o, o));
                         }
                     }

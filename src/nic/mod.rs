@@ -214,12 +214,10 @@ impl Sim<'_> {
             Some((_, m, _)) => m.flits,
             None => self.hosts[h].arrivals.size,
         };
-        let need = if !ch.credit {
-            0
-        } else if self.hosts[h].whole {
-            size
-        } else {
-            1
+        let need = match self.hosts[h].need {
+            _ if !ch.credit => 0,
+            NEED_LEN => size,
+            n => n,
         };
         let Some(vv) = (0..ch.nvc as u32).find(|&vv| need == 0 || self.has_credits(ch.vc_base + vv, need))
         else {

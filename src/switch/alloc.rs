@@ -272,13 +272,13 @@ impl Sim<'_> {
     #[inline]
     pub(crate) fn switch_credit(&mut self, s: u32, port: u16, owner: u32) {
         let sw = &self.sws[s as usize];
-        let (bb, words, pwords, rq, mode) = (sw.bits_base, sw.words, sw.pwords, sw.req_base, sw.mode);
+        let (bb, words, pwords, rq) = (sw.bits_base, sw.words, sw.pwords, sw.req_base);
+        let whole = sw.mode != SwitchMode::Wormhole || sw.tail_credit;
         if owner < HELD_EV {
             set_bit(&mut self.bits, (bb + words + pwords) as usize, port as usize);
         }
-        if mode != SwitchMode::Wormhole
-            && any_bit(&self.bits, (rq + port as u32 * words) as usize, words as usize)
-        {
+        // Heads that wait for credits (not only for a free VC) are woken by them.
+        if whole && any_bit(&self.bits, (rq + port as u32 * words) as usize, words as usize) {
             set_bit(&mut self.bits, (bb + words) as usize, port as usize);
         }
         self.mark_dirty(s);
@@ -702,19 +702,27 @@ impl Sim<'_> {
         }
     }
 
-    /// Credits a head needs on an output VC before it may be granted.
+    /// Credits a head needs on an output VC before it may be granted: none (wormhole), the
+    /// packet's length (cut-through, store-and-forward), or the whole buffer where the VC
+    /// waits for the last tail's credit.
     #[inline]
-    fn need(mode: SwitchMode, len: u32) -> u32 {
-        if mode == SwitchMode::Wormhole { 0 } else { len }
+    fn need(mode: SwitchMode, tail_credit: bool, len: u32) -> u32 {
+        if tail_credit {
+            NEED_ALL
+        } else if mode == SwitchMode::Wormhole {
+            0
+        } else {
+            len
+        }
     }
 
     /// The selection policy: which of the admissible outputs, among those free now, the head
     /// at input VC `i` asks for. `None` if none is free (it then waits for all).
     fn select(&mut self, s: usize, i: u32, len: u32) -> Option<u16> {
         let sw = &self.sws[s];
-        let (port_base, selection, mode) = (sw.port_base, sw.selection, sw.mode);
+        let (port_base, selection) = (sw.port_base, sw.selection);
         let want = self.wants[i as usize];
-        let need = Self::need(mode, len);
+        let need = Self::need(sw.mode, sw.tail_credit, len);
         let free = |this: &mut Self, p: u16| -> Option<u32> {
             let pi = (port_base + p as u32) as usize;
             if this.ports[pi].out == NONE {
@@ -771,7 +779,7 @@ impl Sim<'_> {
     /// from the input after the last one granted (or oldest packet first).
     fn allocate(&mut self, s: usize, p: u32) {
         let sw = &self.sws[s];
-        let (port_base, req_base, words, n_in, in_base, mode, arb) = (
+        let (port_base, req_base, words, n_in, in_base, mode, arb, tail_credit) = (
             sw.port_base,
             sw.req_base,
             sw.words,
@@ -779,6 +787,7 @@ impl Sim<'_> {
             sw.in_base,
             sw.mode,
             sw.arbitration,
+            sw.tail_credit,
         );
         let pi = (port_base + p) as usize;
         let (c, single_vc) = (self.ports[pi].out, self.ports[pi].nvc == 1);
@@ -787,7 +796,7 @@ impl Sim<'_> {
         }
         let rq = (req_base + p * words) as usize;
         let nw = words as usize;
-        if single_vc && mode == SwitchMode::Wormhole && arb == Arbitration::RoundRobin {
+        if single_vc && mode == SwitchMode::Wormhole && arb == Arbitration::RoundRobin && !tail_credit {
             // One VC, granted without credits: it is free or not for every requester alike,
             // and the first requester in round-robin order that may use it has it. (The VC
             // is looked at only if there is such a requester, as the general scan does.)
@@ -826,10 +835,10 @@ impl Sim<'_> {
                     } else {
                         0
                     };
-                    let need = if mode == SwitchMode::Wormhole {
+                    let need = if mode == SwitchMode::Wormhole && !tail_credit {
                         0
                     } else {
-                        self.pkts[pid as usize].len
+                        Self::need(mode, tail_credit, self.pkts[pid as usize].len)
                     };
                     let Some(vv) = self.free_vc(pi, vc_lo, vc_hi, need) else {
                         continue;
@@ -865,17 +874,17 @@ impl Sim<'_> {
     #[inline(always)]
     fn allocate_alone(&mut self, s: usize, p: u32, l: u32, i: u32, pid: u32) -> bool {
         let sw = &self.sws[s];
-        let (pi, mode) = ((sw.port_base + p) as usize, sw.mode);
+        let (pi, mode, tail_credit) = ((sw.port_base + p) as usize, sw.mode, sw.tail_credit);
         let c = self.ports[pi].out;
         if c == NONE {
             return false;
         }
         let v = &self.vcs[i as usize];
         let (vc_lo, vc_hi) = (v.want_lo, v.want_hi);
-        let need = if mode == SwitchMode::Wormhole {
+        let need = if mode == SwitchMode::Wormhole && !tail_credit {
             0
         } else {
-            self.pkts[pid as usize].len
+            Self::need(mode, tail_credit, self.pkts[pid as usize].len)
         };
         #[cfg(feature = "checked")]
         {

@@ -61,6 +61,20 @@ pub struct SwitchParams {
     /// Crossbar speed-up: an input port may start a new flit transfer every
     /// `flit_time / speedup` (≥ 1).
     pub speedup: u32,
+    /// When an output VC may carry the next packet (wormhole only).
+    pub release: VcRelease,
+}
+
+/// When a wormhole switch (or a host) may give an output VC to the next packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum VcRelease {
+    /// As soon as the previous packet's tail has left on it.
+    #[default]
+    Tail,
+    /// Only once the next buffer has returned the credit of that tail: the VC's buffer
+    /// downstream is empty (BookSim2's `wait_for_tail_credit = 1`). Packets never share a
+    /// VC's buffer.
+    TailCredit,
 }
 
 impl Default for SwitchParams {
@@ -71,6 +85,7 @@ impl Default for SwitchParams {
             selection: Selection::FirstFree,
             arbitration: Arbitration::RoundRobin,
             speedup: 1,
+            release: VcRelease::Tail,
         }
     }
 }

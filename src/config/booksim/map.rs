@@ -310,10 +310,6 @@ const OTHER_TOPOLOGY_KEYS: &[&str] = &["c", "x", "y", "xr", "yr", "in_ports", "o
 /// Why a key set away from its default cannot run, where there is more to say than that.
 fn hint_for(key: &str) -> Option<&'static str> {
     Some(match key {
-        "wait_for_tail_credit" => {
-            "reef's switch gives an output VC to the next packet once the previous tail has left \
-             (BookSim2's wait_for_tail_credit = 0); run it so with wait_for_tail_credit=0"
-        }
         "internal_speedup" | "output_speedup" => {
             "reef's switch has an input speed-up (input_speedup) and no output or internal one"
         }
@@ -431,6 +427,14 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
         "mode",
         quote(if vct { "cut-through" } else { "wormhole" }),
         &["vct"],
+    );
+    let tail_credit = c.int("wait_for_tail_credit") != 0;
+    t.put(
+        &c,
+        "switch",
+        "vc_release",
+        quote(if tail_credit { "tail-credit" } else { "tail" }),
+        &["wait_for_tail_credit"],
     );
     t.put(
         &c,
@@ -663,14 +667,11 @@ pub(super) mod tests {
     fn unmodelled_keys_are_refused_unless_at_their_default() {
         let base = "topology = mesh;\nk = 8;\nn = 2;\nrouting_function = dor;\n";
         // At the default: accepted.
-        tr(&format!(
-            "{base}wait_for_tail_credit = 0;\ninternal_speedup = 1.0;\n"
-        ))
-        .unwrap();
-        let e = tr(&format!("{base}wait_for_tail_credit = 1;\n")).unwrap_err();
-        assert_eq!((e.key, e.from), ("wait_for_tail_credit", Some(From::Line(5))));
-        assert!(e.msg.contains("only at BookSim2's default (0)"), "{}", e.msg);
-        assert!(e.hint.unwrap().contains("wait_for_tail_credit=0"));
+        tr(&format!("{base}internal_speedup = 1.0;\n")).unwrap();
+        let e = tr(&format!("{base}internal_speedup = 2.0;\n")).unwrap_err();
+        assert_eq!((e.key, e.from), ("internal_speedup", Some(From::Line(5))));
+        assert!(e.msg.contains("only at BookSim2's default (1)"), "{}", e.msg);
+        assert!(e.hint.unwrap().contains("input speed-up"));
         for (line, key) in [
             ("topology = fly;", "topology"),
             ("routing_function = min_adapt;", "routing_function"),

@@ -9,7 +9,7 @@
 use crate::fabric::atoll::Chip;
 use crate::link::{FlowControl, LinkParams};
 use crate::nic::hostif::{HostIf, Noise};
-use crate::switch::{Arbitration, Selection, SwitchMode, SwitchParams};
+use crate::switch::{Arbitration, Selection, SwitchMode, SwitchParams, VcRelease};
 use crate::time::{Clock, NS, Ratio, SEC, Time, US};
 
 pub const SPEC: &str = "shared/systems/atoll.md";
@@ -134,6 +134,7 @@ pub fn chip_with(fifo: u32, credit: u64) -> Chip {
             selection: Selection::FirstFree,
             arbitration: Arbitration::RoundRobin,
             speedup: 1,
+            release: VcRelease::Tail,
         },
     }
 }

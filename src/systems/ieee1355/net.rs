@@ -8,7 +8,7 @@ use crate::engine::{HostParams, SimParams, Spec};
 use crate::fabric::{Fabric, clos::folded_clos, grid::switch_grid};
 use crate::link::{FlowControl, LinkParams};
 use crate::routing::{Routing, interval};
-use crate::switch::{Arbitration, Selection, SwitchMode, SwitchParams};
+use crate::switch::{Arbitration, Selection, SwitchMode, SwitchParams, VcRelease};
 use crate::time::Ratio;
 use crate::workload::{Pattern, Process, Sizes, Workload};
 
@@ -179,6 +179,7 @@ pub fn stc104() -> SwitchParams {
         selection: Selection::LeastOccupied,
         arbitration: Arbitration::RoundRobin,
         speedup: 1,
+        release: VcRelease::Tail,
     }
 }
 

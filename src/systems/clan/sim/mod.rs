@@ -32,7 +32,7 @@ use crate::engine::{HostParams, Sim, SimParams, Spec};
 use crate::fabric::full::fully_connected;
 use crate::link::{FlowControl, LinkParams};
 use crate::routing::{Routing, table};
-use crate::switch::{Arbitration, Selection, SwitchMode, SwitchParams};
+use crate::switch::{Arbitration, Selection, SwitchMode, SwitchParams, VcRelease};
 use crate::time::{Ratio, Time};
 use crate::workload::Workload;
 
@@ -117,6 +117,7 @@ pub fn spec(nic_latency: Time) -> Result<Spec, String> {
         selection: Selection::FirstFree,
         arbitration: Arbitration::RoundRobin,
         speedup: 1,
+        release: VcRelease::Tail,
     };
     let conc = P::SWITCH_PORTS - 1;
     let fab = fully_connected(P::SWITCHES, conc, net, host, sw).map_err(|e| e.to_string())?;
