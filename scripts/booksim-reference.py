@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""BookSim2's own numbers for the configs reef compares itself with (docs/booksim.md).
+
+Runs a BookSim2 binary (booksim/booksim2 at commit 28f43299, built with `make` in its src/
+with flex, bison and g++ from Debian's packages) on BookSim2's examples and the reference
+workloads of `reef bench`, and writes what it printed:
+
+  tests/data/booksim/reference.csv   one row per run: config, load (flits/node/cycle),
+                                     seed, stable, packet and network latency, accepted
+                                     flits, hops, cycles simulated, wall time, peak memory
+  tests/data/booksim/saturation.csv  per config and seed: the highest stable load found by
+                                     bisection, to 0.0025 flits/node/cycle
+
+"Stable" is BookSim2's own verdict: the run converged and its average latency stayed under
+latency_thres (500 cycles). Loads below saturation are 10, 30, 50, 70 and 90 % of the mean
+saturation over the seeds. Every BookSim2 command line is written beside its row, so any
+number can be reproduced by hand.
+
+Usage: scripts/booksim-reference.py BOOKSIM_BINARY [--only NAME,...] [--seeds N] [--resume]
+"""
+
+import argparse
+import csv
+import os
+import re
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(ROOT, "tests", "data", "booksim")
+COMMIT = "28f43299f1706a3160ffac721ca461d74eb6e618"
+
+# (name, config file under tests/data/booksim, overrides, sweep?) — loads are in flits per
+# node per cycle: every sweep sets injection_rate_uses_flits=1.
+CONFIGS = [
+    ("torus88", "examples/torus88", [], True),
+    ("mesh88_lat", "examples/mesh88_lat", [], True),
+    ("mesh8x8-uniform-1vc", "workloads/mesh8x8-uniform", [], True),
+    ("mesh8x8-uniform-8vc", "workloads/mesh8x8-uniform", ["num_vcs=8"], True),
+    ("mesh32x32-uniform", "workloads/mesh32x32-uniform", [], False),
+    ("torus16x16-uniform", "workloads/torus16x16-uniform", [], False),
+    ("cmeshconfig", "examples/cmeshconfig", [], False),
+    ("singleconfig", "examples/singleconfig", [], False),
+    ("fattree_config", "examples/fattree_config", [], False),
+    ("flatflyconfig", "examples/flatflyconfig", [], False),
+    ("dragonflyconfig", "examples/dragonflyconfig", [], False),
+]
+
+
+def number(text, label):
+    m = re.findall(re.escape(label) + r" = ([-0-9.e+]+)", text)
+    return float(m[-1]) if m else None
+
+
+def run(binary, cfg, overrides):
+    """Runs BookSim2 once; returns the figures of its overall statistics."""
+    args = [binary, cfg] + overrides
+    t0 = time.time()
+    p = subprocess.run(["/usr/bin/time", "-f", "PEAK_KB %M"] + args, capture_output=True, text=True,
+                       cwd=os.path.dirname(cfg))
+    wall = time.time() - t0
+    out = p.stdout
+    overall = out.split("====== Overall Traffic Statistics ======")
+    # BookSim2 exits with -1 when the simulation succeeded and 0 when it did not: its own
+    # words are the verdict.
+    stable = len(overall) > 1 and "Simulation unstable" not in out
+    tail = overall[-1] if stable else ""
+    peak = re.search(r"PEAK_KB (\d+)", p.stderr)
+    cycles = re.findall(r"Time taken is (\d+) cycles", out)
+    return {
+        "stable": int(stable),
+        "packet_latency": number(tail, "Packet latency average"),
+        "network_latency": number(tail, "Network latency average"),
+        "accepted_flits": number(tail, "Accepted flit rate average"),
+        "hops": number(tail, "Hops average"),
+        "cycles": int(cycles[-1]) if cycles else None,
+        "wall_s": round(wall, 3),
+        "peak_kb": int(peak.group(1)) if peak else None,
+        "command": " ".join(["booksim", os.path.relpath(cfg, DATA)] + overrides),
+    }
+
+
+def saturation(binary, cfg, base, seed, hi=1.0):
+    """The highest load BookSim2 calls stable, by bisection to 0.0025."""
+    lo = 0.0
+    while hi - lo > 0.0025:
+        mid = (lo + hi) / 2
+        r = run(binary, cfg, base + [f"injection_rate={mid:.6f}", f"seed={seed}"])
+        print(f"  seed {seed} load {mid:.4f}: {'stable' if r['stable'] else 'unstable'}", file=sys.stderr)
+        if r["stable"]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def load_csv(name):
+    path = os.path.join(DATA, name)
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
+def store(name, config, new):
+    """Writes `new` in place of the rows of `config` in DATA/name, keeping CONFIGS' order."""
+    order = [c[0] for c in CONFIGS]
+    kept = [r for r in load_csv(name) if r["config"] != config] + new
+    kept.sort(key=lambda r: order.index(r["config"]) if r["config"] in order else len(order))
+    path = os.path.join(DATA, name)
+    with open(path + ".tmp", "w", newline="") as f:
+        f.write(f"# BookSim2 {COMMIT}, scripts/booksim-reference.py, {time.strftime('%Y-%m-%d')}\n")
+        w = csv.DictWriter(f, fieldnames=list(new[0].keys()))
+        w.writeheader()
+        w.writerows(kept)
+    os.replace(path + ".tmp", path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("booksim")
+    ap.add_argument("--only")
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--resume", action="store_true", help="skip configs reference.csv has")
+    a = ap.parse_args()
+    binary = os.path.abspath(a.booksim)
+    seeds = range(1, a.seeds + 1)
+    for name, path, extra, sweep in CONFIGS:
+        if a.only and name not in a.only.split(","):
+            continue
+        if a.resume and any(r["config"] == name for r in load_csv("reference.csv")):
+            print(f"{name}: in reference.csv already", file=sys.stderr)
+            continue
+        rows, sats = [], []
+        cfg = os.path.join(DATA, path)
+        print(f"{name}", file=sys.stderr)
+        if sweep:
+            base = extra + ["injection_rate_uses_flits=1"]
+            s = [saturation(binary, cfg, base, seed) for seed in seeds]
+            for seed, v in zip(seeds, s):
+                sats.append({"config": name, "seed": seed, "saturation": f"{v:.4f}",
+                             "command": " ".join(["booksim", path] + base + [f"seed={seed}"])})
+            mean = sum(s) / len(s)
+            loads = [round(mean * f, 4) for f in (0.1, 0.3, 0.5, 0.7, 0.9)]
+            runs = [(base + [f"injection_rate={x}"], x) for x in loads]
+        else:
+            runs = [(extra, "as configured")]
+        for over, load in runs:
+            for seed in seeds:
+                r = run(binary, cfg, over + [f"seed={seed}"])
+                rows.append({"config": name, "load": load, "seed": seed, **r})
+                print(f"  {load} seed {seed}: {r['packet_latency']} cycles, {r['wall_s']} s", file=sys.stderr)
+        # Each config's rows replace its old ones as soon as it is done, so an interrupted
+        # reference run keeps what finished.
+        store("reference.csv", name, rows)
+        if sats:
+            store("saturation.csv", name, sats)
+
+
+if __name__ == "__main__":
+    main()
