@@ -11,6 +11,7 @@ pub mod atoll;
 pub mod atomic;
 pub mod clan;
 pub mod ieee1355;
+pub mod pool;
 
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -403,36 +404,49 @@ pub struct Options {
     pub progress: bool,
 }
 
-/// `f` of every item, spread over the machine's cores, in the items' order (so a report does
-/// not depend on thread timing); `done` is told how many have finished as each does.
+/// `f` of every item, spread over the cores the [`pool`] allows (`--jobs`), in the items'
+/// order (so a report does not depend on thread timing); `done` is told how many have
+/// finished as each does. The calling thread works on the items too.
 pub fn par_map<T: Sync, R: Send>(
     items: &[T],
     f: impl Fn(&T) -> R + Sync,
     done: impl Fn(usize) + Sync,
 ) -> Vec<R> {
     use std::sync::atomic::{AtomicUsize, Ordering};
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, items.len().max(1));
+    let n = items.len();
+    let helpers = pool::jobs().min(n).saturating_sub(1);
     let (next, finished) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let work = || {
+        let mut mine = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else { break };
+            mine.push((i, f(item)));
+            done(finished.fetch_add(1, Ordering::Relaxed) + 1);
+        }
+        mine
+    };
     let mut out: Vec<(usize, R)> = std::thread::scope(|sc| {
-        let hs: Vec<_> = (0..threads)
+        let hs: Vec<_> = (0..helpers)
             .map(|_| {
-                sc.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { break };
-                        mine.push((i, f(item)));
-                        done(finished.fetch_add(1, Ordering::Relaxed) + 1);
-                    }
-                    mine
-                })
+                sc.spawn(
+                    || match pool::acquire_while(|| next.load(Ordering::Relaxed) < n) {
+                        Some(_slot) => work(),
+                        None => Vec::new(),
+                    },
+                )
             })
             .collect();
-        hs.into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
+        let mut all = {
+            let _slot = pool::acquire();
+            work()
+        };
+        // Helpers still waiting for a slot find nothing left.
+        pool::wake();
+        for h in hs {
+            all.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+        all
     });
     out.sort_by_key(|x| x.0);
     out.into_iter().map(|x| x.1).collect()
