@@ -6,6 +6,7 @@
 //! a table per experiment and written as `{"system": …, "records": […]}`; `--out DIR` adds a
 //! CSV per experiment and the system's plots as SVG.
 
+pub mod about;
 pub mod atm;
 pub mod atoll;
 pub mod atomic;
@@ -452,19 +453,25 @@ pub fn par_map<T: Sync, R: Send>(
     out.into_iter().map(|x| x.1).collect()
 }
 
-/// The systems `reef reproduce` knows.
-pub const SYSTEMS: &[&str] = &["atm", "atomic", "atoll", "clan", "ieee1355"];
+pub use about::{ALL, System};
+
+/// The systems `reef reproduce` knows: the names of [`ALL`].
+pub const SYSTEMS: &[&str] = &{
+    let mut names = [""; ALL.len()];
+    let mut i = 0;
+    while i < ALL.len() {
+        names[i] = ALL[i].name;
+        i += 1;
+    }
+    names
+};
 
 /// Runs the reproduction of `system`.
 pub fn reproduce(system: &str, opts: &Options) -> Result<Report, String> {
-    match system {
-        "atm" => atm::reproduce(opts),
-        "atomic" => atomic::reproduce(opts),
-        "atoll" => atoll::reproduce(opts),
-        "clan" => clan::reproduce(opts),
-        "ieee1355" => ieee1355::reproduce(opts),
-        _ => Err(format!(
-            "no reproduction for `{system}` (available: {})",
+    match about::find(system) {
+        Some(s) => (s.reproduce)(opts),
+        None => Err(format!(
+            "no reproduction for `{system}` (available: {}, or all)",
             SYSTEMS.join(", ")
         )),
     }

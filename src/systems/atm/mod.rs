@@ -14,6 +14,7 @@
 //! [`segmenter`], [`link`], [`reassembler`]; the two experiments that combine them:
 //! [`end_to_end`], [`errors`].
 
+pub mod about;
 pub mod bus;
 pub mod calibrate;
 pub mod driver;
