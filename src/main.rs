@@ -115,21 +115,26 @@ enum Cmd {
         /// clan (the Collapsed LAN with Tripwire; Riddoch, Pope et al., AT&T Laboratories
         /// Cambridge, 2001) or
         /// ieee1355 (IEEE 1355 DS links, the STC104 and CERN's Macramé testbed; Zhu et al.,
-        /// CERN, 1998, and the Macramé group's HPCN '97 and WoTUG-20 papers).
+        /// CERN, 1998, and the Macramé group's HPCN '97 and WoTUG-20 papers); or all: every
+        /// system at once, and with --out a report to open in a browser (DIR/index.html).
         #[arg(value_name = "SYSTEM")]
         system: String,
         /// Reduced run lengths (for tests; well under a minute).
         #[arg(long)]
         quick: bool,
-        /// Write `{"system": …, "records": […]}`.
+        /// Write `{"system": …, "records": […]}` (one system; `all` writes DIR/<system>.json).
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
-        /// Write a CSV per experiment and the plots (SVG) into this directory.
+        /// Write a CSV per experiment and the plots (SVG) into this directory; with `all`,
+        /// DIR/index.html (one self-contained page), DIR/<system>.json and DIR/<system>/.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
         /// Random seed of the simulated runs: 0 to 2^63 - 1, as for `run` and `sweep`.
         #[arg(long, default_value_t = 1, value_parser = config::parse_seed, allow_negative_numbers = true)]
         seed: u64,
+        /// Simulations at once (default: the machine's cores).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        jobs: Option<u32>,
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
@@ -308,6 +313,73 @@ fn emit(rep: &reef::systems::Report, json: Option<PathBuf>, out: Option<PathBuf>
             .write_out(&dir)
             .with_context(|| format!("writing into {}", dir.display()))?;
         eprintln!("wrote {} files into {}", files.len(), dir.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `reef reproduce all`: every system, then the report into `out` (or every table).
+fn reproduce_all(
+    opts: &reef::systems::Options,
+    json: Option<PathBuf>,
+    out: Option<PathBuf>,
+) -> Result<ExitCode> {
+    use reef::report::reproduction as rp;
+    if let Some(j) = json {
+        bail!(
+            "--json {}: `reproduce all` writes each system's JSON into --out DIR as DIR/<system>.json",
+            j.display()
+        );
+    }
+    // A run of minutes must not find at its end that it cannot write.
+    if let Some(dir) = &out {
+        rp::check_dir(dir).with_context(|| format!("--out {}: cannot write there", dir.display()))?;
+    }
+    let started = rp::now_utc();
+    let t0 = std::time::Instant::now();
+    let runs = rp::run_all(opts, opts.progress);
+    let made = rp::Made {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        commit: rp::commit(),
+        seed: opts.seed,
+        quick: opts.quick,
+        jobs: reef::systems::pool::jobs(),
+        machine: rp::machine(),
+        command: std::iter::once("reef".to_string())
+            .chain(std::env::args().skip(1))
+            .collect::<Vec<_>>()
+            .join(" "),
+        started,
+        wall_s: t0.elapsed().as_secs_f64(),
+    };
+    match &out {
+        Some(dir) => {
+            let index =
+                rp::write(dir, &runs, &made).with_context(|| format!("writing into {}", dir.display()))?;
+            print!("{}", rp::scoreboard_text(&runs));
+            eprintln!("wrote {} (open it in a browser)", index.display());
+        }
+        None => {
+            for r in &runs {
+                if let Ok(rep) = &r.report {
+                    print!("{}", rep.table());
+                    println!();
+                }
+            }
+            print!("{}", rp::scoreboard_text(&runs));
+            eprintln!("note: --out DIR writes the report (DIR/index.html) with every plot");
+        }
+    }
+    let failed: Vec<String> = runs
+        .iter()
+        .filter_map(|r| r.report.as_ref().err().map(|e| format!("{}: {e}", r.system.name)))
+        .collect();
+    if !failed.is_empty() {
+        bail!(
+            "{} of {} systems failed:\n  {}",
+            failed.len(),
+            runs.len(),
+            failed.join("\n  ")
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -552,17 +624,24 @@ fn real_main() -> Result<ExitCode> {
             json,
             out,
             seed,
+            jobs,
             quiet,
         } => {
             check_outs([&json])?;
             if let Some(dir) = &out {
                 check_out(dir, true)?;
             }
+            if let Some(n) = jobs {
+                reef::systems::pool::set_jobs(n as usize);
+            }
             let opts = reef::systems::Options {
                 quick,
                 seed,
                 progress: !quiet,
             };
+            if system == "all" {
+                return reproduce_all(&opts, json, out);
+            }
             let rep = reef::systems::reproduce(&system, &opts).map_err(anyhow::Error::msg)?;
             emit(&rep, json, out)
         }

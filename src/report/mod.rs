@@ -1,8 +1,10 @@
 //! Reports: the readable summary of a run, sweep tables, CSV and SVG plots.
 
+pub mod html;
 pub mod map;
 pub mod messages;
 pub mod plot;
+pub mod reproduction;
 
 use crate::engine::result::RunResult;
 use serde::Serialize;
