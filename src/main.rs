@@ -51,7 +51,7 @@ enum Cmd {
         #[arg(long, value_name = "FILE")]
         svg: Option<PathBuf>,
         /// Draw the network with each switch-to-switch channel coloured by its utilization,
-        /// as SVG (rings, 2-D meshes and tori, the Macramé grid).
+        /// as SVG (rings, 2-D meshes and tori, the Macramé grid, folded Clos networks).
         #[arg(long, value_name = "FILE")]
         map: Option<PathBuf>,
         /// Check engine invariants as the run goes (slower).
@@ -428,7 +428,7 @@ fn real_main() -> Result<ExitCode> {
             let spec = config::load(&path, &o)?;
             if map.is_some() && !report::map::can_draw(&spec.fabric) {
                 bail!(
-                    "--map: a map is drawn for rings, 2-D meshes and tori and the Macramé grid; {} is {}",
+                    "--map: a map is drawn for rings, 2-D meshes and tori, the Macramé grid and folded Clos networks; {} is {}",
                     path.display(),
                     spec.fabric
                 );

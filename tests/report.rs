@@ -380,6 +380,23 @@ fn check_page(dom: &str, dir: &Path) {
                 sys.name
             );
         }
+        // The drawings of the networks, channels coloured by use, come first.
+        let drawings = match sys.name {
+            "atomic" => &["network-mosaic-board.svg"][..],
+            "atoll" => &["network-torus-256.svg"],
+            "ieee1355" => &["network-clos-256.svg", "network-grid-256.svg"],
+            _ => &[],
+        };
+        for d in drawings {
+            let at = section
+                .find(&format!("<figcaption>{d} "))
+                .unwrap_or_else(|| panic!("{}: no drawing {d}", sys.name));
+            assert!(
+                at < section.find("<table class=\"records\"").unwrap(),
+                "{}: {d} comes before the experiments",
+                sys.name
+            );
+        }
         // Every plot is an SVG with data in it.
         let plots = elements(section, "figure");
         assert!(!plots.is_empty(), "{}: no plot at all", sys.name);

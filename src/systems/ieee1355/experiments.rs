@@ -919,7 +919,6 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
             atlas_window: len.atlas,
             atlas_short: len.atlas_short,
             quick,
-            wall_s: wall.elapsed().as_secs_f64(),
             sweep_peak_256: curve_points
                 .iter()
                 .zip(&res2)
@@ -929,6 +928,10 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
         },
     );
     super::report::plots(&mut rep, &res1[dist0..dist0 + dist_cases.len()], &dist_cases)?;
+    super::report::drawings(&mut rep, quick, opts.seed)?;
+    if opts.progress && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        eprintln!("reef reproduce ieee1355: {:.1} s", wall.elapsed().as_secs_f64());
+    }
     Ok(rep)
 }
 
