@@ -54,6 +54,10 @@ enum Cmd {
         /// as SVG (rings, 2-D meshes and tori, the Macramé grid, folded Clos networks).
         #[arg(long, value_name = "FILE")]
         map: Option<PathBuf>,
+        /// Write one self-contained page (open it in a browser): the summary, both latency
+        /// distributions and the map.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
         /// Check engine invariants as the run goes (slower).
         #[arg(long)]
         check: bool,
@@ -86,6 +90,10 @@ enum Cmd {
         /// Plot latency against accepted throughput as SVG.
         #[arg(long, value_name = "FILE")]
         svg: Option<PathBuf>,
+        /// Write one self-contained page (open it in a browser): latency and throughput
+        /// against load, the saturation point, every point, the map at the last steady load.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
@@ -249,6 +257,17 @@ fn write(path: &Path, text: &str) -> Result<()> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
     std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Writes a page whole or not at all (an interrupted run leaves no half page), and says
+/// where it is.
+fn write_page(path: &Path, page: &str) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    report::html::write_atomic(path, page).with_context(|| format!("writing {}", path.display()))?;
+    eprintln!("wrote {} (open it in a browser)", path.display());
+    Ok(())
 }
 
 /// Fails now, before any simulation, where `path` could not be written at the end: it is
@@ -417,10 +436,12 @@ fn real_main() -> Result<ExitCode> {
             json,
             svg,
             map,
+            html,
             check,
             quiet,
         } => {
-            check_outs([&json, &svg, &map])?;
+            check_outs([&json, &svg, &map, &html])?;
+            let (started, t0) = (report::reproduction::now_utc(), std::time::Instant::now());
             let mut o = overrides(&set, seed)?;
             if check {
                 o.push("sim.check=true".into());
@@ -462,6 +483,12 @@ fn real_main() -> Result<ExitCode> {
             if spec.messages.is_some() {
                 if map.is_some() {
                     bail!("--map draws channel use, which a message benchmark does not measure");
+                }
+                if html.is_some() {
+                    bail!(
+                        "--html: the page shows a run's latency distributions and channel use, which a \
+                         message benchmark does not measure; use --svg for its plot"
+                    );
                 }
                 let r = match runner::run_messages(&spec, !quiet) {
                     Ok(r) => r,
@@ -515,6 +542,10 @@ fn real_main() -> Result<ExitCode> {
                     report::map::channel_map(&spec.fabric, &r).map_err(|e| anyhow::anyhow!("--map: {e}"))?;
                 write(&m, &svg)?;
             }
+            if let Some(h) = html {
+                let made = report::study::Made::now(started, t0.elapsed().as_secs_f64());
+                write_page(&h, &report::study::run_page(&spec.fabric, &r, &made))?;
+            }
             Ok(if r.deadlock.is_some() {
                 ExitCode::from(EXIT_DEADLOCK)
             } else {
@@ -530,12 +561,15 @@ fn real_main() -> Result<ExitCode> {
             json,
             csv,
             svg,
+            html,
             quiet,
         } => {
-            check_outs([&json, &csv, &svg])?;
+            check_outs([&json, &csv, &svg, &html])?;
+            let (started, t0) = (report::reproduction::now_utc(), std::time::Instant::now());
             let loads = runner::parse_loads(&load).map_err(|m| anyhow::anyhow!("--load: {m}"))?;
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-            let sw = runner::sweep(&path, &overrides(&set, seed)?, &loads, jobs, !quiet)?;
+            let o = overrides(&set, seed)?;
+            let sw = runner::sweep(&path, &o, &loads, jobs, !quiet)?;
             print!("{}", report::sweep_table(&sw));
             if let Some(j) = json {
                 write(&j, &serde_json::to_string_pretty(&sw)?)?;
@@ -545,36 +579,19 @@ fn real_main() -> Result<ExitCode> {
             }
             let deadlocked = sw.points.iter().any(|p| p.result.deadlock.is_some());
             if let Some(s) = svg {
-                // Steady-state points with packets only: a saturated run's latency only says
-                // it grew.
-                let pts: Vec<(f64, f64)> = sw
-                    .points
-                    .iter()
-                    .filter(|p| !p.result.saturated && p.result.has_latency())
-                    .map(|p| {
-                        (
-                            p.result.accepted_flits_per_node_cycle,
-                            p.result.packet_latency_cycles.mean,
-                        )
-                    })
-                    .collect();
-                let plot = report::plot::Plot {
-                    title: &sw.name,
-                    x_label: "accepted throughput [flits/cycle/host]",
-                    y_label: "mean packet latency [cycles]",
-                    series: vec![report::plot::Series {
-                        name: "packet latency".into(),
-                        points: pts,
-                        markers_only: false,
-                        color: None,
-                    }],
-                    log_y: false,
-                    log_x: false,
-                };
+                let plot = report::study::latency_plot_of(&sw);
                 write(
                     &s,
                     &report::plot::svg(&plot).map_err(|m| anyhow::anyhow!("plot: {m}"))?,
                 )?;
+            }
+            if let Some(h) = html {
+                // The network is the same at every load; this is its spec at the first.
+                let mut o = o;
+                o.extend(loads.first().map(|l| format!("traffic.load={l:?}")));
+                let spec = config::load(&path, &o)?;
+                let made = report::study::Made::now(started, t0.elapsed().as_secs_f64());
+                write_page(&h, &report::study::sweep_page(&spec.fabric, &sw, &made))?;
             }
             Ok(if deadlocked {
                 ExitCode::from(EXIT_DEADLOCK)

@@ -502,3 +502,122 @@ fn the_quick_report_opens_in_a_browser_and_adds_up() {
     not_blank(&shot).unwrap_or_else(|e| panic!("the screenshot is blank: {e}"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The page of `reef run` or `reef sweep` with `--html`, and its checks: each named section,
+/// every figure an SVG with data in it, nothing fetched.
+fn check_study_page(page: &str, sections: &[&str], figures: usize) {
+    for fetch in ["<script", "<link", " src=", "href=\"http", "url(", "@import"] {
+        assert!(!page.contains(fetch), "the page would fetch: {fetch}");
+    }
+    for s in sections {
+        assert!(page.contains(&format!("<section id=\"{s}\">")), "no section {s}");
+    }
+    let figs = elements(page, "figure");
+    assert_eq!(figs.len(), figures, "figures");
+    for (_, inner) in figs {
+        let svg = element(inner, "<svg", "</svg>").expect("a figure without an SVG");
+        let caption = element(inner, "<figcaption>", "</figcaption>").unwrap_or("");
+        assert!(data_marks(svg) > 0, "a plot with no data: {caption}");
+    }
+}
+
+/// A page without its timing lines: what two runs of one seed must agree on.
+fn untimed(page: &str) -> String {
+    page.lines()
+        .filter(|l| !l.contains("class=\"timing\""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_run_and_a_sweep_each_write_a_page() {
+    let short = "sim.measure=\"3000 cycles\"";
+    let page = tmp("run.html");
+    let run = || {
+        let (code, out, err) = reef(&[
+            "run",
+            "examples/mesh8x8.toml",
+            "--set",
+            short,
+            "-q",
+            "--html",
+            page.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        (out, std::fs::read_to_string(&page).unwrap())
+    };
+    let (out, first) = run();
+    // The summary, both latency distributions (one plot), the map.
+    check_study_page(&first, &["summary", "latency", "map", "made"], 2);
+    let accepted = out.lines().find(|l| l.contains("accepted")).unwrap();
+    assert!(
+        unescape(&first).contains(accepted),
+        "the terminal's summary: {accepted}"
+    );
+    assert!(first.contains("packet latency (bins of") && first.contains("network latency (bins of"));
+    assert_eq!(untimed(&run().1), untimed(&first), "same seed, same page");
+
+    let (page, json) = (tmp("sweep.html"), tmp("sweep.json"));
+    let (code, _, err) = reef(&[
+        "sweep",
+        "examples/mesh8x8.toml",
+        "--load",
+        "0.1:0.4:0.1",
+        "--set",
+        short,
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+        "--html",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let sweep = std::fs::read_to_string(&page).unwrap();
+    // The latency and throughput curves, the map at the last steady load.
+    check_study_page(&sweep, &["saturation", "points", "map", "made"], 3);
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let sat = v["saturation_throughput"].as_f64().unwrap();
+    assert!(
+        sweep.contains(&format!("<strong>{sat:.4} flits/cycle/host</strong>")),
+        "the saturation point"
+    );
+    let points = v["points"].as_array().unwrap();
+    let table = element(&sweep, "<table class=\"points\">", "</table>").unwrap();
+    assert_eq!(elements(table, "tr").len(), points.len() + 1, "a row per point");
+    let steady = points
+        .iter()
+        .rev()
+        .find(|p| !p["result"]["saturated"].as_bool().unwrap())
+        .unwrap();
+    let load = steady["load"].as_f64().unwrap();
+    assert!(sweep.contains(&format!("load {load:.3}: each switch-to-switch channel")));
+
+    // In a browser, the same.
+    if let Some(chrome) = chromium() {
+        let url = format!("file://{}", page.canonicalize().unwrap().display());
+        let (dom, requests) = browse(&chrome, &["--dump-dom".into(), url]);
+        assert!(requests.is_empty(), "fetched: {requests:?}");
+        check_study_page(&dom, &["saturation", "points", "map", "made"], 3);
+    }
+
+    // A message benchmark has no latency distribution or channel use to show; an --html
+    // that is a directory is refused before the run.
+    let (code, _, err) = reef(&["run", "examples/atoll-pingpong.toml", "-q", "--html", "x.html"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("--html") && err.contains("message benchmark"),
+        "{err}"
+    );
+    let dir = tmp("a-dir");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (code, _, err) = reef(&[
+        "sweep",
+        "examples/mesh8x8.toml",
+        "--load",
+        "0.1:0.1:0.1",
+        "--html",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("is a directory"), "{err}");
+}

@@ -85,6 +85,8 @@ figcaption { font-size: 13px; color: var(--muted); }
 ul.notes li { margin-bottom: 6px; max-width: 100ch; }
 .failed { color: var(--far); font-weight: 700; }
 .files { font-size: 13px; color: var(--muted); }
+pre.summary { font: 13px/1.45 "DejaVu Sans Mono", Menlo, Consolas, monospace; background: var(--band);
+  padding: 10px 14px; overflow-x: auto; border: 1px solid var(--rule); }
 dl.made { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; font-size: 14px; }
 dl.made dt { font-weight: 600; }
 dl.made dd { margin: 0; }
@@ -183,6 +185,30 @@ pub fn records_table(rows: &[&Record], within: f64) -> String {
         );
     }
     s.push_str("</tbody>\n</table>\n");
+    s
+}
+
+/// How a page was made, as two lists: `lines` (what, value) that are the same for every
+/// run of one seed, then the `timing` lines, each a line of the page of its own marked
+/// `class="timing"`, so that two runs compare equal without them.
+pub fn made_list(lines: &[(String, String)], timing: &[(String, String)]) -> String {
+    let mut s = String::from("<dl class=\"made\">\n");
+    for (k, v) in lines {
+        let _ = writeln!(s, "<dt>{}</dt><dd>{}</dd>", escape(k), escape(v));
+    }
+    s.push_str(
+        "</dl>\n<p>Wall time (these lines differ from run to run; nothing else does for the same \
+         seed):</p>\n<dl class=\"made\">\n",
+    );
+    for (k, v) in timing {
+        let _ = writeln!(
+            s,
+            "<dt class=\"timing\">{}</dt><dd class=\"timing\">{}</dd>",
+            escape(k),
+            escape(v)
+        );
+    }
+    s.push_str("</dl>\n");
     s
 }
 

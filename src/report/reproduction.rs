@@ -453,47 +453,32 @@ fn system_section(run: &SystemRun) -> String {
 }
 
 fn made_section(runs: &[SystemRun], made: &Made) -> String {
-    let mut s =
-        String::from("<section id=\"made\">\n<h2>How this report was made</h2>\n<dl class=\"made\">\n");
-    let row = |s: &mut String, k: &str, v: &str| {
-        let _ = writeln!(s, "<dt>{}</dt><dd>{}</dd>", escape(k), escape(v));
-    };
-    row(&mut s, "command", &made.command);
-    row(&mut s, "reef", &made.version);
-    row(&mut s, "commit", &made.commit);
-    row(&mut s, "seed", &made.seed.to_string());
-    row(
-        &mut s,
-        "run lengths",
-        if made.quick {
-            "--quick: short runs, for tests; figures are noisier than a full run's"
-        } else {
-            "full"
-        },
-    );
-    row(&mut s, "machine", &made.machine);
-    row(&mut s, "jobs", &format!("{} at once", made.jobs));
-    s.push_str("</dl>\n<p>Wall time (these lines differ from run to run; nothing else does for the same seed):</p>\n<dl class=\"made\">\n");
-    // Each timing line is a line of its own, so runs compare equal without them.
-    let _ = writeln!(
-        s,
-        "<dt class=\"timing\">started</dt><dd class=\"timing\">{}</dd>",
-        escape(&made.started)
-    );
+    let mut s = String::from("<section id=\"made\">\n<h2>How this report was made</h2>\n");
+    let lines = [
+        ("command", made.command.clone()),
+        ("reef", made.version.clone()),
+        ("commit", made.commit.clone()),
+        ("seed", made.seed.to_string()),
+        (
+            "run lengths",
+            if made.quick {
+                "--quick: short runs, for tests; figures are noisier than a full run's"
+            } else {
+                "full"
+            }
+            .into(),
+        ),
+        ("machine", made.machine.clone()),
+        ("jobs", format!("{} at once", made.jobs)),
+    ]
+    .map(|(k, v)| (k.to_string(), v));
+    let mut timing = vec![("started".to_string(), made.started.clone())];
     for r in runs {
-        let _ = writeln!(
-            s,
-            "<dt class=\"timing\">{}</dt><dd class=\"timing\">{:.1} s</dd>",
-            escape(r.system.name),
-            r.wall_s
-        );
+        timing.push((r.system.name.to_string(), format!("{:.1} s", r.wall_s)));
     }
-    let _ = writeln!(
-        s,
-        "<dt class=\"timing\">in all</dt><dd class=\"timing\">{:.1} s</dd>",
-        made.wall_s
-    );
-    s.push_str("</dl>\n</section>\n");
+    timing.push(("in all".into(), format!("{:.1} s", made.wall_s)));
+    s.push_str(&html::made_list(&lines, &timing));
+    s.push_str("</section>\n");
     s
 }
 
