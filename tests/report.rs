@@ -500,7 +500,57 @@ fn the_quick_report_opens_in_a_browser_and_adds_up() {
         "fetched from the network: {requests:?} {more:?}"
     );
     not_blank(&shot).unwrap_or_else(|e| panic!("the screenshot is blank: {e}"));
+    let _ = std::fs::remove_file(&shot);
+    same_report_again(
+        &dir,
+        &["reproduce", "all", "--quick", "--out", dir.to_str().unwrap()],
+    );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every file under `dir`, by path, as text.
+fn files(dir: &Path) -> std::collections::BTreeMap<PathBuf, String> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.insert(p.clone(), std::fs::read_to_string(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// Runs `args` again into `dir`: the same seed gives the same report, every file bit for
+/// bit but for the page's timing lines.
+fn same_report_again(dir: &Path, args: &[&str]) {
+    let before = files(dir);
+    let (code, _, err) = reef(args);
+    assert_eq!(code, 0, "{err}");
+    let after = files(dir);
+    assert_eq!(
+        before.keys().collect::<Vec<_>>(),
+        after.keys().collect::<Vec<_>>(),
+        "the same files"
+    );
+    for (path, text) in &before {
+        let again = &after[path];
+        if path.ends_with("index.html") {
+            // (The timing lines are there, and all that is left out.)
+            assert!(untimed(text).len() < text.len() && text.matches("class=\"timing\"").count() >= 4);
+            assert_eq!(untimed(text), untimed(again), "{}", path.display());
+        } else {
+            assert!(
+                text == again,
+                "{} differs between two runs of one seed",
+                path.display()
+            );
+        }
+    }
 }
 
 /// The page of `reef run` or `reef sweep` with `--html`, and its checks: each named section,
