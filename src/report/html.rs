@@ -59,13 +59,15 @@ table { border-collapse: collapse; margin: 6px 0 14px; font-size: 13px; }
 th, td { padding: 3px 8px; border-bottom: 1px solid var(--rule); vertical-align: top; text-align: left; }
 th { background: var(--band); font-weight: 600; white-space: nowrap; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.src { color: var(--muted); max-width: 38ch; }
+td.src { color: var(--muted); max-width: 56ch; }
 td.case { white-space: nowrap; }
 td.within { color: var(--within); background: var(--within-bg); font-weight: 600; }
 td.near { color: var(--near); background: var(--near-bg); font-weight: 600; }
 td.far { color: var(--far); background: var(--far-bg); font-weight: 600; }
 table.scoreboard { font-size: 15px; }
 table.scoreboard td.tol { white-space: nowrap; }
+table.scoreboard td:first-child { min-width: 15em; }
+p.key { max-width: none; }
 code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.92em; white-space: nowrap; }
 table.scoreboard td { vertical-align: middle; padding: 6px 10px; }
 table.scoreboard td.n { text-align: right; font-size: 18px; font-weight: 700; font-variant-numeric: tabular-nums; }
@@ -82,6 +84,7 @@ figure svg { max-width: 100%; height: auto; border: 1px solid var(--rule); }
 figcaption { font-size: 13px; color: var(--muted); }
 .plots { display: flex; flex-wrap: wrap; gap: 8px 18px; }
 .plots figure { flex: 1 1 520px; max-width: 820px; }
+.plots.networks figure { flex: 0 1 560px; }
 ul.notes li { margin-bottom: 6px; max-width: 100ch; }
 .failed { color: var(--far); font-weight: 700; }
 .files { font-size: 13px; color: var(--muted); }
@@ -127,14 +130,7 @@ pub fn figure(svg: &str, caption: &str, href: Option<&str>) -> String {
 
 /// A record's case as `key=value …`, as the terminal tables print it.
 pub fn case_text(r: &Record) -> String {
-    r.case
-        .iter()
-        .map(|(k, v)| match v {
-            serde_json::Value::String(s) => format!("{k}={s}"),
-            v => format!("{k}={v}"),
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    r.case_text()
 }
 
 /// How far outside its tolerance a figure is: `within`, `near` (missed, within twice the

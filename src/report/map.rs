@@ -64,6 +64,11 @@ fn viridis(f: f64) -> RGBColor {
     )
 }
 
+/// The colour of utilization `u` on a scale from 0 to `busiest`.
+fn shade(u: f64, busiest: f64) -> RGBColor {
+    viridis(if busiest > 0.0 { u / busiest } else { 0.0 })
+}
+
 /// Whether [`channel_map`] can draw this network.
 pub fn can_draw(fab: &Fabric) -> bool {
     Layout::of(&fab.shape).is_some() || fab.shape.clos_dims().is_some()
@@ -115,13 +120,7 @@ pub fn channel_map(fab: &Fabric, r: &RunResult) -> Result<String, String> {
             top + cell * y as i32 + cell / 2,
         )
     };
-    let colour = |u: f64| {
-        if busiest > 0.0 {
-            viridis(u / busiest)
-        } else {
-            viridis(0.0)
-        }
-    };
+    let colour = |u: f64| shade(u, busiest);
     let mut buf = String::new();
     {
         let root = SVGBackend::with_string(&mut buf, (w as u32, h as u32)).into_drawing_area();
@@ -229,13 +228,7 @@ fn clos_map(fab: &Fabric, util: &[f64], name: &str, leaves: u32, spines: u32) ->
     let mw = cw * spines as i32;
     let w = (2 * (label + mw) + between + 2 * margin + bar).max(title_width(&title) + 2 * margin);
     let h = top + ch * leaves as i32 + 50;
-    let colour = |u: f64| {
-        if busiest > 0.0 {
-            viridis(u / busiest)
-        } else {
-            viridis(0.0)
-        }
-    };
+    let colour = |u: f64| shade(u, busiest);
     let mut buf = String::new();
     {
         let root = SVGBackend::with_string(&mut buf, (w as u32, h as u32)).into_drawing_area();

@@ -51,6 +51,12 @@ impl Tolerance {
 pub const DECLARED: f64 = 0.05;
 /// Its source.
 pub const DECLARED_SRC: &str = "declared by this report: the spec states none";
+/// The tolerance of a system whose spec states none: [`DECLARED`] for every figure.
+pub const DECLARED_TOLERANCE: Tolerance = Tolerance {
+    within: DECLARED,
+    source: DECLARED_SRC,
+    experiments: &[],
+};
 
 /// A parameter of a model: its name, value with unit, and where the value comes from.
 #[derive(Clone, Debug, PartialEq)]

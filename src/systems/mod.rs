@@ -73,7 +73,8 @@ impl Record {
             .map(|p| (self.simulated - p) / p)
     }
 
-    fn case_text(&self) -> String {
+    /// The case as `key=value …`, as the tables print it.
+    pub fn case_text(&self) -> String {
         self.case
             .iter()
             .map(|(k, v)| match v {

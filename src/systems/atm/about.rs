@@ -2,7 +2,7 @@
 //! tolerance and its parameters (the values are [`super::params`]'s).
 
 use super::params as p;
-use crate::systems::about::{DECLARED, DECLARED_SRC, Parameter, System, Tolerance};
+use crate::systems::about::{DECLARED_TOLERANCE, Parameter, System};
 use crate::time::{NS, US};
 
 pub const SYSTEM: System = System {
@@ -17,11 +17,7 @@ pub const SYSTEM: System = System {
                Cells are real: every AAL3/4 cell is built and checked bit for bit (HEC, CRC-10). \
                The two host costs (per-write() overhead, copy rate) are calibrated from Table I, \
                as the spec says; everything else comes from the hardware.",
-    tolerance: Tolerance {
-        within: DECLARED,
-        source: DECLARED_SRC,
-        experiments: &[],
-    },
+    tolerance: DECLARED_TOLERANCE,
     parameters,
     reproduce: super::reproduce,
     cost: 30,

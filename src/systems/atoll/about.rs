@@ -2,7 +2,7 @@
 //! parameters (the values are [`super::params`]'s).
 
 use super::params as p;
-use crate::systems::about::{DECLARED, DECLARED_SRC, Parameter, System, Tolerance};
+use crate::systems::about::{DECLARED_TOLERANCE, Parameter, System};
 use crate::time::{NS, US};
 
 pub const SYSTEM: System = System {
@@ -17,11 +17,7 @@ pub const SYSTEM: System = System {
                64-bit/100 MHz PCI-X for large ones, with a seeded model of the operating system's \
                timer noise. The software overhead per message and the DMA rate are calibrated from \
                the best start-up latency and the peak bandwidth, as the spec allows.",
-    tolerance: Tolerance {
-        within: DECLARED,
-        source: DECLARED_SRC,
-        experiments: &[],
-    },
+    tolerance: DECLARED_TOLERANCE,
     parameters,
     reproduce: super::reproduce,
     cost: 50,

@@ -2,7 +2,7 @@
 //! parameters (the values are [`super::params`]'s).
 
 use super::params as p;
-use crate::systems::about::{DECLARED, DECLARED_SRC, Parameter, System, Tolerance};
+use crate::systems::about::{DECLARED_TOLERANCE, Parameter, System};
 use crate::time::{NS, US};
 
 pub const SYSTEM: System = System {
@@ -17,11 +17,7 @@ pub const SYSTEM: System = System {
                sleep. Gigabit Ethernet TCP and VIA are per-message and per-byte cost models. The \
                host costs are calibrated from the round-trip and transaction figures, as the spec \
                says; the copy rate is ASSUMED (no documented figure was found).",
-    tolerance: Tolerance {
-        within: DECLARED,
-        source: DECLARED_SRC,
-        experiments: &[],
-    },
+    tolerance: DECLARED_TOLERANCE,
     parameters,
     reproduce: super::reproduce,
     cost: 5,

@@ -2,7 +2,7 @@
 //! its parameters (the values are [`super::params`]'s).
 
 use super::params as p;
-use crate::systems::about::{DECLARED, DECLARED_SRC, Parameter, System, Tolerance};
+use crate::systems::about::{DECLARED_TOLERANCE, Parameter, System};
 
 pub const SYSTEM: System = System {
     name: "ieee1355",
@@ -17,11 +17,7 @@ pub const SYSTEM: System = System {
                deletion, grouped adaptive and universal routing), the testbed's traffic nodes, \
                and its networks of up to 1,024 nodes: 3-stage folded Clos, 2-D grid and torus. \
                Nothing is calibrated: every parameter comes from the hardware.",
-    tolerance: Tolerance {
-        within: DECLARED,
-        source: DECLARED_SRC,
-        experiments: &[],
-    },
+    tolerance: DECLARED_TOLERANCE,
     parameters,
     reproduce: super::reproduce,
     cost: 200,
