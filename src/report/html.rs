@@ -150,7 +150,8 @@ pub fn closeness(r: &Record, within: f64) -> Option<&'static str> {
 pub fn deviation_text(r: &Record) -> String {
     match (r.published, r.deviation()) {
         (None, _) => String::new(),
-        (Some(_), Some(d)) => format!("{:+.1} %", 100.0 * d),
+        // (A deviation that rounds to nothing is +0.0, not -0.0.)
+        (Some(_), Some(d)) => format!("{:+.1} %", (1000.0 * d).round() / 10.0 + 0.0),
         (Some(_), None) => "n/a".into(),
     }
 }
@@ -250,6 +251,8 @@ mod tests {
             "{t}"
         );
         assert!(t.contains("&lt;paper&gt;") && t.contains("mode=a&amp;b"), "{t}");
+        let e = Record::new("e", &[], "t", "us", 1.99999).published(2.0, "p");
+        assert_eq!(deviation_text(&e), "+0.0 %");
         assert_eq!(t.matches("<tr class=\"missed\">").count(), 2);
         assert_eq!(t.matches("<tr class=\"unpublished\">").count(), 1);
     }
