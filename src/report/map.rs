@@ -123,11 +123,8 @@ pub fn channel_map(fab: &Fabric, r: &RunResult) -> Result<String, String> {
     let colour = |u: f64| shade(u, busiest);
     let mut buf = String::new();
     {
-        let root = SVGBackend::with_string(&mut buf, (w as u32, h as u32)).into_drawing_area();
+        let root = canvas(&mut buf, w, h, &title, margin)?;
         let err = |e: DrawingAreaErrorKind<_>| e.to_string();
-        root.fill(&WHITE).map_err(err)?;
-        root.draw(&Text::new(title.as_str(), (margin, 14), ("sans-serif", 18)))
-            .map_err(err)?;
         let half = (cell as f64 * 0.15).max(3.0);
         let gap = (cell as f64 * 0.07).max(2.0);
         let stroke = (cell / 12).clamp(2, 6) as u32;
@@ -196,6 +193,16 @@ fn links(fab: &Fabric, util: &[f64]) -> BTreeMap<(u32, u32), (f64, u32)> {
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
+/// A white drawing `w` by `h` into `buf`, its title at the top left.
+fn canvas<'a>(buf: &'a mut String, w: i32, h: i32, title: &str, margin: i32) -> Result<Area<'a>, String> {
+    let err = |e: DrawingAreaErrorKind<_>| e.to_string();
+    let root = SVGBackend::with_string(buf, (w as u32, h as u32)).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    root.draw(&Text::new(title, (margin, 14), ("sans-serif", 18)))
+        .map_err(err)?;
+    Ok(root)
+}
+
 /// The colour scale at `x` from `y0` (the busiest channel) down to `y1` (idle).
 fn scale(root: &Area, x: i32, y0: i32, y1: i32, busiest: f64) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<_>| e.to_string();
@@ -231,11 +238,8 @@ fn clos_map(fab: &Fabric, util: &[f64], name: &str, leaves: u32, spines: u32) ->
     let colour = |u: f64| shade(u, busiest);
     let mut buf = String::new();
     {
-        let root = SVGBackend::with_string(&mut buf, (w as u32, h as u32)).into_drawing_area();
+        let root = canvas(&mut buf, w, h, &title, margin)?;
         let err = |e: DrawingAreaErrorKind<_>| e.to_string();
-        root.fill(&WHITE).map_err(err)?;
-        root.draw(&Text::new(title.as_str(), (margin, 14), ("sans-serif", 18)))
-            .map_err(err)?;
         let font = ("sans-serif", 13);
         // Every row and column labelled where they are few, else every so many.
         let every = |px: i32| ((16 + px - 1) / px).max(1) as usize;
