@@ -56,9 +56,13 @@ enum Cmd {
         #[arg(long, value_name = "FILE")]
         svg: Option<PathBuf>,
         /// Draw the network with each switch-to-switch channel coloured by its utilization,
-        /// as SVG (rings, 2-D meshes and tori, the Macramé grid).
+        /// as SVG (rings, 2-D meshes and tori, the Macramé grid, folded Clos networks).
         #[arg(long, value_name = "FILE")]
         map: Option<PathBuf>,
+        /// Write one self-contained page (open it in a browser): the summary, both latency
+        /// distributions and the map.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
         /// Check engine invariants as the run goes (slower).
         #[arg(long)]
         check: bool,
@@ -95,6 +99,10 @@ enum Cmd {
         /// Plot latency against accepted throughput as SVG.
         #[arg(long, value_name = "FILE")]
         svg: Option<PathBuf>,
+        /// Write one self-contained page (open it in a browser): latency and throughput
+        /// against load, the saturation point, every point, the map at the last steady load.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
@@ -140,21 +148,26 @@ enum Cmd {
         /// clan (the Collapsed LAN with Tripwire; Riddoch, Pope et al., AT&T Laboratories
         /// Cambridge, 2001) or
         /// ieee1355 (IEEE 1355 DS links, the STC104 and CERN's Macramé testbed; Zhu et al.,
-        /// CERN, 1998, and the Macramé group's HPCN '97 and WoTUG-20 papers).
+        /// CERN, 1998, and the Macramé group's HPCN '97 and WoTUG-20 papers); or all: every
+        /// system at once, and with --out a report to open in a browser (DIR/index.html).
         #[arg(value_name = "SYSTEM")]
         system: String,
         /// Reduced run lengths (for tests; well under a minute).
         #[arg(long)]
         quick: bool,
-        /// Write `{"system": …, "records": […]}`.
+        /// Write `{"system": …, "records": […]}` (one system; `all` writes DIR/<system>.json).
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
-        /// Write a CSV per experiment and the plots (SVG) into this directory.
+        /// Write a CSV per experiment and the plots (SVG) into this directory; with `all`,
+        /// DIR/index.html (one self-contained page), DIR/<system>.json and DIR/<system>/.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
         /// Random seed of the simulated runs: 0 to 2^63 - 1, as for `run` and `sweep`.
         #[arg(long, default_value_t = 1, value_parser = config::parse_seed, allow_negative_numbers = true)]
         seed: u64,
+        /// Simulations at once (default: the machine's cores).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        jobs: Option<u32>,
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
@@ -271,6 +284,17 @@ fn write(path: &Path, text: &str) -> Result<()> {
     std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
 }
 
+/// Writes a page whole or not at all (an interrupted run leaves no half page), and says
+/// where it is.
+fn write_page(path: &Path, page: &str) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    report::html::write_atomic(path, page).with_context(|| format!("writing {}", path.display()))?;
+    eprintln!("wrote {} (open it in a browser)", path.display());
+    Ok(())
+}
+
 /// Fails now, before any simulation, where `path` could not be written at the end: it is
 /// a directory (`dir`: it is a file), or something on the way to it is a file. (Permissions
 /// are left to the write itself.)
@@ -345,6 +369,73 @@ fn emit(rep: &reef::systems::Report, json: Option<PathBuf>, out: Option<PathBuf>
     Ok(ExitCode::SUCCESS)
 }
 
+/// `reef reproduce all`: every system, then the report into `out` (or every table).
+fn reproduce_all(
+    opts: &reef::systems::Options,
+    json: Option<PathBuf>,
+    out: Option<PathBuf>,
+) -> Result<ExitCode> {
+    use reef::report::reproduction as rp;
+    if let Some(j) = json {
+        bail!(
+            "--json {}: `reproduce all` writes each system's JSON into --out DIR as DIR/<system>.json",
+            j.display()
+        );
+    }
+    // A run of minutes must not find at its end that it cannot write.
+    if let Some(dir) = &out {
+        rp::check_dir(dir).with_context(|| format!("--out {}: cannot write there", dir.display()))?;
+    }
+    let started = rp::now_utc();
+    let t0 = std::time::Instant::now();
+    let runs = rp::run_all(opts, opts.progress);
+    let made = rp::Made {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        commit: rp::commit(),
+        seed: opts.seed,
+        quick: opts.quick,
+        jobs: reef::systems::pool::jobs(),
+        machine: rp::machine(),
+        command: std::iter::once("reef".to_string())
+            .chain(std::env::args().skip(1))
+            .collect::<Vec<_>>()
+            .join(" "),
+        started,
+        wall_s: t0.elapsed().as_secs_f64(),
+    };
+    match &out {
+        Some(dir) => {
+            let index =
+                rp::write(dir, &runs, &made).with_context(|| format!("writing into {}", dir.display()))?;
+            print!("{}", rp::scoreboard_text(&runs));
+            eprintln!("wrote {} (open it in a browser)", index.display());
+        }
+        None => {
+            for r in &runs {
+                if let Ok(rep) = &r.report {
+                    print!("{}", rep.table());
+                    println!();
+                }
+            }
+            print!("{}", rp::scoreboard_text(&runs));
+            eprintln!("note: --out DIR writes the report (DIR/index.html) with every plot");
+        }
+    }
+    let failed: Vec<String> = runs
+        .iter()
+        .filter_map(|r| r.report.as_ref().err().map(|e| format!("{}: {e}", r.system.name)))
+        .collect();
+    if !failed.is_empty() {
+        bail!(
+            "{} of {} systems failed:\n  {}",
+            failed.len(),
+            runs.len(),
+            failed.join("\n  ")
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 #[cfg(target_os = "linux")]
 fn live_clan(quick: bool, poll: std::time::Duration, quiet: bool) -> Result<reef::systems::Report> {
     let opts = reef::live::Options {
@@ -379,10 +470,12 @@ fn real_main() -> Result<ExitCode> {
             json,
             svg,
             map,
+            html,
             check,
             quiet,
         } => {
-            check_outs([&json, &svg, &map])?;
+            check_outs([&json, &svg, &map, &html])?;
+            let (started, t0) = (report::reproduction::now_utc(), std::time::Instant::now());
             let mut o = overrides(&[params, set].concat(), seed)?;
             print_notes(&path, &o);
             if check {
@@ -391,7 +484,7 @@ fn real_main() -> Result<ExitCode> {
             let spec = config::load(&path, &o)?;
             if map.is_some() && !report::map::can_draw(&spec.fabric) {
                 bail!(
-                    "--map: a map is drawn for rings, 2-D meshes and tori and the Macramé grid; {} is {}",
+                    "--map: a map is drawn for rings, 2-D meshes and tori, the Macramé grid and folded Clos networks; {} is {}",
                     path.display(),
                     spec.fabric
                 );
@@ -425,6 +518,12 @@ fn real_main() -> Result<ExitCode> {
             if spec.messages.is_some() {
                 if map.is_some() {
                     bail!("--map draws channel use, which a message benchmark does not measure");
+                }
+                if html.is_some() {
+                    bail!(
+                        "--html: the page shows a run's latency distributions and channel use, which a \
+                         message benchmark does not measure; use --svg for its plot"
+                    );
                 }
                 let r = match runner::run_messages(&spec, !quiet) {
                     Ok(r) => r,
@@ -478,6 +577,10 @@ fn real_main() -> Result<ExitCode> {
                     report::map::channel_map(&spec.fabric, &r).map_err(|e| anyhow::anyhow!("--map: {e}"))?;
                 write(&m, &svg)?;
             }
+            if let Some(h) = html {
+                let made = report::study::Made::now(started, t0.elapsed().as_secs_f64());
+                write_page(&h, &report::study::run_page(&spec.fabric, &r, &made))?;
+            }
             Ok(if r.deadlock.is_some() {
                 ExitCode::from(EXIT_DEADLOCK)
             } else {
@@ -494,9 +597,11 @@ fn real_main() -> Result<ExitCode> {
             json,
             csv,
             svg,
+            html,
             quiet,
         } => {
-            check_outs([&json, &csv, &svg])?;
+            check_outs([&json, &csv, &svg, &html])?;
+            let (started, t0) = (report::reproduction::now_utc(), std::time::Instant::now());
             let loads = runner::parse_loads(&load).map_err(|m| anyhow::anyhow!("--load: {m}"))?;
             let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
             let o = overrides(&[params, set].concat(), seed)?;
@@ -511,36 +616,19 @@ fn real_main() -> Result<ExitCode> {
             }
             let deadlocked = sw.points.iter().any(|p| p.result.deadlock.is_some());
             if let Some(s) = svg {
-                // Steady-state points with packets only: a saturated run's latency only says
-                // it grew.
-                let pts: Vec<(f64, f64)> = sw
-                    .points
-                    .iter()
-                    .filter(|p| !p.result.saturated && p.result.has_latency())
-                    .map(|p| {
-                        (
-                            p.result.accepted_flits_per_node_cycle,
-                            p.result.packet_latency_cycles.mean,
-                        )
-                    })
-                    .collect();
-                let plot = report::plot::Plot {
-                    title: &sw.name,
-                    x_label: "accepted throughput [flits/cycle/host]",
-                    y_label: "mean packet latency [cycles]",
-                    series: vec![report::plot::Series {
-                        name: "packet latency".into(),
-                        points: pts,
-                        markers_only: false,
-                        color: None,
-                    }],
-                    log_y: false,
-                    log_x: false,
-                };
+                let plot = report::study::latency_plot_of(&sw);
                 write(
                     &s,
                     &report::plot::svg(&plot).map_err(|m| anyhow::anyhow!("plot: {m}"))?,
                 )?;
+            }
+            if let Some(h) = html {
+                // The network is the same at every load; this is its spec at the first.
+                let mut o = o;
+                o.extend(loads.first().map(|l| format!("traffic.load={l:?}")));
+                let spec = config::load(&path, &o)?;
+                let made = report::study::Made::now(started, t0.elapsed().as_secs_f64());
+                write_page(&h, &report::study::sweep_page(&spec.fabric, &sw, &made))?;
             }
             Ok(if deadlocked {
                 ExitCode::from(EXIT_DEADLOCK)
@@ -623,17 +711,24 @@ fn real_main() -> Result<ExitCode> {
             json,
             out,
             seed,
+            jobs,
             quiet,
         } => {
             check_outs([&json])?;
             if let Some(dir) = &out {
                 check_out(dir, true)?;
             }
+            if let Some(n) = jobs {
+                reef::systems::pool::set_jobs(n as usize);
+            }
             let opts = reef::systems::Options {
                 quick,
                 seed,
                 progress: !quiet,
             };
+            if system == "all" {
+                return reproduce_all(&opts, json, out);
+            }
             let rep = reef::systems::reproduce(&system, &opts).map_err(anyhow::Error::msg)?;
             emit(&rep, json, out)
         }

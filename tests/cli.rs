@@ -118,10 +118,25 @@ fn run_plots_the_latency_distributions_and_the_channel_map() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("no latency plot") && !e.exists(), "{err}");
 
-    // A network without a plane layout is refused before it runs.
-    let (code, out, err) = reef(&[
+    // A folded Clos is drawn as matrices, terminal by centre switch.
+    let (code, _, err) = reef(&[
         "run",
         "examples/macrame-clos256.toml",
+        "--set",
+        "sim.measure=\"20 us\"",
+        "-q",
+        "--map",
+        m.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let map = std::fs::read_to_string(&m).unwrap();
+    assert!(map.contains("the 16 terminal switches; columns: the 8 centre switches"));
+    // A network without a plane layout (a 3-D mesh) is refused before it runs.
+    let (code, out, err) = reef(&[
+        "run",
+        "examples/mesh8x8.toml",
+        "--set",
+        "topology.k=[4, 4, 4]",
         "--map",
         m.to_str().unwrap(),
     ]);

@@ -1,8 +1,11 @@
-//! Reports: the readable summary of a run, sweep tables, CSV and SVG plots.
+//! Reports: the readable summary of a run, sweep tables, CSV and SVG plots, HTML pages.
 
+pub mod html;
 pub mod map;
 pub mod messages;
 pub mod plot;
+pub mod reproduction;
+pub mod study;
 
 use crate::engine::result::RunResult;
 use serde::Serialize;

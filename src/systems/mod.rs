@@ -6,11 +6,13 @@
 //! a table per experiment and written as `{"system": …, "records": […]}`; `--out DIR` adds a
 //! CSV per experiment and the system's plots as SVG.
 
+pub mod about;
 pub mod atm;
 pub mod atoll;
 pub mod atomic;
 pub mod clan;
 pub mod ieee1355;
+pub mod pool;
 
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -71,7 +73,8 @@ impl Record {
             .map(|p| (self.simulated - p) / p)
     }
 
-    fn case_text(&self) -> String {
+    /// The case as `key=value …`, as the tables print it.
+    pub fn case_text(&self) -> String {
         self.case
             .iter()
             .map(|(k, v)| match v {
@@ -403,54 +406,73 @@ pub struct Options {
     pub progress: bool,
 }
 
-/// `f` of every item, spread over the machine's cores, in the items' order (so a report does
-/// not depend on thread timing); `done` is told how many have finished as each does.
+/// `f` of every item, spread over the cores the [`pool`] allows (`--jobs`), in the items'
+/// order (so a report does not depend on thread timing); `done` is told how many have
+/// finished as each does. The calling thread works on the items too.
 pub fn par_map<T: Sync, R: Send>(
     items: &[T],
     f: impl Fn(&T) -> R + Sync,
     done: impl Fn(usize) + Sync,
 ) -> Vec<R> {
     use std::sync::atomic::{AtomicUsize, Ordering};
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, items.len().max(1));
+    let n = items.len();
+    let helpers = pool::jobs().min(n).saturating_sub(1);
     let (next, finished) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let work = || {
+        let mut mine = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else { break };
+            mine.push((i, f(item)));
+            done(finished.fetch_add(1, Ordering::Relaxed) + 1);
+        }
+        mine
+    };
     let mut out: Vec<(usize, R)> = std::thread::scope(|sc| {
-        let hs: Vec<_> = (0..threads)
+        let hs: Vec<_> = (0..helpers)
             .map(|_| {
-                sc.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { break };
-                        mine.push((i, f(item)));
-                        done(finished.fetch_add(1, Ordering::Relaxed) + 1);
-                    }
-                    mine
-                })
+                sc.spawn(
+                    || match pool::acquire_while(|| next.load(Ordering::Relaxed) < n) {
+                        Some(_slot) => work(),
+                        None => Vec::new(),
+                    },
+                )
             })
             .collect();
-        hs.into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
+        let mut all = {
+            let _slot = pool::acquire();
+            work()
+        };
+        // Helpers still waiting for a slot find nothing left.
+        pool::wake();
+        for h in hs {
+            all.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+        all
     });
     out.sort_by_key(|x| x.0);
     out.into_iter().map(|x| x.1).collect()
 }
 
-/// The systems `reef reproduce` knows.
-pub const SYSTEMS: &[&str] = &["atm", "atomic", "atoll", "clan", "ieee1355"];
+pub use about::{ALL, System};
+
+/// The systems `reef reproduce` knows: the names of [`ALL`].
+pub const SYSTEMS: &[&str] = &{
+    let mut names = [""; ALL.len()];
+    let mut i = 0;
+    while i < ALL.len() {
+        names[i] = ALL[i].name;
+        i += 1;
+    }
+    names
+};
 
 /// Runs the reproduction of `system`.
 pub fn reproduce(system: &str, opts: &Options) -> Result<Report, String> {
-    match system {
-        "atm" => atm::reproduce(opts),
-        "atomic" => atomic::reproduce(opts),
-        "atoll" => atoll::reproduce(opts),
-        "clan" => clan::reproduce(opts),
-        "ieee1355" => ieee1355::reproduce(opts),
-        _ => Err(format!(
-            "no reproduction for `{system}` (available: {})",
+    match about::find(system) {
+        Some(s) => (s.reproduce)(opts),
+        None => Err(format!(
+            "no reproduction for `{system}` (available: {}, or all)",
             SYSTEMS.join(", ")
         )),
     }

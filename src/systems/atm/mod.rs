@@ -14,6 +14,7 @@
 //! [`segmenter`], [`link`], [`reassembler`]; the two experiments that combine them:
 //! [`end_to_end`], [`errors`].
 
+pub mod about;
 pub mod bus;
 pub mod calibrate;
 pub mod driver;
@@ -419,27 +420,17 @@ fn end_to_end_experiment(report: &mut Report, opts: &Options, cal: &Calibration)
 }
 
 fn errors_experiment(report: &mut Report, opts: &Options) -> Result<(), String> {
-    let runs: Vec<Result<errors::ErrorRun, String>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = BIT_ERROR_RATES
-            .iter()
-            .enumerate()
-            .map(|(i, &(p, cells))| {
-                let cells = if opts.quick { cells / QUICK_DIVISOR } else { cells };
-                let data = Stream::new(opts.seed, Purpose::Setup, STREAM_ERROR_DATA + i as u64);
-                let bits = Stream::new(opts.seed, Purpose::Setup, STREAM_ERROR_BITS + i as u64);
-                scope.spawn(move || {
-                    errors::run(p, cells, data, bits).map_err(|e| format!("errors at {p:e}: {e}"))
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err("errors: a worker thread panicked".into()))
-            })
-            .collect()
-    });
+    let rates: Vec<(usize, (f64, u64))> = BIT_ERROR_RATES.iter().copied().enumerate().collect();
+    let runs: Vec<Result<errors::ErrorRun, String>> = crate::systems::par_map(
+        &rates,
+        |&(i, (p, cells))| {
+            let cells = if opts.quick { cells / QUICK_DIVISOR } else { cells };
+            let data = Stream::new(opts.seed, Purpose::Setup, STREAM_ERROR_DATA + i as u64);
+            let bits = Stream::new(opts.seed, Purpose::Setup, STREAM_ERROR_BITS + i as u64);
+            errors::run(p, cells, data, bits).map_err(|e| format!("errors at {p:e}: {e}"))
+        },
+        |_| {},
+    );
     let mut low = Vec::new();
     let mut high = Vec::new();
     let mut low_corrupt = false;

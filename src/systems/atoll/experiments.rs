@@ -412,19 +412,36 @@ fn window(nodes: u32, quick: bool) -> (Time, Time) {
     if quick { (w.0 / 2, w.1 / 4) } else { w }
 }
 
-/// Payload MB/s per node of a saturation run.
-fn saturation_mbps(net: &Net, cal: &Calibration, seed: u64, quick: bool) -> Result<f64, String> {
+/// The saturation throughput per node [MB/s], and the drawing of the torus's channels at
+/// saturation for a torus of `drawn` nodes.
+fn saturation_mbps(
+    net: &Net,
+    cal: &Calibration,
+    seed: u64,
+    quick: bool,
+    drawn: u32,
+) -> Result<(f64, Option<String>), String> {
     let n = net.fabric.num_hosts() as u32;
     let (warm, measure) = window(n, quick);
-    let spec = net.saturation_spec(seed, cal.dma_per_byte, warm, measure);
+    let mut spec = net.saturation_spec(seed, cal.dma_per_byte, warm, measure);
+    spec.name = format!("ATOLL {n}-node torus, uniform random, saturated");
     let r = crate::runner::run_spec(&spec, &mut |_| {}).map_err(|e| format!("{}: {e}", net.name))?;
     if let Some(d) = &r.deadlock {
         return Err(format!("{}: deadlock at saturation: {d:?}", net.name));
     }
+    let map = (n == drawn)
+        .then(|| crate::report::map::channel_map(&spec.fabric, &r))
+        .transpose()?;
     // Flits are bytes; a delivered packet is its payload and framing.
     let bytes_per_s = r.accepted_flits_per_node_cycle * SEC as f64 / P::core().period().to_f64();
-    Ok(bytes_per_s * P::MTU as f64 / (P::MTU + P::FRAMING) as f64 / 1e6)
+    Ok((
+        bytes_per_s * P::MTU as f64 / (P::MTU + P::FRAMING) as f64 / 1e6,
+        map,
+    ))
 }
+
+/// The torus whose channels the report draws at saturation [nodes].
+const DRAWN_TORUS: u32 = 256;
 
 fn torus_scaling(rep: &mut Report, cal: &Calibration, opts: &Options) -> Result<(), String> {
     let nodes: &[u32] = if opts.quick {
@@ -440,12 +457,12 @@ fn torus_scaling(rep: &mut Report, cal: &Calibration, opts: &Options) -> Result<
     let nets: Vec<Net> = nets.into_iter().collect::<Result<_, _>>()?;
     // Per torus: the worst start-up latency and the saturation throughput.
     let jobs: Vec<(usize, bool)> = (0..nets.len()).flat_map(|i| [(i, false), (i, true)]).collect();
-    let out: Vec<Result<f64, String>> = par_map(
+    let out: Vec<Result<(f64, Option<String>), String>> = par_map(
         &jobs,
         |&(i, sat)| {
             let net = &nets[i];
             if sat {
-                return saturation_mbps(net, cal, opts.seed, opts.quick);
+                return saturation_mbps(net, cal, opts.seed, opts.quick, DRAWN_TORUS);
             }
             let pair = longest_pair(net);
             let m = MessageSpec {
@@ -456,12 +473,19 @@ fn torus_scaling(rep: &mut Report, cal: &Calibration, opts: &Options) -> Result<
                 host: cal.host(false),
             };
             run_size(&net.message_spec(opts.seed), &m, 1, 3)
-                .map(|r| us(r.latency_min_ps as f64))
+                .map(|r| (us(r.latency_min_ps as f64), None))
                 .map_err(|e| format!("{}: {e}", net.name))
         },
         |_| {},
     );
-    let out: Vec<f64> = out.into_iter().collect::<Result<_, _>>()?;
+    let out: Vec<(f64, Option<String>)> = out.into_iter().collect::<Result<_, _>>()?;
+    let (out, maps): (Vec<f64>, Vec<Option<String>>) = out.into_iter().unzip();
+    for text in maps.into_iter().flatten() {
+        rep.plots.push(Artifact {
+            file: format!("network-torus-{DRAWN_TORUS}.svg"),
+            text,
+        });
+    }
     let mut lat = Vec::new();
     let mut sat = Vec::new();
     for (i, net) in nets.iter().enumerate() {

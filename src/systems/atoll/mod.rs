@@ -2,6 +2,7 @@
 //! host ports, an 8×8 crossbar and four link ports — wired as a 2-D torus and routed by
 //! routing strings. The chip is [`crate::fabric::atoll`], its parameters are [`params`].
 
+pub mod about;
 pub mod calibrate;
 pub mod experiments;
 pub mod net;

@@ -332,7 +332,17 @@ fn mesh_switch(rep: &mut Report, quick: bool) {
         .source("the same permutation with 1,500-byte packets (16 × 0.5 Gb/s is the wire limit)"),
     );
     // Random traffic between all 64 chips of a mesh, saturated.
-    let frac = bisection_fraction(P::ROUTER_DELAY, P::BUFFER, 8, quick);
+    let (frac, spec, run) = bisection_run(P::ROUTER_DELAY, P::BUFFER, 8, quick);
+    // Where the load piles up: the board's channels, coloured by use.
+    match crate::report::map::channel_map(&spec.fabric, &run) {
+        Ok(text) => rep.plots.push(crate::systems::Artifact {
+            file: "network-mosaic-board.svg".into(),
+            text,
+        }),
+        Err(e) => rep
+            .notes
+            .push(format!("mesh-switch: no drawing of the board: {e}")),
+    }
     rep.push(
         Record::new("mesh-switch", &case, "random_bisection_fraction", "", frac)
             .published(P::BISECTION_FRACTION, P::BISECTION_SRC),
@@ -390,6 +400,16 @@ fn mesh_switch(rep: &mut Report, quick: bool) {
 /// (every chip a backlogged source, X-then-Y wormhole), as a fraction of the bisection's 16
 /// channels of 62.5 MB/s.
 pub fn bisection_fraction(router_delay: Time, buffer: u32, packet_bytes: u32, quick: bool) -> f64 {
+    bisection_run(router_delay, buffer, packet_bytes, quick).0
+}
+
+/// [`bisection_fraction`], with the run's spec and result (for a drawing of the mesh).
+pub fn bisection_run(
+    router_delay: Time,
+    buffer: u32,
+    packet_bytes: u32,
+    quick: bool,
+) -> (f64, crate::engine::Spec, crate::engine::result::RunResult) {
     let cfg = format!(
         "[sim]\nclock = \"62.5 MHz\"\nwarmup = \"{w} cycles\"\nmeasure = \"{m} cycles\"\n[topology]\nkind = \"mesh\"\nk = [8, 8]\n\
          [channel]\nflit_time = \"16 ns\"\nbuffer = {buffer}\ncredit_delay = \"1 ps\"\n[switch]\nrouter_delay = \"{rd} ps\"\n\
@@ -398,12 +418,14 @@ pub fn bisection_fraction(router_delay: Time, buffer: u32, packet_bytes: u32, qu
         m = if quick { 8000 } else { 50000 },
         rd = router_delay,
     );
-    let spec = crate::config::load_str("mesh.toml", &cfg, std::path::Path::new("."), &[]).expect("config");
+    let mut spec =
+        crate::config::load_str("mesh.toml", &cfg, std::path::Path::new("."), &[]).expect("config");
+    spec.name = format!("ATOMIC 8x8 board, random traffic, {packet_bytes}-byte packets, saturated");
     let r = crate::runner::run_spec(&spec, &mut |_| {}).expect("run");
     // Bytes/s delivered; a share 2·(32/64)·(32/63) of them crosses the middle; 16 channels
     // of 62.5 MB/s cross it.
     let cross = r.accepted_total_bytes_per_s * 2.0 * 0.5 * (32.0 / 63.0);
-    cross / (16.0 * 62.5e6)
+    (cross / (16.0 * 62.5e6), spec, r)
 }
 
 /// Backlogged sources on a chain into one sink: each keeps one packet waiting at its host

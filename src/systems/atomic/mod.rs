@@ -2,6 +2,7 @@
 //! routes, and the Address Consultant. Parameters and published figures in [`params`], the
 //! networks and simulation set-up in [`net`], the experiments in [`experiments`].
 
+pub mod about;
 pub mod experiments;
 pub mod net;
 pub mod params;

@@ -13,6 +13,7 @@
 //! hosts' select loops: [`sim`]; the baselines: [`baseline`]; the calibrations:
 //! [`calibrate`] and [`baseline::Baseline::calibrate`].
 
+pub mod about;
 pub mod baseline;
 pub mod calibrate;
 pub mod curves;

@@ -17,7 +17,6 @@ use super::traffic::{self, Dest, Offered, TrafficNodes, Window};
 use crate::stats::LatencyAcc;
 use crate::systems::{Options, Record, Report};
 use serde_json::{Value, json};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Traffic of a saturation or load run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -375,57 +374,37 @@ fn cost(job: &Job, lengths: &Lengths) -> f64 {
     }
 }
 
-/// Runs `jobs` on the machine's cores, the costliest first; results in job order.
+/// Runs `jobs` on the cores the pool allows, the costliest first; results in job order.
 pub fn run_all(jobs: &[Job], lengths: &Lengths, opts: &Options) -> Result<Vec<Outcome>, String> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, jobs.len().max(1));
     // Longest first, so no core waits alone on a long job at the end (the order of running
     // does not change a result: each job's seed comes from its index).
     let mut order: Vec<usize> = (0..jobs.len()).collect();
     let costs: Vec<f64> = jobs.iter().map(|j| cost(j, lengths)).collect();
     order.sort_by(|&a, &b| costs[b].total_cmp(&costs[a]).then(a.cmp(&b)));
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    let mut slots: Vec<Option<Result<Outcome, String>>> = vec![None; jobs.len()];
     let show = opts.progress && std::io::IsTerminal::is_terminal(&std::io::stderr());
-    std::thread::scope(|sc| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                sc.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let k = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(&i) = order.get(k) else {
-                            break;
-                        };
-                        // Every job has its own seed, derived from its index, so the
-                        // result does not depend on which thread ran it.
-                        let r = run_job(
-                            &jobs[i],
-                            lengths,
-                            opts.seed.wrapping_mul(1_000_003).wrapping_add(i as u64),
-                        );
-                        let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                        if show {
-                            eprint!("\rieee1355: {d}/{} runs", jobs.len());
-                        }
-                        mine.push((i, r));
-                    }
-                    mine
-                })
-            })
-            .collect();
-        for h in handles {
-            if let Ok(v) = h.join() {
-                for (i, r) in v {
-                    slots[i] = Some(r);
-                }
+    let outs = crate::systems::par_map(
+        &order,
+        // Every job has its own seed, derived from its index, so the result does not
+        // depend on which thread ran it.
+        |&i| {
+            run_job(
+                &jobs[i],
+                lengths,
+                opts.seed.wrapping_mul(1_000_003).wrapping_add(i as u64),
+            )
+        },
+        |d| {
+            if show {
+                eprint!("\rieee1355: {d}/{} runs", jobs.len());
             }
-        }
-    });
+        },
+    );
     if show {
         eprintln!();
+    }
+    let mut slots: Vec<Option<Result<Outcome, String>>> = vec![None; jobs.len()];
+    for (&i, r) in order.iter().zip(outs) {
+        slots[i] = Some(r);
     }
     slots
         .into_iter()
@@ -940,7 +919,6 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
             atlas_window: len.atlas,
             atlas_short: len.atlas_short,
             quick,
-            wall_s: wall.elapsed().as_secs_f64(),
             sweep_peak_256: curve_points
                 .iter()
                 .zip(&res2)
@@ -950,6 +928,10 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
         },
     );
     super::report::plots(&mut rep, &res1[dist0..dist0 + dist_cases.len()], &dist_cases)?;
+    super::report::drawings(&mut rep, quick, opts.seed)?;
+    if opts.progress && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        eprintln!("reef reproduce ieee1355: {:.1} s", wall.elapsed().as_secs_f64());
+    }
     Ok(rep)
 }
 

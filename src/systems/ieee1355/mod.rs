@@ -8,6 +8,7 @@
 //! STC104's interval tables are [`crate::routing::interval`], the grid and torus are
 //! [`crate::fabric::grid`].
 
+pub mod about;
 pub mod atlas;
 pub mod cross;
 pub mod experiments;

@@ -22,7 +22,6 @@ pub struct Extra {
     pub atlas_window: super::experiments::AtlasWindow,
     pub atlas_short: super::experiments::AtlasWindow,
     pub quick: bool,
-    pub wall_s: f64,
     /// Highest accepted throughput of the 256-node Clos load sweep [MB/s].
     pub sweep_peak_256: f64,
 }
@@ -222,11 +221,11 @@ pub fn notes(rep: &mut Report, x: &Extra) {
          taken to arrive within the 1 µs header latency."
             .into(),
     );
-    n.push(format!(
+    n.push(
         "Published figures other than the two above exist for every experiment but are not known \
-         to reef; their column stays empty. Run time {:.1} s.",
-        x.wall_s
-    ));
+         to reef; their column stays empty."
+            .into(),
+    );
     rep.notes.extend(n);
 }
 
@@ -304,6 +303,40 @@ fn text(r: &Record, k: &str) -> String {
         .get(k)
         .map(|v| v.as_str().map_or(v.to_string(), str::to_string))
         .unwrap_or_default()
+}
+
+/// Drawings of the 256-node Clos and grid with each channel coloured by its use, under
+/// uniform random traffic at half the both-ways link ceiling (reef's Poisson sources with
+/// the traffic node's dispatch cost, as `examples/macrame-clos256.toml`; not the
+/// experiments' traffic nodes): where the load goes, and where it piles up.
+pub fn drawings(rep: &mut Report, quick: bool, seed: u64) -> Result<(), String> {
+    let nets = ["clos", "grid"];
+    let maps = crate::systems::par_map(
+        &nets,
+        |net| -> Result<String, String> {
+            let (warm, measure) = if quick { (20, 60) } else { (100, 500) };
+            let cfg = format!(
+                "name = \"Macramé 256-node {}, uniform random at 50 % of the link ceiling\"\n\
+                 [sim]\nclock = \"10 MHz\"\nwarmup = \"{warm} us\"\nmeasure = \"{measure} us\"\nseed = {seed}\n\
+                 [topology]\nkind = \"macrame\"\nnetwork = \"{net}\"\nnodes = 256\n[routing]\nadaptive = true\n\
+                 [traffic]\npattern = \"uniform\"\ninjection = \"poisson\"\nload = \"4.66 MB/s\"\npacket_size = 66\n\
+                 [host]\nsend_overhead = \"650 ns\"\n",
+                if *net == "clos" { "Clos" } else { "grid" }
+            );
+            let spec = crate::config::load_str("macrame.toml", &cfg, std::path::Path::new("."), &[])
+                .map_err(|e| e.to_string())?;
+            let r = crate::runner::run_spec(&spec, &mut |_| {}).map_err(|e| e.to_string())?;
+            crate::report::map::channel_map(&spec.fabric, &r)
+        },
+        |_| {},
+    );
+    for (net, map) in nets.iter().zip(maps) {
+        rep.plots.push(Artifact {
+            file: format!("network-{net}-256.svg"),
+            text: map.map_err(|e| format!("drawing the {net}: {e}"))?,
+        });
+    }
+    Ok(())
 }
 
 /// Draws the plots.
