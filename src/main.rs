@@ -74,8 +74,8 @@ enum Cmd {
         /// Random seed (same as --set sim.seed=N): 0 to 2^63 - 1, the range of a TOML integer.
         #[arg(long, value_parser = config::parse_seed, allow_negative_numbers = true)]
         seed: Option<u64>,
-        /// Simulations at once (default: the machine's cores).
-        #[arg(long)]
+        /// Simulations at once, 1 or more (default and most: the machine's cores).
+        #[arg(long, value_parser = runner::parse_jobs)]
         jobs: Option<usize>,
         /// Write every point's full result as JSON.
         #[arg(long, value_name = "FILE")]
@@ -239,47 +239,32 @@ fn sim_error_code(e: &SimError) -> ExitCode {
     }
 }
 
+/// Writes an output file atomically ([`reef::output::write`]).
 fn write(path: &Path, text: &str) -> Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+    reef::output::write(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))
 }
 
-/// Fails now, before any simulation, where `path` could not be written at the end: it is
-/// a directory (`dir`: it is a file), or something on the way to it is a file. (Permissions
-/// are left to the write itself.)
-fn check_out(path: &Path, dir: bool) -> Result<()> {
-    if path.exists() && path.is_dir() != dir {
-        bail!(
-            "{}: {}",
-            path.display(),
-            if dir {
-                "is a file; give a directory"
-            } else {
-                "is a directory; give a file name"
-            }
-        );
+/// Fails now, before any simulation, where an output could not be written at the end, or
+/// two name one file ([`reef::output::check`]): `files` are (option, path), `dir` an output
+/// directory.
+fn check_outs(files: &[(&str, &Option<PathBuf>)], dir: Option<(&str, &Option<PathBuf>)>) -> Result<()> {
+    let mut outs: Vec<reef::output::Output> = files
+        .iter()
+        .filter_map(|(o, p)| p.as_deref().map(|p| reef::output::Output::file(o, p)))
+        .collect();
+    if let Some((o, Some(p))) = dir {
+        outs.push(reef::output::Output::dir(o, p));
     }
-    if let Some(a) = path
-        .ancestors()
-        .skip(1)
-        .take_while(|a| !a.as_os_str().is_empty())
-        .find(|a| a.exists())
-        .filter(|a| !a.is_dir())
-    {
-        bail!(
-            "{}: cannot be written: {} is not a directory",
-            path.display(),
-            a.display()
-        );
-    }
-    Ok(())
+    reef::output::check(&outs).map_err(anyhow::Error::msg)
 }
 
-/// [`check_out`] for each output file given.
-fn check_outs<'p>(paths: impl IntoIterator<Item = &'p Option<PathBuf>>) -> Result<()> {
-    paths.into_iter().flatten().try_for_each(|p| check_out(p, false))
+/// The exit status of a command that was interrupted, or `code`.
+fn unless_interrupted(code: ExitCode) -> ExitCode {
+    if reef::interrupt::requested() {
+        ExitCode::from(reef::interrupt::EXIT_INTERRUPTED)
+    } else {
+        code
+    }
 }
 
 fn overrides(set: &[String], seed: Option<u64>) -> Result<Vec<String>> {
@@ -297,7 +282,8 @@ fn overrides(set: &[String], seed: Option<u64>) -> Result<Vec<String>> {
     Ok(o)
 }
 
-/// Prints a report's tables and writes its JSON and its CSVs and plots where asked.
+/// Prints a report's tables and writes its JSON and its CSVs and plots where asked (what
+/// finished, if Ctrl-C stopped it: exit 130).
 fn emit(rep: &reef::systems::Report, json: Option<PathBuf>, out: Option<PathBuf>) -> Result<ExitCode> {
     print!("{}", rep.table());
     if let Some(j) = json {
@@ -309,7 +295,7 @@ fn emit(rep: &reef::systems::Report, json: Option<PathBuf>, out: Option<PathBuf>
             .with_context(|| format!("writing into {}", dir.display()))?;
         eprintln!("wrote {} files into {}", files.len(), dir.display());
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(unless_interrupted(ExitCode::SUCCESS))
 }
 
 #[cfg(target_os = "linux")]
@@ -348,12 +334,14 @@ fn real_main() -> Result<ExitCode> {
             check,
             quiet,
         } => {
-            check_outs([&json, &svg, &map])?;
+            check_outs(&[("--json", &json), ("--svg", &svg), ("--map", &map)], None)?;
             let mut o = overrides(&set, seed)?;
             if check {
                 o.push("sim.check=true".into());
             }
-            let spec = config::load(&path, &o)?;
+            let mut spec = config::load(&path, &o)?;
+            spec.name = config::run_name(&spec.name, &o);
+            reef::interrupt::install().context("catching Ctrl-C")?;
             if map.is_some() && !report::map::can_draw(&spec.fabric) {
                 bail!(
                     "--map: a map is drawn for rings, 2-D meshes and tori and the Macramé grid; {} is {}",
@@ -410,7 +398,7 @@ fn real_main() -> Result<ExitCode> {
                         &report::plot::svg(&plot).map_err(|m| anyhow::anyhow!("plot: {m}"))?,
                     )?;
                 }
-                return Ok(ExitCode::SUCCESS);
+                return Ok(unless_interrupted(ExitCode::SUCCESS));
             }
             let r = match runner::run_with_bar(&spec, !quiet) {
                 Ok(r) => r,
@@ -443,11 +431,11 @@ fn real_main() -> Result<ExitCode> {
                     report::map::channel_map(&spec.fabric, &r).map_err(|e| anyhow::anyhow!("--map: {e}"))?;
                 write(&m, &svg)?;
             }
-            Ok(if r.deadlock.is_some() {
+            Ok(unless_interrupted(if r.deadlock.is_some() {
                 ExitCode::from(EXIT_DEADLOCK)
             } else {
                 ExitCode::SUCCESS
-            })
+            }))
         }
         Cmd::Sweep {
             config: path,
@@ -460,9 +448,13 @@ fn real_main() -> Result<ExitCode> {
             svg,
             quiet,
         } => {
-            check_outs([&json, &csv, &svg])?;
+            check_outs(&[("--json", &json), ("--csv", &csv), ("--svg", &svg)], None)?;
             let loads = runner::parse_loads(&load).map_err(|m| anyhow::anyhow!("--load: {m}"))?;
-            let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            let (jobs, note) = runner::sweep_jobs(jobs);
+            if let Some(n) = note {
+                eprintln!("note: {n}");
+            }
+            reef::interrupt::install().context("catching Ctrl-C")?;
             let sw = runner::sweep(&path, &overrides(&set, seed)?, &loads, jobs, !quiet)?;
             print!("{}", report::sweep_table(&sw));
             if let Some(j) = json {
@@ -504,11 +496,11 @@ fn real_main() -> Result<ExitCode> {
                     &report::plot::svg(&plot).map_err(|m| anyhow::anyhow!("plot: {m}"))?,
                 )?;
             }
-            Ok(if deadlocked {
+            Ok(unless_interrupted(if deadlocked {
                 ExitCode::from(EXIT_DEADLOCK)
             } else {
                 ExitCode::SUCCESS
-            })
+            }))
         }
         Cmd::Check { config: path, set } => {
             let spec = config::load(&path, &set)?;
@@ -554,10 +546,8 @@ fn real_main() -> Result<ExitCode> {
             seed,
             quiet,
         } => {
-            check_outs([&json])?;
-            if let Some(dir) = &out {
-                check_out(dir, true)?;
-            }
+            check_outs(&[("--json", &json)], Some(("--out", &out)))?;
+            reef::interrupt::install().context("catching Ctrl-C")?;
             let opts = reef::systems::Options {
                 quick,
                 seed,
@@ -574,10 +564,7 @@ fn real_main() -> Result<ExitCode> {
             poll_us,
             quiet,
         } => {
-            check_outs([&json])?;
-            if let Some(dir) = &out {
-                check_out(dir, true)?;
-            }
+            check_outs(&[("--json", &json)], Some(("--out", &out)))?;
             if system != "clan" {
                 bail!("no live run for `{system}` (available: clan)");
             }
@@ -617,7 +604,7 @@ fn real_main() -> Result<ExitCode> {
             repeat,
             child,
         } => {
-            check_outs([&json])?;
+            check_outs(&[("--json", &json)], None)?;
             let mut o: Vec<String> = Vec::new();
             if no_trains {
                 o.push("sim.trains=false".into());

@@ -1257,12 +1257,12 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
         }
         None => (1000 * per_hop).max(crate::time::US),
     };
-    let name = raw.name.clone().unwrap_or_else(|| {
+    let name = super::escape_controls(&raw.name.clone().unwrap_or_else(|| {
         Path::new(src.file)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default()
-    });
+    }));
     Ok(Spec {
         name,
         fabric: fab,

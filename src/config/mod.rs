@@ -84,6 +84,37 @@ pub fn parse_seed(s: &str) -> Result<u64, String> {
     }
 }
 
+/// `s` with its control characters (escape sequences, carriage returns, newlines) written
+/// as escapes (`\u{1b}`, `\r`, `\n`), so that a name printed to a terminal shows what it
+/// holds instead of acting on the terminal.
+pub fn escape_controls(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The name of what was run: the config's `name` and the overrides that changed it
+/// (`mesh8x8-uniform-0.2 (traffic.load=0.3, topology.k=[256,256])`), so that a title or a
+/// summary says what was actually run. `sim.check` is left out: it changes no result.
+pub fn run_name(name: &str, overrides: &[String]) -> String {
+    let shown: Vec<String> = overrides
+        .iter()
+        .filter(|o| o.split('=').next().map(str::trim) != Some("sim.check"))
+        .map(|o| escape_controls(o.trim()))
+        .collect();
+    if shown.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name} ({})", shown.join(", "))
+    }
+}
+
 /// One segment of a key path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Seg {

@@ -152,6 +152,12 @@ pub struct Report {
     pub plots: Vec<Artifact>,
     #[serde(skip)]
     pub kind: Kind,
+    /// Ctrl-C stopped the reproduction: the records are the experiments that finished.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
+    /// The experiments (or steps) not run because of it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unfinished: Vec<String>,
 }
 
 /// A live run's report as its JSON has it.
@@ -181,6 +187,8 @@ impl Report {
             notes: Vec::new(),
             plots: Vec::new(),
             kind: Kind::Reproduction,
+            interrupted: false,
+            unfinished: Vec::new(),
         }
     }
 
@@ -273,6 +281,17 @@ impl Report {
                 );
             }
         }
+        if self.interrupted {
+            let _ = writeln!(
+                s,
+                "\nINTERRUPTED: the tables above are the experiments that finished; not run: {}",
+                if self.unfinished.is_empty() {
+                    "-".to_string()
+                } else {
+                    self.unfinished.join(", ")
+                }
+            );
+        }
         if !self.notes.is_empty() {
             let _ = writeln!(s, "\nnotes:");
             for n in &self.notes {
@@ -355,13 +374,13 @@ impl Report {
         out
     }
 
-    /// Writes the CSVs and plots into `dir`.
+    /// Writes the CSVs and plots into `dir`, each file atomically ([`crate::output::write`]).
     pub fn write_out(&self, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
         std::fs::create_dir_all(dir)?;
         let mut written = Vec::new();
         for a in self.csvs().iter().chain(self.plots.iter()) {
             let p = dir.join(&a.file);
-            std::fs::write(&p, &a.text)?;
+            crate::output::write(&p, a.text.as_bytes())?;
             written.push(p);
         }
         Ok(written)
@@ -401,6 +420,71 @@ pub struct Options {
     pub seed: u64,
     /// Show progress on a terminal.
     pub progress: bool,
+}
+
+/// The steps of a reproduction, one after another: on a terminal, a line as each begins
+/// (its number, the time so far and an estimate of the time left), and the place where
+/// Ctrl-C ([`crate::interrupt`]) stops it, between two steps, so that every table printed
+/// is whole.
+pub struct Steps {
+    system: &'static str,
+    /// Each step's name and its share of the whole (rough: its relative running time).
+    steps: &'static [(&'static str, f64)],
+    k: usize,
+    start: std::time::Instant,
+    show: bool,
+}
+
+impl Steps {
+    pub fn new(system: &'static str, steps: &'static [(&'static str, f64)], opts: &Options) -> Steps {
+        Steps {
+            system,
+            steps,
+            k: 0,
+            start: std::time::Instant::now(),
+            show: opts.progress && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        }
+    }
+
+    /// Starts the next step, which must be `name`; `false` if Ctrl-C asked to stop: `rep`
+    /// is then marked interrupted, with this step and those after it as not run.
+    pub fn next(&mut self, rep: &mut Report, name: &str) -> bool {
+        let i = self.steps[self.k..]
+            .iter()
+            .position(|s| s.0 == name)
+            .map_or(self.k, |j| self.k + j);
+        if crate::interrupt::check() {
+            rep.interrupted = true;
+            rep.unfinished.extend(
+                self.steps[i.min(self.steps.len())..]
+                    .iter()
+                    .map(|s| s.0.to_string()),
+            );
+            return false;
+        }
+        if self.show {
+            let total: f64 = self.steps.iter().map(|s| s.1).sum();
+            let done: f64 = self.steps[..i].iter().map(|s| s.1).sum();
+            let elapsed = self.start.elapsed().as_secs_f64();
+            let eta = if done > 0.0 && total > done {
+                format!(
+                    ", about {} left",
+                    crate::runner::duration_text(elapsed * (total - done) / done)
+                )
+            } else {
+                String::new()
+            };
+            eprintln!(
+                "reef reproduce {}: [{}/{}] {name} ({} so far{eta})",
+                self.system,
+                i + 1,
+                self.steps.len(),
+                crate::runner::duration_text(elapsed)
+            );
+        }
+        self.k = i + 1;
+        true
+    }
 }
 
 /// `f` of every item, spread over the machine's cores, in the items' order (so a report does

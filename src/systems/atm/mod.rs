@@ -24,8 +24,6 @@ pub mod params;
 pub mod reassembler;
 pub mod segmenter;
 
-use std::io::IsTerminal;
-
 use serde_json::json;
 
 use crate::report::plot::{Plot, Series, svg};
@@ -68,26 +66,37 @@ pub const BIT_ERROR_RATES: [(f64, u64); 9] = [
 /// The divisor of every run length under `--quick`.
 const QUICK_DIVISOR: u64 = 20;
 
-fn progress(opts: &Options, what: &str) {
-    if opts.progress && std::io::stderr().is_terminal() {
-        eprintln!("reef reproduce atm: {what}");
-    }
-}
+/// The steps of the reproduction and their rough shares of its running time.
+const STEPS: &[(&str, f64)] = &[
+    ("calibration", 1.0),
+    ("write-size, bus-ceiling", 1.0),
+    ("reassembler", 1.0),
+    ("end-to-end", 1.0),
+    ("errors", 1.0),
+];
 
-/// Runs every experiment.
+/// Runs every experiment (those that finished, if Ctrl-C stops it between two).
 pub fn reproduce(opts: &Options) -> Result<Report, String> {
     let mut report = Report::new("atm");
-    progress(opts, "calibrating host costs from Table I");
+    let mut steps = crate::systems::Steps::new("atm", STEPS, opts);
+    if !steps.next(&mut report, "calibration") {
+        return Ok(report);
+    }
     let cal = calibrate::calibrate(MicroChannel::PENN).map_err(|e| format!("calibration: {e}"))?;
-    progress(opts, "write-size and bus-ceiling");
+    if !steps.next(&mut report, "write-size, bus-ceiling") {
+        return Ok(report);
+    }
     let best_sustained = write_size(&mut report, &cal)?;
     bus_ceiling(&mut report, best_sustained);
-    progress(opts, "reassembler");
-    reassembler_experiment(&mut report, opts)?;
-    progress(opts, "end-to-end");
-    end_to_end_experiment(&mut report, opts, &cal)?;
-    progress(opts, "errors");
-    errors_experiment(&mut report, opts)?;
+    if steps.next(&mut report, "reassembler") {
+        reassembler_experiment(&mut report, opts)?;
+    }
+    if !report.interrupted && steps.next(&mut report, "end-to-end") {
+        end_to_end_experiment(&mut report, opts, &cal)?;
+    }
+    if !report.interrupted && steps.next(&mut report, "errors") {
+        errors_experiment(&mut report, opts)?;
+    }
     assumptions(&mut report);
     Ok(report)
 }

@@ -1072,17 +1072,39 @@ fn fault_recovery(rep: &mut Report) {
 pub fn reproduce(opts: &Options) -> Result<Report, String> {
     let quick = opts.quick;
     let mut rep = Report::new("atomic");
-    single_flow(&mut rep, quick);
-    time_per_packet(&mut rep, quick);
-    competing(&mut rep, quick);
-    mesh_switch(&mut rep, quick);
-    arbitration(&mut rep, quick);
-    mapping(&mut rep, quick);
-    route_service(&mut rep, quick);
-    fault_recovery(&mut rep);
+    let mut steps = crate::systems::Steps::new("atomic", STEPS, opts);
+    type Experiment<'a> = (&'a str, &'a dyn Fn(&mut Report));
+    let experiments: [Experiment; 8] = [
+        ("single-flow", &|r| single_flow(r, quick)),
+        ("time-per-packet", &|r| time_per_packet(r, quick)),
+        ("competing-flows", &|r| competing(r, quick)),
+        ("mesh-switch", &|r| mesh_switch(r, quick)),
+        ("arbitration", &|r| arbitration(r, quick)),
+        ("mapping", &|r| mapping(r, quick)),
+        ("route-service", &|r| route_service(r, quick)),
+        ("fault-recovery", &|r| fault_recovery(r)),
+    ];
+    for (name, run) in experiments {
+        if !steps.next(&mut rep, name) {
+            break;
+        }
+        run(&mut rep);
+    }
     rep.notes.extend(notes());
     Ok(rep)
 }
+
+/// The experiments and their rough shares of the reproduction's running time.
+const STEPS: &[(&str, f64)] = &[
+    ("single-flow", 1.0),
+    ("time-per-packet", 1.0),
+    ("competing-flows", 1.0),
+    ("mesh-switch", 1.0),
+    ("arbitration", 1.0),
+    ("mapping", 1.0),
+    ("route-service", 1.0),
+    ("fault-recovery", 1.0),
+];
 
 fn notes() -> Vec<String> {
     vec![

@@ -375,8 +375,16 @@ fn cost(job: &Job, lengths: &Lengths) -> f64 {
     }
 }
 
-/// Runs `jobs` on the machine's cores, the costliest first; results in job order.
-pub fn run_all(jobs: &[Job], lengths: &Lengths, opts: &Options) -> Result<Vec<Outcome>, String> {
+/// Runs `jobs` on the machine's cores, the costliest first; results in job order. On a
+/// terminal a line shows `phase`, the runs done, the rate of work and the time left (the
+/// work counted by each job's estimated cost). Ctrl-C stops it before the next job: the
+/// jobs not run are then `None`.
+pub fn run_all(
+    jobs: &[Job],
+    lengths: &Lengths,
+    opts: &Options,
+    phase: &str,
+) -> Result<Vec<Option<Outcome>>, String> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, jobs.len().max(1));
@@ -388,7 +396,10 @@ pub fn run_all(jobs: &[Job], lengths: &Lengths, opts: &Options) -> Result<Vec<Ou
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let mut slots: Vec<Option<Result<Outcome, String>>> = vec![None; jobs.len()];
-    let show = opts.progress && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let total: f64 = costs.iter().sum::<f64>().max(1e-12);
+    let work = std::sync::Mutex::new(0.0f64);
+    let bar = std::sync::Mutex::new(crate::runner::Bar::new("reef reproduce ieee1355", opts.progress));
+    let wall = std::time::Instant::now();
     std::thread::scope(|sc| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
@@ -399,6 +410,9 @@ pub fn run_all(jobs: &[Job], lengths: &Lengths, opts: &Options) -> Result<Vec<Ou
                         let Some(&i) = order.get(k) else {
                             break;
                         };
+                        if crate::interrupt::check() {
+                            break;
+                        }
                         // Every job has its own seed, derived from its index, so the
                         // result does not depend on which thread ran it.
                         let r = run_job(
@@ -407,8 +421,11 @@ pub fn run_all(jobs: &[Job], lengths: &Lengths, opts: &Options) -> Result<Vec<Ou
                             opts.seed.wrapping_mul(1_000_003).wrapping_add(i as u64),
                         );
                         let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                        if show {
-                            eprint!("\rieee1355: {d}/{} runs", jobs.len());
+                        if let (Ok(mut w), Ok(mut b)) = (work.lock(), bar.lock()) {
+                            *w += costs[i];
+                            let rate = *w / wall.elapsed().as_secs_f64().max(1e-9);
+                            b.phase(&format!("{phase}, {d} of {} runs", jobs.len()));
+                            b.update(*w / total, Some(&format!("{rate:.1} MB of traffic/s")));
                         }
                         mine.push((i, r));
                     }
@@ -424,14 +441,47 @@ pub fn run_all(jobs: &[Job], lengths: &Lengths, opts: &Options) -> Result<Vec<Ou
             }
         }
     });
-    if show {
-        eprintln!();
+    if let Ok(mut b) = bar.lock() {
+        b.finish();
     }
+    let stopped = crate::interrupt::requested();
     slots
         .into_iter()
         .enumerate()
-        .map(|(i, s)| s.unwrap_or_else(|| Err(format!("job {i} did not run"))))
+        .map(|(i, s)| match s {
+            Some(r) => r.map(Some),
+            None if stopped => Ok(None),
+            None => Err(format!("job {i} did not run")),
+        })
         .collect()
+}
+
+/// Every outcome, or `None` if Ctrl-C left some not run.
+fn all_or_none(v: Vec<Option<Outcome>>) -> Option<Vec<Outcome>> {
+    v.into_iter().collect()
+}
+
+/// The report of a reproduction Ctrl-C stopped: every experiment is made from the two
+/// shared pools of runs (a run feeds several experiments), so none is whole before both
+/// pools are done, and none is printed.
+fn interrupted(mut rep: Report) -> Report {
+    rep.interrupted = true;
+    rep.unfinished = [
+        "saturation-vs-size",
+        "latency-vs-load",
+        "latency-distribution",
+        "routing",
+        "atlas",
+        "atlas-vs-rate",
+        "atlas-sensitivity",
+        "packet-length",
+        "cross-section",
+        "model-sensitivity (every experiment: each is made from two shared pools of runs)",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    rep
 }
 
 /// Sets the source note of a record that has no published figure.
@@ -613,7 +663,14 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
             });
         }
     }
-    let res1 = run_all(&jobs, &len, opts)?;
+    let Some(res1) = all_or_none(run_all(
+        &jobs,
+        &len,
+        opts,
+        "phase 1 of 2: saturation, link, load and ATLAS runs",
+    )?) else {
+        return Ok(interrupted(rep));
+    };
     let sat_of = |net: &Net, t: Traffic, p: u32| -> f64 {
         sat.iter()
             .position(|&(n, tt, pp)| n == *net && tt == t && pp == p)
@@ -682,7 +739,14 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
         if js.is_empty() {
             break;
         }
-        let mut rr = run_all(&js, &len, opts)?;
+        let phase = if round == 0 {
+            "phase 2 of 2: latency against load, ATLAS knees".to_string()
+        } else {
+            format!("phase 2 of 2: ATLAS knees, round {}", round + 1)
+        };
+        let Some(mut rr) = all_or_none(run_all(&js, &len, opts, &phase)?) else {
+            return Ok(interrupted(rep));
+        };
         let searched = rr.split_off(if round == 0 { jobs2.len() } else { 0 });
         if round == 0 {
             res2 = rr;
