@@ -40,6 +40,10 @@ enum Cmd {
         /// Override a config key, e.g. --set traffic.load=0.3 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Remove a config key, so that it takes its default, e.g. --unset
+        /// channel.credit_delay (repeatable; applied before --set).
+        #[arg(long = "unset", value_name = "KEY")]
+        unset: Vec<String>,
         /// Random seed (same as --set sim.seed=N): 0 to 2^63 - 1, the range of a TOML integer.
         #[arg(long, value_parser = config::parse_seed, allow_negative_numbers = true)]
         seed: Option<u64>,
@@ -71,6 +75,10 @@ enum Cmd {
         /// Override a config key, e.g. --set channel.vcs=2 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Remove a config key, so that it takes its default, e.g. --unset
+        /// channel.credit_delay (repeatable; applied before --set).
+        #[arg(long = "unset", value_name = "KEY")]
+        unset: Vec<String>,
         /// Random seed (same as --set sim.seed=N): 0 to 2^63 - 1, the range of a TOML integer.
         #[arg(long, value_parser = config::parse_seed, allow_negative_numbers = true)]
         seed: Option<u64>,
@@ -102,6 +110,10 @@ enum Cmd {
         /// Override a config key, e.g. --set routing.dateline=false (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Remove a config key, so that it takes its default, e.g. --unset
+        /// channel.credit_delay (repeatable; applied before --set).
+        #[arg(long = "unset", value_name = "KEY")]
+        unset: Vec<String>,
     },
     /// Reproduce a modelled system's published measurements: a table per experiment with the
     /// simulated figure, the published one (and where it was published) and the deviation.
@@ -170,6 +182,9 @@ enum Cmd {
         /// Override a config key (repeatable; not with --lan).
         #[arg(long = "set", value_name = "KEY=VALUE", conflicts_with = "lan")]
         set: Vec<String>,
+        /// Remove a config key (repeatable; not with --lan).
+        #[arg(long = "unset", value_name = "KEY", conflicts_with = "lan")]
+        unset: Vec<String>,
         /// CONFIG names a built-in ATOMIC LAN (all its routes are printed).
         #[arg(long)]
         lan: bool,
@@ -267,8 +282,10 @@ fn unless_interrupted(code: ExitCode) -> ExitCode {
     }
 }
 
-fn overrides(set: &[String], seed: Option<u64>) -> Result<Vec<String>> {
-    let mut o = set.to_vec();
+/// The config edits of `--unset`, `--set` and `--seed`, in the form [`config::load`] takes.
+fn overrides(set: &[String], unset: &[String], seed: Option<u64>) -> Result<Vec<String>> {
+    let mut o: Vec<String> = unset.iter().map(|k| format!("{}{k}", config::UNSET)).collect();
+    o.extend(set.iter().cloned());
     if let Some(s) = seed {
         // Both would be a silent choice of one.
         if let Some(x) = set
@@ -327,6 +344,7 @@ fn real_main() -> Result<ExitCode> {
         Cmd::Run {
             config: path,
             set,
+            unset,
             seed,
             json,
             svg,
@@ -335,7 +353,7 @@ fn real_main() -> Result<ExitCode> {
             quiet,
         } => {
             check_outs(&[("--json", &json), ("--svg", &svg), ("--map", &map)], None)?;
-            let mut o = overrides(&set, seed)?;
+            let mut o = overrides(&set, &unset, seed)?;
             if check {
                 o.push("sim.check=true".into());
             }
@@ -441,6 +459,7 @@ fn real_main() -> Result<ExitCode> {
             config: path,
             load,
             set,
+            unset,
             seed,
             jobs,
             json,
@@ -455,7 +474,7 @@ fn real_main() -> Result<ExitCode> {
                 eprintln!("note: {n}");
             }
             reef::interrupt::install().context("catching Ctrl-C")?;
-            let sw = runner::sweep(&path, &overrides(&set, seed)?, &loads, jobs, !quiet)?;
+            let sw = runner::sweep(&path, &overrides(&set, &unset, seed)?, &loads, jobs, !quiet)?;
             print!("{}", report::sweep_table(&sw));
             if let Some(j) = json {
                 write(&j, &serde_json::to_string_pretty(&sw)?)?;
@@ -502,8 +521,12 @@ fn real_main() -> Result<ExitCode> {
                 ExitCode::SUCCESS
             }))
         }
-        Cmd::Check { config: path, set } => {
-            let spec = config::load(&path, &set)?;
+        Cmd::Check {
+            config: path,
+            set,
+            unset,
+        } => {
+            let spec = config::load(&path, &overrides(&set, &unset, None)?)?;
             let rep = runner::check_with_bar(&spec, true);
             println!("{}: {}", path.display(), spec.fabric);
             println!(
@@ -573,6 +596,7 @@ fn real_main() -> Result<ExitCode> {
         Cmd::Routes {
             config: path,
             set,
+            unset,
             lan,
             max_pairs,
         } => {
@@ -584,7 +608,7 @@ fn real_main() -> Result<ExitCode> {
                 })?;
                 print!("{}", reef::systems::atomic::routes::lan_routes(&l));
             } else {
-                let spec = config::load(Path::new(&path), &set)?;
+                let spec = config::load(Path::new(&path), &overrides(&set, &unset, None)?)?;
                 match reef::routing::interval::print_routing(&spec.fabric, &spec.routing) {
                     Some(t) => print!("{path}: {}\n{t}", spec.fabric),
                     None => print!(

@@ -134,7 +134,14 @@ fn no_packets_no_latency() {
     // A window too short for any packet: the summary says so instead of printing zeros that
     // read as latencies, and the CSV leaves the latency fields empty.
     let c = tmp("none.csv");
-    let set = ["--set", "sim.measure=\"1 cycle\"", "--set", "traffic.load=0.001"];
+    let set = [
+        "--set",
+        "sim.measure=\"1 cycle\"",
+        "--set",
+        "traffic.load=0.001",
+        "--set",
+        "traffic.packet_size=1",
+    ];
     let (code, out, err) = reef(&[&["run", "examples/mesh8x8.toml", "-q"][..], &set[..]].concat());
     assert_eq!(code, 0, "{err}");
     assert!(
@@ -153,6 +160,7 @@ fn no_packets_no_latency() {
         ][..],
         &[c.to_str().unwrap()][..],
         &set[..2],
+        &set[4..],
     ]
     .concat();
     let (code, out, err) = reef(&args);
@@ -615,4 +623,172 @@ fn output_into_a_closed_pipe_ends_quietly() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
+}
+
+/// Issue 31: outputs are checked before the work: a place where no file can be created, and
+/// two options naming one file, are refused at once; a file is written whole (atomically),
+/// with no temporary file left beside it.
+#[test]
+fn r31_outputs_are_checked_first_and_written_whole() {
+    let t = std::time::Instant::now();
+    #[cfg(target_os = "linux")]
+    {
+        let (code, out, err) = reef(&["reproduce", "atm", "--json", "/proc/x.json"]);
+        assert_eq!(code, 1, "{out}{err}");
+        assert!(err.contains("--json /proc/x.json: cannot be written"), "{err}");
+        assert!(out.is_empty());
+    }
+    let f = tmp("same.out");
+    let same = format!(
+        "{}/../{}/same.out",
+        f.parent().unwrap().display(),
+        f.parent().unwrap().file_name().unwrap().to_str().unwrap()
+    );
+    for args in [
+        vec![
+            "run",
+            "examples/mesh8x8.toml",
+            "--json",
+            f.to_str().unwrap(),
+            "--svg",
+            same.as_str(),
+        ],
+        vec![
+            "sweep",
+            "examples/mesh8x8.toml",
+            "--load",
+            "0.1:0.1:0.1",
+            "--csv",
+            f.to_str().unwrap(),
+            "--json",
+            f.to_str().unwrap(),
+        ],
+    ] {
+        let (code, out, err) = reef(&args);
+        assert_eq!(code, 1, "{args:?}: {out}{err}");
+        assert!(err.contains("name the same file"), "{args:?}: {err}");
+        assert!(out.is_empty() && !f.exists(), "{args:?}");
+    }
+    assert!(t.elapsed().as_secs() < 3, "{:?}", t.elapsed());
+    // Written whole, replacing the old file, and nothing else left in the directory.
+    let d = tmp("whole");
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let j = d.join("r.json");
+    std::fs::write(&j, "old").unwrap();
+    let (code, _, err) = reef(&[
+        "run",
+        "examples/mesh8x8.toml",
+        "--set",
+        "sim.measure=\"500 cycles\"",
+        "-q",
+        "--json",
+        j.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1);
+}
+
+/// Issue 31: `--jobs 0` is refused; more jobs than cores run as many as the cores, and say so.
+#[test]
+fn r31_jobs() {
+    let (code, _, err) = reef(&[
+        "sweep",
+        "examples/mesh8x8.toml",
+        "--load",
+        "0.1:0.1:0.1",
+        "--jobs",
+        "0",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("a whole number from 1"), "{err}");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let many = (cores + 5).to_string();
+    let (code, _, err) = reef(&[
+        "sweep",
+        "examples/mesh8x8.toml",
+        "--load",
+        "0.1:0.1:0.1",
+        "--set",
+        "sim.measure=\"500 cycles\"",
+        "--jobs",
+        &many,
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(&format!("running {cores} points at a time")),
+        "{err}"
+    );
+}
+
+/// Issue 31: names say what was run, control characters escaped; times in cycles.
+#[test]
+fn r31_names_and_units_tell_the_truth() {
+    let (code, out, err) = reef(&[
+        "run",
+        "examples/mesh8x8.toml",
+        "--set",
+        "traffic.load=0.3",
+        "--set",
+        "sim.measure=\"500 cycles\"",
+        "--set",
+        // (A TOML escape: the name holds the terminal's "red" sequence.)
+        "name=\"a\\u001b[31mred\"",
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let first = out.lines().next().unwrap();
+    assert!(
+        first.starts_with("a\\u{1b}[31mred (traffic.load=0.3, sim.measure=\"500 cycles\", name="),
+        "{first}"
+    );
+    assert!(!out.contains('\u{1b}'), "{out}");
+    // A deadlock is dated in cycles, as the config counts, the time beside it; a sweep whose
+    // first point deadlocks before its window has offered nothing, not NaN.
+    let (code, out, _) = reef(
+        &[
+            &["run"],
+            &DEADLOCKING_TORUS[..],
+            &["--set", "traffic.load=0.5", "-q"],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, 2);
+    let line = out.lines().find(|l| l.contains("DEADLOCK at")).unwrap();
+    assert!(line.contains(" cycles (") && line.contains(" ns)"), "{line}");
+    let (code, out, _) = reef(
+        &[
+            &["sweep"],
+            &DEADLOCKING_TORUS[..],
+            &[
+                "--set",
+                "sim.warmup=\"100000 cycles\"",
+                "--load",
+                "0.9:0.9:0.1",
+                "-q",
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(!out.contains("NaN") && out.contains("DEADLOCK"), "{out}");
+    // And the saturation reason of a run that does not drain counts cycles.
+    let (_, out, _) = reef(&[
+        "run",
+        "examples/mesh8x8.toml",
+        "--set",
+        "traffic.load=0.9",
+        "--set",
+        "sim.measure=\"2000 cycles\"",
+        "--set",
+        "sim.drain_limit=\"100 cycles\"",
+        "-q",
+    ]);
+    let sat = out
+        .lines()
+        .find(|l| l.contains("SATURATED"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(sat.contains("100 cycles (100.000 ns) after the window"), "{sat}");
 }

@@ -261,7 +261,10 @@ fn link_params(u: &Units, sect: &str, c: &RawChannel, base: Option<&LinkParams>)
         return Err(src.err(
             &k("credit_delay"),
             "tokens return on the reverse channel; there is no credit delay",
-            Some("remove credit_delay, or set token_time"),
+            Some(&format!(
+                "remove credit_delay (on the command line: --unset {})",
+                k("credit_delay")
+            )),
         ));
     }
     let flow = match fc {
@@ -1160,7 +1163,10 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
                 "a {} runs until its messages are through: it has no window",
                 m.kind.name()
             ),
-            Some("remove it; traffic.messages sets how many"),
+            Some(&format!(
+                "remove it (on the command line: --unset sim.{}); traffic.messages sets how many",
+                key.0
+            )),
         ));
     }
     let warmup = if messages.is_some() {
@@ -1181,6 +1187,42 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
         None if messages.is_some() => 0,
         None => measure,
     };
+    // A packet that takes longer to send than the window and its drain can never be a
+    // measured packet delivered: the run would end with nothing to show.
+    let synthetic = messages.is_none()
+        && raw.traffic.pattern != Some(PatternKind::None)
+        && (0..fab.num_hosts() as u32).any(|h| wl.pattern.sends(h));
+    let fastest = (0..fab.num_hosts() as u32)
+        .map(|h| fab.channels[fab.injection_channel(h).idx()].params.flit_time)
+        .min();
+    if let Some(ft) = fastest.filter(|_| synthetic) {
+        let send = ft as u128 * max_pkt as u128;
+        let span = measure as u128 + drain_limit as u128;
+        if send > span {
+            let cyc =
+                |t: u128| crate::engine::result::cycles_text(t.min(u64::MAX as u128) as Time, cycle.to_f64());
+            // Blamed on the packet, unless it would fit the default window: then on the
+            // window.
+            let default_span = 2 * Ratio::int(50_000).times(cycle).floor() as u128;
+            let key = if send <= default_span {
+                "sim.measure"
+            } else if raw.traffic.sizes.is_some() {
+                "traffic.sizes"
+            } else {
+                "traffic.packet_size"
+            };
+            return Err(src.err(
+                key,
+                format!(
+                    "a {max_pkt}-flit packet takes {} to send on a host's channel, longer than the \
+                     measurement window and its drain ({}): no measured packet could be delivered",
+                    cyc(send),
+                    cyc(span)
+                ),
+                Some("send smaller packets, or lengthen sim.measure or sim.drain_limit"),
+            ));
+        }
+    }
     let batches = s.batches.unwrap_or(10);
     if !(1..=1000).contains(&batches) {
         return Err(src.err("sim.batches", "must be 1..=1000", None));
