@@ -14,6 +14,7 @@ pub mod interrupt;
 pub mod link;
 #[cfg(target_os = "linux")]
 pub mod live;
+pub mod memory;
 pub mod nic;
 pub mod output;
 pub mod protocol;

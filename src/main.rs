@@ -61,6 +61,10 @@ enum Cmd {
         /// Check engine invariants as the run goes (slower).
         #[arg(long)]
         check: bool,
+        /// Refuse a network whose estimated memory is above this (e.g. 8GB, 512MB; default:
+        /// the memory this machine has available). `reef check` prints the estimate.
+        #[arg(long, value_name = "SIZE", value_parser = reef::memory::parse_size)]
+        memory_limit: Option<u64>,
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
@@ -94,6 +98,10 @@ enum Cmd {
         /// Plot latency against accepted throughput as SVG.
         #[arg(long, value_name = "FILE")]
         svg: Option<PathBuf>,
+        /// Refuse a network whose estimated memory is above this (e.g. 8GB, 512MB; default:
+        /// the memory this machine has available). `reef check` prints the estimate.
+        #[arg(long, value_name = "SIZE", value_parser = reef::memory::parse_size)]
+        memory_limit: Option<u64>,
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
@@ -114,6 +122,10 @@ enum Cmd {
         /// channel.credit_delay (repeatable; applied before --set).
         #[arg(long = "unset", value_name = "KEY")]
         unset: Vec<String>,
+        /// Refuse a network whose estimated memory is above this (e.g. 8GB, 512MB; default:
+        /// the memory this machine has available). `reef check` prints the estimate.
+        #[arg(long, value_name = "SIZE", value_parser = reef::memory::parse_size)]
+        memory_limit: Option<u64>,
     },
     /// Reproduce a modelled system's published measurements: a table per experiment with the
     /// simulated figure, the published one (and where it was published) and the deviation.
@@ -350,8 +362,12 @@ fn real_main() -> Result<ExitCode> {
             svg,
             map,
             check,
+            memory_limit,
             quiet,
         } => {
+            if let Some(m) = memory_limit {
+                reef::memory::set_limit(m);
+            }
             check_outs(&[("--json", &json), ("--svg", &svg), ("--map", &map)], None)?;
             let mut o = overrides(&set, &unset, seed)?;
             if check {
@@ -465,8 +481,12 @@ fn real_main() -> Result<ExitCode> {
             json,
             csv,
             svg,
+            memory_limit,
             quiet,
         } => {
+            if let Some(m) = memory_limit {
+                reef::memory::set_limit(m);
+            }
             check_outs(&[("--json", &json), ("--csv", &csv), ("--svg", &svg)], None)?;
             let loads = runner::parse_loads(&load).map_err(|m| anyhow::anyhow!("--load: {m}"))?;
             let (jobs, note) = runner::sweep_jobs(jobs);
@@ -525,7 +545,11 @@ fn real_main() -> Result<ExitCode> {
             config: path,
             set,
             unset,
+            memory_limit,
         } => {
+            if let Some(m) = memory_limit {
+                reef::memory::set_limit(m);
+            }
             let spec = config::load(&path, &overrides(&set, &unset, None)?)?;
             let rep = runner::check_with_bar(&spec, true);
             println!("{}: {}", path.display(), spec.fabric);
@@ -553,6 +577,7 @@ fn real_main() -> Result<ExitCode> {
                 }
                 None => println!("deadlock-free: the channel dependency graph is acyclic"),
             }
+            println!("{}", reef::runner::memory_line(&spec));
             // Which engine `reef run` takes (the same results either way).
             match reef::engine::Sim::new(&spec).map(|s| s.express_refused()) {
                 Ok(None) => println!("engine: express"),

@@ -266,6 +266,15 @@ pub fn parse_loads(s: &str) -> Result<Vec<f64>, String> {
         .collect())
 }
 
+/// What `reef check` says of a network's memory: the estimate, its parts, and the limit.
+pub fn memory_line(spec: &Spec) -> String {
+    let c = crate::memory::Counts::of_spec(spec);
+    let limit = crate::memory::limit().map_or(String::new(), |(b, from)| {
+        format!("; limit {} ({from})", crate::memory::bytes_text(b))
+    });
+    format!("memory: {} to run{limit}", c.describe())
+}
+
 /// Reads `--jobs`: a whole number of simulations at once, at least 1.
 pub fn parse_jobs(s: &str) -> Result<usize, String> {
     match s.trim().parse::<usize>() {
@@ -373,9 +382,22 @@ pub fn sweep(
         .unwrap_or_else(|_| first.name.clone());
     let name = config::run_name(&base, overrides);
     let cycle = first.params.cycle.to_f64();
+    let per_point = crate::memory::Counts::of_spec(&first).bytes();
     drop(first);
     let n = loads.len();
-    let jobs = jobs.clamp(1, n.max(1));
+    let mut jobs = jobs.clamp(1, n.max(1));
+    // Each point builds its own network: no more at once than fit in memory.
+    if let Some((lim, from)) = crate::memory::limit() {
+        let fit = ((lim / per_point.max(1)) as usize).max(1);
+        if fit < jobs {
+            eprintln!(
+                "note: a point needs about {} and {from} is {}: running {fit} at a time",
+                crate::memory::bytes_text(per_point),
+                crate::memory::bytes_text(lim)
+            );
+            jobs = fit;
+        }
+    }
     let cancel: Vec<std::sync::atomic::AtomicBool> = (0..n)
         .map(|_| std::sync::atomic::AtomicBool::new(false))
         .collect();

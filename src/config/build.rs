@@ -8,6 +8,7 @@ use super::{ConfigError, locate, parse_path};
 use crate::engine::{HostParams, SimParams, Spec};
 use crate::fabric::{self, Fabric};
 use crate::link::{FlowControl, LinkParams};
+use crate::memory::Counts;
 use crate::routing::{Routing, dor::Dor, source::SourceRoutes, table, updown};
 use crate::switch::{Arbitration, Selection, SwitchMode, SwitchParams};
 use crate::time::{Clock, Quantity, Ratio, SEC, Time, UNIT_HINT, parse_decimal, parse_quantity};
@@ -1034,6 +1035,88 @@ fn macrame(src: &Source, raw: &RawConfig) -> R<(Fabric, Routing)> {
     Ok((with_output_fifos(fab, net.buffering), routing))
 }
 
+/// The counts of a generated topology, from its keys, before it is built (`None` for
+/// kinds whose size is fixed or bounded by a file); with `tables` where its routing builds
+/// per-switch tables. Invalid sizes are left to the builders to refuse.
+fn planned_counts(t: &RawTopology, r: &RawRouting, net: &LinkParams, host: &LinkParams) -> Option<Counts> {
+    let conc = t.hosts_per_switch.unwrap_or(1) as u128;
+    // (switches, hosts, switch-to-switch channels), in u128: sizes far past any machine.
+    let (s, h, cn): (u128, u128, u128) = match t.kind {
+        TopoKind::Mesh | TopoKind::Torus | TopoKind::Ring => {
+            let k: Vec<u128> = match (&t.k, t.kind) {
+                (Some(Radix::One(k)), TopoKind::Ring) => vec![*k as u128],
+                (Some(Radix::One(k)), _) => vec![*k as u128; t.n.unwrap_or(2).min(64) as usize],
+                (Some(Radix::Many(v)), _) => v.iter().map(|&x| x as u128).collect(),
+                _ => return None,
+            };
+            if k.iter().any(|&x| x < 2) {
+                return None;
+            }
+            let s: u128 = k.iter().try_fold(1u128, |a, &x| a.checked_mul(x))?;
+            let wrap = t.kind != TopoKind::Mesh;
+            let cn = k
+                .iter()
+                .map(|&x| 2 * (if wrap { x } else { x - 1 }) * (s / x))
+                .sum();
+            (s, s * conc, cn)
+        }
+        TopoKind::Clos => {
+            let (l, hl, sp) = (t.leaves? as u128, t.hosts_per_leaf? as u128, t.spines? as u128);
+            let m = t.links_per_pair.unwrap_or(1) as u128;
+            (l + sp, l * hl, 2 * l * sp * m)
+        }
+        TopoKind::FatTree => {
+            let k = match &t.k {
+                Some(Radix::One(k)) => *k as u128,
+                _ => return None,
+            };
+            let n = t.n?.min(64);
+            let h = k.checked_pow(n)?;
+            (n as u128 * h / k.max(1), h, 2 * (n.saturating_sub(1)) as u128 * h)
+        }
+        TopoKind::Full => {
+            let s = t.switches? as u128;
+            (s, s * conc, s * s.saturating_sub(1))
+        }
+        _ => return None,
+    };
+    let algo = r.algorithm;
+    let tables = match t.kind {
+        TopoKind::Clos | TopoKind::FatTree | TopoKind::Full => algo.is_none_or(|a| a != AlgoKind::Source),
+        _ => matches!(
+            algo,
+            Some(AlgoKind::Updown | AlgoKind::Minimal | AlgoKind::Source)
+        ),
+    };
+    let ch = 2 * h;
+    let c = |x: u128| x.min(u64::MAX as u128) as u64;
+    Some(Counts {
+        switches: c(s),
+        hosts: c(h),
+        channels: c(cn + ch),
+        vcs: c(cn * net.vcs as u128 + ch * host.vcs as u128),
+        slots: c(cn * net.vcs as u128 * net.buffer as u128 + ch * host.vcs as u128 * host.buffer as u128),
+        table_entries: if tables { c(s * h) } else { 0 },
+    })
+}
+
+/// What to change when a network does not fit in memory.
+fn smaller(kind: TopoKind) -> &'static str {
+    match kind {
+        TopoKind::Mesh | TopoKind::Torus | TopoKind::Ring => {
+            "a smaller topology.k or hosts_per_switch, fewer channel.vcs or a smaller channel.buffer"
+        }
+        TopoKind::Clos => {
+            "fewer topology.leaves, hosts_per_leaf or spines, fewer channel.vcs or a smaller channel.buffer"
+        }
+        TopoKind::FatTree => "a smaller topology.k or n, fewer channel.vcs or a smaller channel.buffer",
+        TopoKind::Full => {
+            "fewer topology.switches or hosts_per_switch, fewer channel.vcs or a smaller channel.buffer"
+        }
+        _ => "a smaller network, fewer VCs or smaller buffers",
+    }
+}
+
 /// Builds the spec.
 pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
     // An ATOLL network counts cycles of its core clock unless told otherwise.
@@ -1048,6 +1131,16 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
         None => net,
     };
     let sw = switch_params(&u, &raw.switch)?;
+    // Before anything is built: a network too large for this machine is refused with the
+    // estimate, not left to abort when an allocation fails.
+    let size_key = match raw.topology.kind {
+        TopoKind::Clos => "topology.leaves",
+        TopoKind::Full => "topology.switches",
+        _ => "topology.k",
+    };
+    if let Some(c) = planned_counts(&raw.topology, &raw.routing, &net, &host_link) {
+        crate::memory::check(&c, smaller(raw.topology.kind)).map_err(|m| src.err(size_key, m, None))?;
+    }
     let (fab, routing) = match raw.topology.kind {
         TopoKind::Macrame => macrame(src, raw)?,
         TopoKind::Atoll => super::atoll::atoll(&u, raw)?,
@@ -1093,6 +1186,21 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             fab.with_output_buffers(depth, internal)
         }
     };
+    // Built: the engine's part, counted exactly (a topology file, output buffers).
+    {
+        let tables = match &routing {
+            Routing::Table(_) => true,
+            Routing::Source(s) => s.placed_set().is_none(),
+            _ => false,
+        };
+        let key = match raw.topology.kind {
+            TopoKind::File => "topology.file",
+            TopoKind::Macrame | TopoKind::Atoll => "topology.nodes",
+            _ => size_key,
+        };
+        crate::memory::check(&Counts::of(&fab, tables), smaller(raw.topology.kind))
+            .map_err(|m| src.err(key, m, None))?;
+    }
     // Token flow control's needs, channel by channel (a topology file may set a link's VCs,
     // buffer or direction): checked here, so that `reef check` finds what a run would refuse.
     if let Err(e) = crate::link::ds::token_channels(&fab) {
