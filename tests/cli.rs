@@ -792,3 +792,33 @@ fn r31_names_and_units_tell_the_truth() {
         .unwrap_or_else(|| panic!("{out}"));
     assert!(sat.contains("100 cycles (100.000 ns) after the window"), "{sat}");
 }
+
+/// Issue 31: `reef check` said 1024 switch-to-switch channels for the 16×16 torus where
+/// `reef run` said 1536 channels; both now give every channel, check with its breakdown.
+#[test]
+fn r31_check_and_run_count_the_same_channels() {
+    let (code, out, err) = reef(&["check", "examples/torus16x16.toml"]);
+    assert_eq!(code, 0, "{err}");
+    // 16×16 torus: 4 channels out of each switch, and one each way per host.
+    let (links, host) = (256 * 4, 2 * 256);
+    let want = format!(
+        "{} channels ({links} switch-to-switch, {host} to or from hosts)",
+        links + host
+    );
+    assert!(out.lines().next().unwrap().contains(&want), "{out}");
+    let (code, out, err) = reef(&[
+        "run",
+        "examples/torus16x16.toml",
+        "--set",
+        "sim.measure=\"200 cycles\"",
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.lines()
+            .next()
+            .unwrap()
+            .contains(&format!(", {} channels,", links + host)),
+        "{out}"
+    );
+}
