@@ -1009,8 +1009,24 @@ fn route_service(rep: &mut Report, quick: bool) {
     ));
 }
 
+/// What a fault on a flow's route cost.
+#[derive(Clone, Debug)]
+pub struct FaultOutcome {
+    /// From the fault to the first packet on a new route delivered [µs].
+    pub recovery_us: f64,
+    /// Packets sent and never delivered.
+    pub lost: u64,
+    pub remaps: u64,
+    /// The last map the AC made (the remap's): when, and the messages it took.
+    pub remap: Option<crate::control::ac::MapResult>,
+    /// The AC's CPU per packet it sends or receives [ps].
+    pub ac_cost: Time,
+    /// When the fault struck [ps].
+    pub t_fault: Time,
+}
+
 /// A flow across the four-board LAN, a fault on its route, and what it costs.
-pub fn fault_run(node: bool) -> (f64, u64, u64) {
+pub fn fault_run(node: bool) -> FaultOutcome {
     let lf = net::build(&net::lan4());
     let his = lf.his.clone();
     let flow = Flow {
@@ -1047,15 +1063,27 @@ pub fn fault_run(node: bool) -> (f64, u64, u64) {
             cfg.faults.push((t_fault, Fault::Channel(rc.0)));
         }
     }
+    let ac_cost = cfg.ac_cost;
     let (ag, _, _) = net::run_agent(&lf, cfg);
     let fs = &ag.flows[0];
-    let rec = fs.recovered_at.map_or(f64::NAN, |t| (t - t_fault) as f64 / 1e6);
-    (rec, fs.sent.saturating_sub(fs.delivered), ag.remaps)
+    FaultOutcome {
+        recovery_us: fs.recovered_at.map_or(f64::NAN, |t| (t - t_fault) as f64 / 1e6),
+        lost: fs.sent.saturating_sub(fs.delivered),
+        remaps: ag.remaps,
+        remap: ag.maps().pop(),
+        ac_cost,
+        t_fault,
+    }
 }
 
 fn fault_recovery(rep: &mut Report) {
     for (name, node) in [("link", false), ("node", true)] {
-        let (rec, lost, remaps) = fault_run(node);
+        let FaultOutcome {
+            recovery_us: rec,
+            lost,
+            remaps,
+            ..
+        } = fault_run(node);
         let case = [("network", json!("lan-4x3x3")), ("fault", json!(name))];
         rep.push(
             Record::new("fault-recovery", &case, "recovery_time_us", "µs", rec)
