@@ -822,3 +822,54 @@ fn r31_check_and_run_count_the_same_channels() {
         "{out}"
     );
 }
+
+/// Issue 31: a reproduction's table prints counts as integers, yes/no as yes/no, no empty
+/// unit brackets, and its CSVs carry values to six significant digits at most.
+#[test]
+fn r31_reproduction_tables_print_what_the_figures_mean() {
+    let d = tmp("atomic-out");
+    let (code, out, err) = reef(&[
+        "reproduce",
+        "atomic",
+        "--quick",
+        "-q",
+        "--out",
+        d.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("[]"), "{out}");
+    // The simulated figure of a metric's first row (after its unit, if it has one).
+    let value = |metric: &str| {
+        let w: Vec<&str> = out
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .find(|w| w.contains(&metric))
+            .unwrap_or_else(|| panic!("{metric}: {out}"));
+        let i = w.iter().position(|x| *x == metric).unwrap() + 1;
+        let i = if w[i].starts_with('[') { i + 1 } else { i };
+        w[i].to_string()
+    };
+    assert_eq!(value("map_correct"), "yes");
+    assert_eq!(value("deadlock_free"), "yes");
+    // A count: whole, with no decimals.
+    let lost = value("packets_lost");
+    assert!(lost.parse::<u64>().is_ok(), "{lost}");
+    for f in std::fs::read_dir(&d).unwrap() {
+        let p = f.unwrap().path();
+        if p.extension().is_some_and(|e| e == "csv") {
+            for field in std::fs::read_to_string(&p).unwrap().split([',', '\n']) {
+                if let Ok(x) = field.parse::<f64>() {
+                    let digits = field
+                        .split(['e', 'E'])
+                        .next()
+                        .unwrap()
+                        .chars()
+                        .filter(char::is_ascii_digit)
+                        .collect::<String>();
+                    let sig = digits.trim_start_matches('0').len();
+                    assert!(sig <= 6 || x.fract() == 0.0, "{}: {field}", p.display());
+                }
+            }
+        }
+    }
+}

@@ -171,7 +171,12 @@ pub fn round_sig(x: f64, digits: usize) -> String {
         return String::new();
     }
     let r: f64 = format!("{:.*e}", digits.max(1) - 1, x).parse().unwrap_or(x);
-    format!("{r}")
+    // (Far from 1, in exponent form: 3.5e-30, not thirty zeros.)
+    if r != 0.0 && !(1e-4..1e15).contains(&r.abs()) {
+        format!("{r:e}")
+    } else {
+        format!("{r}")
+    }
 }
 
 /// One point of a load sweep.
@@ -334,7 +339,8 @@ mod tests {
         assert_eq!(round_sig(0.1 + 0.2, 9), "0.3");
         assert_eq!(round_sig(102.19999, 5), "102.2");
         assert_eq!(round_sig(1336.0, 6), "1336");
-        assert_eq!(round_sig(1.23456789e-7, 3), "0.000000123");
+        assert_eq!(round_sig(1.23456789e-7, 3), "1.23e-7");
+        assert_eq!(round_sig(3.5041e-30, 6), "3.5041e-30");
         assert_eq!(round_sig(f64::NAN, 3), "");
     }
 }

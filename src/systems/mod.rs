@@ -128,6 +128,11 @@ impl Kind {
     /// How a value compares with the figure beside it: a reproduction's deviation, a live
     /// run's ratio (for scale, not agreement).
     fn compare(self, r: &Record) -> String {
+        if r.unit == YES_NO {
+            return r.published.map_or(String::new(), |p| {
+                if p == r.simulated { "same" } else { "differs" }.to_string()
+            });
+        }
         match self {
             Kind::Reproduction => r
                 .deviation()
@@ -267,15 +272,18 @@ impl Report {
                 "case", "metric", value, beside, compare
             );
             for r in rows {
-                let metric = format!("{} [{}]", r.metric, r.unit);
-                let publ = r.published.map_or("-".to_string(), fmt_num);
+                let metric = match r.unit.as_str() {
+                    "" | YES_NO => r.metric.clone(),
+                    u => format!("{} [{u}]", r.metric),
+                };
+                let publ = r.published.map_or("-".to_string(), |p| fmt_value(p, &r.unit));
                 let dev = self.kind.compare(r);
                 let _ = writeln!(
                     s,
                     "{:<cw$}  {:<mw$} {:>13} {:>13} {:>9}",
                     r.case_text(),
                     metric,
-                    fmt_num(r.simulated),
+                    fmt_value(r.simulated, &r.unit),
                     publ,
                     dev
                 );
@@ -361,8 +369,8 @@ impl Report {
                     "{},{},{},{},{}",
                     csv_field(&r.metric),
                     csv_field(&r.unit),
-                    r.simulated,
-                    r.published.map_or(String::new(), |p| p.to_string()),
+                    csv_num(r.simulated),
+                    r.published.map_or(String::new(), csv_num),
                     csv_field(&r.source)
                 );
             }
@@ -403,13 +411,37 @@ pub fn fmt_num(x: f64) -> String {
     let a = x.abs();
     if a == 0.0 {
         "0".into()
-    } else if !(1e-3..1e6).contains(&a) {
-        format!("{x:.4e}")
-    } else if a >= 100.0 {
-        format!("{x:.1}")
+    } else if x.fract() == 0.0 && a < 1e9 {
+        // Counts, and figures that are whole: 8442, not 8442.0.
+        format!("{x:.0}")
+    } else if (1e-4..1e9).contains(&a) {
+        // Four significant digits, whatever the magnitude: 21.05, 171.4, 0.0008811.
+        let decimals = (3 - a.log10().floor() as i32).max(0) as usize;
+        format!("{x:.decimals$}")
     } else {
-        format!("{x:.4}")
+        format!("{x:.3e}")
     }
+}
+
+/// The unit of a figure that is a yes or a no (stored as 1 or 0).
+pub const YES_NO: &str = "yes/no";
+
+/// A figure in its unit, as the tables print it: `yes`/`no` for [`YES_NO`], else
+/// [`fmt_num`].
+pub fn fmt_value(x: f64, unit: &str) -> String {
+    if unit == YES_NO && x == 1.0 {
+        "yes".into()
+    } else if unit == YES_NO && x == 0.0 {
+        "no".into()
+    } else {
+        fmt_num(x)
+    }
+}
+
+/// A figure as a CSV carries it: six significant digits ([`crate::report::round_sig`]:
+/// 0.04966, not 0.04965999999999999); an empty field if not finite.
+pub fn csv_num(x: f64) -> String {
+    crate::report::round_sig(x, 6)
 }
 
 /// How a reproduction is asked to run.
@@ -570,6 +602,33 @@ mod tests {
         assert_eq!(j["system"], "demo");
         assert_eq!(j["records"][0]["published"], 9.32);
         assert!(j["records"][1]["published"].is_null());
+    }
+
+    /// Issue 31: counts print whole, flags as yes/no, the rest to four significant
+    /// digits; CSVs carry six.
+    #[test]
+    fn r31_figures_print_to_their_meaningful_digits() {
+        assert_eq!(fmt_num(8442.0), "8442");
+        assert_eq!(fmt_num(10.0), "10");
+        assert_eq!(fmt_num(21.052631), "21.05");
+        assert_eq!(fmt_num(171.42), "171.4");
+        assert_eq!(fmt_num(8.8106e-4), "0.0008811");
+        assert_eq!(fmt_num(0.5), "0.5000");
+        assert_eq!(fmt_num(3.5041e-30), "3.504e-30");
+        assert_eq!(fmt_value(1.0, YES_NO), "yes");
+        assert_eq!(fmt_value(0.0, YES_NO), "no");
+        assert_eq!(csv_num(0.04965999999999999), "0.04966");
+        assert_eq!(csv_num(8442.0), "8442");
+        assert_eq!(csv_num(3.504123456e-30), "3.50412e-30");
+        assert_eq!(csv_num(f64::NAN), "");
+        let mut r = Report::new("demo");
+        r.push(Record::new("map", &[("n", json!(1))], "correct", YES_NO, 1.0).published(1.0, "spec"));
+        r.push(Record::new("map", &[("n", json!(2))], "share", "", 0.1234567));
+        let t = r.table();
+        assert!(!t.contains("[]") && !t.contains("[yes/no]"), "{t}");
+        let row = t.lines().find(|l| l.contains("correct")).unwrap();
+        assert!(row.contains(" yes ") && row.ends_with("same"), "{row}");
+        assert!(r.csvs()[0].text.contains(",0.123457,"), "{}", r.csvs()[0].text);
     }
 
     /// A live run's report names its values `measured` and compares by ratio.

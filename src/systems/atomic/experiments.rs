@@ -702,7 +702,7 @@ fn mapping(rep: &mut Report, quick: bool) {
             "mapping",
             &case,
             "map_correct",
-            "",
+            crate::systems::YES_NO,
             if o.error.is_none() { 1.0 } else { 0.0 },
         ));
         let free = o.set.as_ref().is_some_and(|s| s.cycle.is_none());
@@ -711,7 +711,7 @@ fn mapping(rep: &mut Report, quick: bool) {
                 "mapping",
                 &case,
                 "route_set_deadlock_free",
-                "",
+                crate::systems::YES_NO,
                 if free { 1.0 } else { 0.0 },
             )
             .source("dependency check over the AC's routes between every pair of HIs of its map"),
@@ -910,7 +910,7 @@ fn route_service(rep: &mut Report, quick: bool) {
                 "route-service",
                 &case,
                 "deadlock_free",
-                "",
+                crate::systems::YES_NO,
                 if c.cycle.is_none() { 1.0 } else { 0.0 },
             )
             .source(&format!(
@@ -991,7 +991,7 @@ fn route_service(rep: &mut Report, quick: bool) {
             "route-service",
             &[("network", json!("lan-4x3x3")), ("pair", json!("handed out"))],
             "deadlock_free",
-            "",
+            crate::systems::YES_NO,
             if free { 1.0 } else { 0.0 },
         )
         .source(

@@ -887,7 +887,11 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
                 ("mean_event_delay_us", "µs", o.event_delay / 1e6),
                 ("outstanding_growth_KB", "KB", v.growth.0 / 1024.0),
                 ("outstanding_growth_ci95_KB", "KB", v.growth.1 / 1024.0),
-                ("sustainable", "yes = 1", if o.sustainable() { 1.0 } else { 0.0 }),
+                (
+                    "sustainable",
+                    crate::systems::YES_NO,
+                    if o.sustainable() { 1.0 } else { 0.0 },
+                ),
             ] {
                 rep.push(record("atlas-vs-rate", &c, m, unit, x));
             }
