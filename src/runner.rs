@@ -52,6 +52,18 @@ pub fn rate_text(x: f64) -> String {
     }
 }
 
+/// The time left, as the bar says it: the time so far scaled by what is left to do (any
+/// progress at all gives one: fractions are kept to a millionth).
+fn eta_text(elapsed: f64, frac: f64) -> String {
+    if frac > 0.0 && frac < 1.0 {
+        format!("eta {}", duration_text(elapsed * (1.0 - frac) / frac))
+    } else if frac >= 1.0 {
+        "finishing".to_string()
+    } else {
+        "eta …".to_string()
+    }
+}
+
 impl Bar {
     pub fn new(label: &str, enabled: bool) -> Bar {
         Bar {
@@ -85,13 +97,7 @@ impl Bar {
         } else {
             0.0
         };
-        let eta = if frac > 0.0 && frac < 1.0 {
-            format!("eta {}", duration_text(elapsed * (1.0 - frac) / frac))
-        } else if frac >= 1.0 {
-            "finishing".to_string()
-        } else {
-            "eta …".to_string()
-        };
+        let eta = eta_text(elapsed, frac);
         let mut msg = self.label.clone();
         for part in [Some(self.phase.as_str()), rate, Some(eta.as_str())]
             .into_iter()
@@ -539,6 +545,36 @@ pub fn sweep(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 31: a bar said "0% (eta 0s)" until 1 % was done; now the phase, and an ETA
+    /// from the first thousandth on.
+    #[test]
+    fn r31_progress_names_the_phase_and_a_believable_eta() {
+        // 2 s for 0.1 %: 33 minutes left, not 0 s.
+        assert_eq!(eta_text(2.0, 0.001), "eta 33 min 18 s");
+        assert_eq!(eta_text(1.0, 0.0), "eta …");
+        assert_eq!(eta_text(5.0, 1.0), "finishing");
+        let spec = config::load(Path::new("examples/mesh8x8.toml"), &[]).unwrap();
+        let at = |now: Time| {
+            run_phase(
+                &spec,
+                &Progress {
+                    now,
+                    window_end: 60_000_000,
+                    events: 0,
+                },
+            )
+        };
+        let (phase, frac) = at(5_000_000);
+        assert_eq!(phase, "warm-up, cycle 5000 of 60000");
+        assert!((frac - 5.0 / 60.0).abs() < 1e-9);
+        assert!(at(30_000_000).0.starts_with("measuring, cycle 30000 of 60000"));
+        assert!(
+            at(61_000_000)
+                .0
+                .starts_with("draining the measured packets, 1000 of at most")
+        );
+    }
 
     #[test]
     fn loads() {
