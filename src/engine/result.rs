@@ -152,7 +152,9 @@ impl Sim<'_> {
                 .collect();
             batch_ci(&v).map(|x| x.1)
         };
-        let bin = nice_width(c.packet_lat.max().max(c.network_lat.max()) as f64 / cycle, 100);
+        // Each distribution in bins of its own (about 100 up to its largest): network latency
+        // in the packet latency's bins was one dot where sources queue.
+        let bin = |acc: &crate::stats::LatencyAcc| nice_width(acc.max() as f64 / cycle, 100);
         let pci = lat_ci(|b| b.packet_sum);
         let nci = lat_ci(|b| b.network_sum);
         let mut reason = None;
@@ -262,8 +264,8 @@ impl Sim<'_> {
             network_latency_cycles: c.network_lat.summary(cycle, nci),
             packet_latency_ns: c.packet_lat.summary(1000.0, pci),
             network_latency_ns: c.network_lat.summary(1000.0, nci),
-            packet_latency_histogram: LatencyHistogram::of(&c.packet_lat, bin, cycle),
-            network_latency_histogram: LatencyHistogram::of(&c.network_lat, bin, cycle),
+            packet_latency_histogram: LatencyHistogram::of(&c.packet_lat, bin(&c.packet_lat), cycle),
+            network_latency_histogram: LatencyHistogram::of(&c.network_lat, bin(&c.network_lat), cycle),
             mean_hops: if c.delivered_measured == 0 {
                 0.0
             } else {

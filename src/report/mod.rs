@@ -133,7 +133,8 @@ pub fn summary(r: &RunResult) -> String {
 }
 
 /// A run's packet and network latency distributions as a plot: the fraction of measured
-/// packets in each bin, at the bin's centre, on a logarithmic scale (empty bins left out).
+/// packets in each bin per cycle of its width (each distribution has bins of its own), at
+/// the bin's centre, on a logarithmic scale (empty bins left out).
 pub fn latency_plot(r: &RunResult) -> plot::Plot<'_> {
     let series = |name: &str, h: &crate::stats::LatencyHistogram| {
         let n = h.counts.iter().sum::<u64>().max(1) as f64;
@@ -144,7 +145,7 @@ pub fn latency_plot(r: &RunResult) -> plot::Plot<'_> {
                 .iter()
                 .enumerate()
                 .filter(|b| *b.1 > 0)
-                .map(|(i, &k)| ((i as f64 + 0.5) * h.bin_cycles, k as f64 / n))
+                .map(|(i, &k)| ((i as f64 + 0.5) * h.bin_cycles, k as f64 / n / h.bin_cycles))
                 .collect(),
             markers_only: false,
             color: None,
@@ -153,7 +154,7 @@ pub fn latency_plot(r: &RunResult) -> plot::Plot<'_> {
     plot::Plot {
         title: &r.name,
         x_label: "latency [cycles]",
-        y_label: "fraction of measured packets per bin",
+        y_label: "fraction of measured packets per cycle of latency",
         series: vec![
             series("packet latency", &r.packet_latency_histogram),
             series("network latency", &r.network_latency_histogram),

@@ -135,7 +135,7 @@ fn write_size(report: &mut Report, cal: &Calibration) -> Result<(f64, Driver), S
     };
     for point in &cal.points {
         let row = point.published;
-        let x = (row.buffer_kb as f64).log2();
+        let x = row.buffer_kb as f64;
         published.points.push((x, row.mbit_per_s));
         let mut rates = Vec::new();
         for (i, driver) in Driver::ALL.into_iter().enumerate() {
@@ -194,11 +194,11 @@ fn write_size(report: &mut Report, cal: &Calibration) -> Result<(f64, Driver), S
     series.push(published);
     let plot = Plot {
         title: "Penn ATM interface: host -> interface bandwidth against write() size",
-        x_label: "write() size [log2 KB: 0 = 1 KB ... 6 = 64 KB]",
+        x_label: "write() size [KB]",
         y_label: "bandwidth [Mb/s]",
         series,
         log_y: false,
-        log_x: false,
+        log_x: true,
     };
     report.plots.push(Artifact {
         file: "write-size.svg".into(),
@@ -378,7 +378,7 @@ fn end_to_end_experiment(report: &mut Report, opts: &Options, cal: &Calibration)
                 "spec: 149.76 Mb/s x 44/53 (44 payload bytes per 53-byte cell)",
             ),
         );
-        let x = (size as f64).log2();
+        let x = size as f64;
         goodput.points.push((x, r.goodput_mbit));
         link.points.push((x, r.link_ceiling_mbit));
         let shares: Vec<String> = r
@@ -416,11 +416,11 @@ fn end_to_end_experiment(report: &mut Report, opts: &Options, cal: &Calibration)
         file: "end-to-end.svg".into(),
         text: svg(&Plot {
             title: "Penn ATM interface: end-to-end goodput against frame size",
-            x_label: "frame size [log2 bytes: 6 = 64 B ... 16 = 64 KB]",
+            x_label: "frame size [bytes]",
             y_label: "Mb/s",
             series: vec![goodput, link],
             log_y: false,
-            log_x: false,
+            log_x: true,
         })
         .map_err(|e| format!("end-to-end plot: {e}"))?,
     });
