@@ -10,10 +10,13 @@ pub mod config;
 pub mod control;
 pub mod engine;
 pub mod fabric;
+pub mod interrupt;
 pub mod link;
 #[cfg(target_os = "linux")]
 pub mod live;
+pub mod memory;
 pub mod nic;
+pub mod output;
 pub mod protocol;
 pub mod report;
 pub mod routing;

@@ -45,6 +45,10 @@ enum Cmd {
         /// Override a config key, e.g. --set traffic.load=0.3 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Remove a config key, so that it takes its default, e.g. --unset
+        /// channel.credit_delay (repeatable; applied before --set).
+        #[arg(long = "unset", value_name = "KEY")]
+        unset: Vec<String>,
         /// Random seed (same as --set sim.seed=N): 0 to 2^63 - 1, the range of a TOML integer.
         #[arg(long, value_parser = config::parse_seed, allow_negative_numbers = true)]
         seed: Option<u64>,
@@ -66,6 +70,10 @@ enum Cmd {
         /// Check engine invariants as the run goes (slower).
         #[arg(long)]
         check: bool,
+        /// Refuse a network whose estimated memory is above this (e.g. 8GB, 512MB; default:
+        /// the memory this machine has available). `reef check` prints the estimate.
+        #[arg(long, value_name = "SIZE", value_parser = reef::memory::parse_size)]
+        memory_limit: Option<u64>,
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
@@ -84,11 +92,15 @@ enum Cmd {
         /// Override a config key, e.g. --set channel.vcs=2 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Remove a config key, so that it takes its default, e.g. --unset
+        /// channel.credit_delay (repeatable; applied before --set).
+        #[arg(long = "unset", value_name = "KEY")]
+        unset: Vec<String>,
         /// Random seed (same as --set sim.seed=N): 0 to 2^63 - 1, the range of a TOML integer.
         #[arg(long, value_parser = config::parse_seed, allow_negative_numbers = true)]
         seed: Option<u64>,
-        /// Simulations at once (default: the machine's cores).
-        #[arg(long)]
+        /// Simulations at once, 1 or more (default and most: the machine's cores).
+        #[arg(long, value_parser = runner::parse_jobs)]
         jobs: Option<usize>,
         /// Write every point's full result as JSON.
         #[arg(long, value_name = "FILE")]
@@ -103,6 +115,10 @@ enum Cmd {
         /// against load, the saturation point, every point, the map at the last steady load.
         #[arg(long, value_name = "FILE")]
         html: Option<PathBuf>,
+        /// Refuse a network whose estimated memory is above this (e.g. 8GB, 512MB; default:
+        /// the memory this machine has available). `reef check` prints the estimate.
+        #[arg(long, value_name = "SIZE", value_parser = reef::memory::parse_size)]
+        memory_limit: Option<u64>,
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
@@ -122,6 +138,14 @@ enum Cmd {
         /// Override a config key, e.g. --set routing.dateline=false (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Remove a config key, so that it takes its default, e.g. --unset
+        /// channel.credit_delay (repeatable; applied before --set).
+        #[arg(long = "unset", value_name = "KEY")]
+        unset: Vec<String>,
+        /// Refuse a network whose estimated memory is above this (e.g. 8GB, 512MB; default:
+        /// the memory this machine has available). `reef check` prints the estimate.
+        #[arg(long, value_name = "SIZE", value_parser = reef::memory::parse_size)]
+        memory_limit: Option<u64>,
     },
     /// Print the reef config (TOML) a BookSim2 config translates into, each value commented
     /// with the BookSim2 keys it comes from. `reef run` reads BookSim2 configs directly;
@@ -208,6 +232,9 @@ enum Cmd {
         /// Override a config key (repeatable; not with --lan).
         #[arg(long = "set", value_name = "KEY=VALUE", conflicts_with = "lan")]
         set: Vec<String>,
+        /// Remove a config key (repeatable; not with --lan).
+        #[arg(long = "unset", value_name = "KEY", conflicts_with = "lan")]
+        unset: Vec<String>,
         /// CONFIG names a built-in ATOMIC LAN (all its routes are printed).
         #[arg(long)]
         lan: bool,
@@ -277,58 +304,40 @@ fn sim_error_code(e: &SimError) -> ExitCode {
     }
 }
 
+/// Writes an output file atomically ([`reef::output::write`]).
 fn write(path: &Path, text: &str) -> Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+    reef::output::write(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))
 }
 
 /// Writes a page whole or not at all (an interrupted run leaves no half page), and says
 /// where it is.
 fn write_page(path: &Path, page: &str) -> Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    report::html::write_atomic(path, page).with_context(|| format!("writing {}", path.display()))?;
+    write(path, page)?;
     eprintln!("wrote {} (open it in a browser)", path.display());
     Ok(())
 }
 
-/// Fails now, before any simulation, where `path` could not be written at the end: it is
-/// a directory (`dir`: it is a file), or something on the way to it is a file. (Permissions
-/// are left to the write itself.)
-fn check_out(path: &Path, dir: bool) -> Result<()> {
-    if path.exists() && path.is_dir() != dir {
-        bail!(
-            "{}: {}",
-            path.display(),
-            if dir {
-                "is a file; give a directory"
-            } else {
-                "is a directory; give a file name"
-            }
-        );
+/// Fails now, before any simulation, where an output could not be written at the end, or
+/// two name one file ([`reef::output::check`]): `files` are (option, path), `dir` an output
+/// directory.
+fn check_outs(files: &[(&str, &Option<PathBuf>)], dir: Option<(&str, &Option<PathBuf>)>) -> Result<()> {
+    let mut outs: Vec<reef::output::Output> = files
+        .iter()
+        .filter_map(|(o, p)| p.as_deref().map(|p| reef::output::Output::file(o, p)))
+        .collect();
+    if let Some((o, Some(p))) = dir {
+        outs.push(reef::output::Output::dir(o, p));
     }
-    if let Some(a) = path
-        .ancestors()
-        .skip(1)
-        .take_while(|a| !a.as_os_str().is_empty())
-        .find(|a| a.exists())
-        .filter(|a| !a.is_dir())
-    {
-        bail!(
-            "{}: cannot be written: {} is not a directory",
-            path.display(),
-            a.display()
-        );
-    }
-    Ok(())
+    reef::output::check(&outs).map_err(anyhow::Error::msg)
 }
 
-/// [`check_out`] for each output file given.
-fn check_outs<'p>(paths: impl IntoIterator<Item = &'p Option<PathBuf>>) -> Result<()> {
-    paths.into_iter().flatten().try_for_each(|p| check_out(p, false))
+/// The exit status of a command that was interrupted, or `code`.
+fn unless_interrupted(code: ExitCode) -> ExitCode {
+    if reef::interrupt::requested() {
+        ExitCode::from(reef::interrupt::EXIT_INTERRUPTED)
+    } else {
+        code
+    }
 }
 
 /// Prints what a BookSim2 config's translation says first (keys without effect in reef,
@@ -339,8 +348,10 @@ fn print_notes(path: &Path, overrides: &[String]) {
     }
 }
 
-fn overrides(set: &[String], seed: Option<u64>) -> Result<Vec<String>> {
-    let mut o = set.to_vec();
+/// The config edits of `--unset`, `--set` and `--seed`, in the form [`config::load`] takes.
+fn overrides(set: &[String], unset: &[String], seed: Option<u64>) -> Result<Vec<String>> {
+    let mut o: Vec<String> = unset.iter().map(|k| format!("{}{k}", config::UNSET)).collect();
+    o.extend(set.iter().cloned());
     if let Some(s) = seed {
         // Both would be a silent choice of one.
         if let Some(x) = set
@@ -354,7 +365,8 @@ fn overrides(set: &[String], seed: Option<u64>) -> Result<Vec<String>> {
     Ok(o)
 }
 
-/// Prints a report's tables and writes its JSON and its CSVs and plots where asked.
+/// Prints a report's tables and writes its JSON and its CSVs and plots where asked (what
+/// finished, if Ctrl-C stopped it: exit 130).
 fn emit(rep: &reef::systems::Report, json: Option<PathBuf>, out: Option<PathBuf>) -> Result<ExitCode> {
     print!("{}", rep.table());
     if let Some(j) = json {
@@ -366,7 +378,7 @@ fn emit(rep: &reef::systems::Report, json: Option<PathBuf>, out: Option<PathBuf>
             .with_context(|| format!("writing into {}", dir.display()))?;
         eprintln!("wrote {} files into {}", files.len(), dir.display());
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(unless_interrupted(ExitCode::SUCCESS))
 }
 
 /// `reef reproduce all`: every system, then the report into `out` (or every table).
@@ -466,22 +478,37 @@ fn real_main() -> Result<ExitCode> {
             config: path,
             params,
             set,
+            unset,
             seed,
             json,
             svg,
             map,
             html,
             check,
+            memory_limit,
             quiet,
         } => {
-            check_outs([&json, &svg, &map, &html])?;
+            if let Some(m) = memory_limit {
+                reef::memory::set_limit(m);
+            }
+            check_outs(
+                &[
+                    ("--json", &json),
+                    ("--svg", &svg),
+                    ("--map", &map),
+                    ("--html", &html),
+                ],
+                None,
+            )?;
             let (started, t0) = (report::reproduction::now_utc(), std::time::Instant::now());
-            let mut o = overrides(&[params, set].concat(), seed)?;
+            let mut o = overrides(&[params, set].concat(), &unset, seed)?;
             print_notes(&path, &o);
             if check {
                 o.push("sim.check=true".into());
             }
-            let spec = config::load(&path, &o)?;
+            let mut spec = config::load(&path, &o)?;
+            spec.name = config::run_name(&spec.name, &o);
+            reef::interrupt::install().context("catching Ctrl-C")?;
             if map.is_some() && !report::map::can_draw(&spec.fabric) {
                 bail!(
                     "--map: a map is drawn for rings, 2-D meshes and tori, the Macramé grid and folded Clos networks; {} is {}",
@@ -544,7 +571,7 @@ fn real_main() -> Result<ExitCode> {
                         &report::plot::svg(&plot).map_err(|m| anyhow::anyhow!("plot: {m}"))?,
                     )?;
                 }
-                return Ok(ExitCode::SUCCESS);
+                return Ok(unless_interrupted(ExitCode::SUCCESS));
             }
             let r = match runner::run_with_bar(&spec, !quiet) {
                 Ok(r) => r,
@@ -581,31 +608,48 @@ fn real_main() -> Result<ExitCode> {
                 let made = report::study::Made::now(started, t0.elapsed().as_secs_f64());
                 write_page(&h, &report::study::run_page(&spec.fabric, &r, &made))?;
             }
-            Ok(if r.deadlock.is_some() {
+            Ok(unless_interrupted(if r.deadlock.is_some() {
                 ExitCode::from(EXIT_DEADLOCK)
             } else {
                 ExitCode::SUCCESS
-            })
+            }))
         }
         Cmd::Sweep {
             config: path,
             params,
             load,
             set,
+            unset,
             seed,
             jobs,
             json,
             csv,
             svg,
             html,
+            memory_limit,
             quiet,
         } => {
-            check_outs([&json, &csv, &svg, &html])?;
+            if let Some(m) = memory_limit {
+                reef::memory::set_limit(m);
+            }
+            check_outs(
+                &[
+                    ("--json", &json),
+                    ("--csv", &csv),
+                    ("--svg", &svg),
+                    ("--html", &html),
+                ],
+                None,
+            )?;
             let (started, t0) = (report::reproduction::now_utc(), std::time::Instant::now());
             let loads = runner::parse_loads(&load).map_err(|m| anyhow::anyhow!("--load: {m}"))?;
-            let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-            let o = overrides(&[params, set].concat(), seed)?;
+            let (jobs, note) = runner::sweep_jobs(jobs);
+            if let Some(n) = note {
+                eprintln!("note: {n}");
+            }
+            let o = overrides(&[params, set].concat(), &unset, seed)?;
             print_notes(&path, &o);
+            reef::interrupt::install().context("catching Ctrl-C")?;
             let sw = runner::sweep(&path, &o, &loads, jobs, !quiet)?;
             print!("{}", report::sweep_table(&sw));
             if let Some(j) = json {
@@ -630,18 +674,23 @@ fn real_main() -> Result<ExitCode> {
                 let made = report::study::Made::now(started, t0.elapsed().as_secs_f64());
                 write_page(&h, &report::study::sweep_page(&spec.fabric, &sw, &made))?;
             }
-            Ok(if deadlocked {
+            Ok(unless_interrupted(if deadlocked {
                 ExitCode::from(EXIT_DEADLOCK)
             } else {
                 ExitCode::SUCCESS
-            })
+            }))
         }
         Cmd::Check {
             config: path,
             params,
             set,
+            unset,
+            memory_limit,
         } => {
-            let set = [params, set].concat();
+            if let Some(m) = memory_limit {
+                reef::memory::set_limit(m);
+            }
+            let set = overrides(&[params, set].concat(), &unset, None)?;
             print_notes(&path, &set);
             let spec = config::load(&path, &set)?;
             let rep = runner::check_with_bar(&spec, true);
@@ -670,6 +719,7 @@ fn real_main() -> Result<ExitCode> {
                 }
                 None => println!("deadlock-free: the channel dependency graph is acyclic"),
             }
+            println!("{}", reef::runner::memory_line(&spec));
             // Which engine `reef run` takes (the same results either way).
             match reef::engine::Sim::new(&spec).map(|s| s.express_refused()) {
                 Ok(None) => println!("engine: express"),
@@ -683,7 +733,7 @@ fn real_main() -> Result<ExitCode> {
             params,
             output,
         } => {
-            check_outs([&output])?;
+            check_outs(&[("--output", &output)], None)?;
             if !config::booksim::is_booksim(&path) {
                 bail!(
                     "{}: a reef config already (its name ends in .toml); convert reads BookSim2 configs",
@@ -714,13 +764,11 @@ fn real_main() -> Result<ExitCode> {
             jobs,
             quiet,
         } => {
-            check_outs([&json])?;
-            if let Some(dir) = &out {
-                check_out(dir, true)?;
-            }
+            check_outs(&[("--json", &json)], Some(("--out", &out)))?;
             if let Some(n) = jobs {
                 reef::systems::pool::set_jobs(n as usize);
             }
+            reef::interrupt::install().context("catching Ctrl-C")?;
             let opts = reef::systems::Options {
                 quick,
                 seed,
@@ -740,10 +788,7 @@ fn real_main() -> Result<ExitCode> {
             poll_us,
             quiet,
         } => {
-            check_outs([&json])?;
-            if let Some(dir) = &out {
-                check_out(dir, true)?;
-            }
+            check_outs(&[("--json", &json)], Some(("--out", &out)))?;
             if system != "clan" {
                 bail!("no live run for `{system}` (available: clan)");
             }
@@ -752,6 +797,7 @@ fn real_main() -> Result<ExitCode> {
         Cmd::Routes {
             config: path,
             set,
+            unset,
             lan,
             max_pairs,
         } => {
@@ -763,7 +809,7 @@ fn real_main() -> Result<ExitCode> {
                 })?;
                 print!("{}", reef::systems::atomic::routes::lan_routes(&l));
             } else {
-                let spec = config::load(Path::new(&path), &set)?;
+                let spec = config::load(Path::new(&path), &overrides(&set, &unset, None)?)?;
                 match reef::routing::interval::print_routing(&spec.fabric, &spec.routing) {
                     Some(t) => print!("{path}: {}\n{t}", spec.fabric),
                     None => print!(
@@ -783,7 +829,7 @@ fn real_main() -> Result<ExitCode> {
             repeat,
             child,
         } => {
-            check_outs([&json])?;
+            check_outs(&[("--json", &json)], None)?;
             let mut o: Vec<String> = Vec::new();
             if no_trains {
                 o.push("sim.trains=false".into());

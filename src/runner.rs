@@ -6,19 +6,62 @@ use crate::engine::result::RunResult;
 use crate::engine::{Progress, Sim, SimError, Spec};
 use crate::report::{Sweep, SweepPoint};
 use crate::routing::cdg::{self, CdgReport};
+use crate::time::Time;
 use crate::workload::Process;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-/// A progress reporter: a bar on a terminal for anything longer than a second, nothing
+/// A progress reporter: on a terminal, for anything longer than a second, a line with the
+/// phase, a rate and an estimate of the time left, from the first report on; nothing
 /// otherwise.
 pub struct Bar {
     start: Instant,
     bar: Option<ProgressBar>,
     enabled: bool,
     label: String,
+    phase: String,
+}
+
+/// Positions of a bar: fine enough that the first report of a long run moves it.
+const BAR_STEPS: u64 = 1_000_000;
+
+/// Seconds as a person reads a wait: `7 s`, `2 min 05 s`, `1 h 04 min`.
+pub fn duration_text(s: f64) -> String {
+    let s = s.max(0.0).round() as u64;
+    if s < 60 {
+        format!("{s} s")
+    } else if s < 3600 {
+        format!("{} min {:02} s", s / 60, s % 60)
+    } else {
+        format!("{} h {:02} min", s / 3600, s % 3600 / 60)
+    }
+}
+
+/// A rate with an SI prefix: `812`, `3.4 k`, `12.1 M`.
+pub fn rate_text(x: f64) -> String {
+    if x >= 1e9 {
+        format!("{:.1} G", x / 1e9)
+    } else if x >= 1e6 {
+        format!("{:.1} M", x / 1e6)
+    } else if x >= 1e3 {
+        format!("{:.1} k", x / 1e3)
+    } else {
+        format!("{x:.0} ")
+    }
+}
+
+/// The time left, as the bar says it: the time so far scaled by what is left to do (any
+/// progress at all gives one: fractions are kept to a millionth).
+fn eta_text(elapsed: f64, frac: f64) -> String {
+    if frac > 0.0 && frac < 1.0 {
+        format!("eta {}", duration_text(elapsed * (1.0 - frac) / frac))
+    } else if frac >= 1.0 {
+        "finishing".to_string()
+    } else {
+        "eta …".to_string()
+    }
 }
 
 impl Bar {
@@ -28,24 +71,52 @@ impl Bar {
             bar: None,
             enabled: enabled && std::io::stderr().is_terminal(),
             label: label.to_string(),
+            phase: String::new(),
         }
+    }
+
+    /// What is being done now (`measuring`, `experiment 3 of 8: mapping`).
+    pub fn phase(&mut self, phase: &str) {
+        self.phase = phase.to_string();
     }
 
     /// Updates the bar with a fraction done in `[0, 1]`.
     pub fn set(&mut self, frac: f64) {
-        if !self.enabled || self.start.elapsed() < Duration::from_secs(1) {
+        self.update(frac, None);
+    }
+
+    /// Updates the bar with a fraction done in `[0, 1]` and a rate (`"1.2 M cycles/s"`).
+    /// The time left is the time so far scaled by what is left to do.
+    pub fn update(&mut self, frac: f64, rate: Option<&str>) {
+        let elapsed = self.start.elapsed().as_secs_f64();
+        if !self.enabled || elapsed < 1.0 {
             return;
         }
+        let frac = if frac.is_finite() {
+            frac.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let eta = eta_text(elapsed, frac);
+        let mut msg = self.label.clone();
+        for part in [Some(self.phase.as_str()), rate, Some(eta.as_str())]
+            .into_iter()
+            .flatten()
+            .filter(|p| !p.is_empty())
+        {
+            msg.push_str(if msg == self.label { ": " } else { ", " });
+            msg.push_str(part);
+        }
         let bar = self.bar.get_or_insert_with(|| {
-            let b = ProgressBar::new(1000);
+            let b = ProgressBar::new(BAR_STEPS);
             b.set_style(
-                ProgressStyle::with_template("{msg} [{elapsed_precise}] {wide_bar} {percent}% (eta {eta})")
+                ProgressStyle::with_template("[{elapsed_precise}] {wide_bar} {percent:>3}% {msg}")
                     .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
-            b.set_message(self.label.clone());
             b
         });
-        bar.set_position((frac.clamp(0.0, 1.0) * 1000.0) as u64);
+        bar.set_message(msg);
+        bar.set_position((frac * BAR_STEPS as f64) as u64);
     }
 
     pub fn finish(&mut self) {
@@ -55,6 +126,26 @@ impl Bar {
     }
 }
 
+/// A run's phase at `now` and the fraction of it done, as a bar shows them: the warm-up and
+/// the window make the whole; the drain, whose length is not known ahead, shows as full.
+fn run_phase(spec: &Spec, p: &Progress) -> (String, f64) {
+    let cycle = spec.params.cycle.to_f64();
+    let c = |t: Time| (t as f64 / cycle).round();
+    let end = p.window_end.max(1);
+    let phase = if p.now < spec.params.warmup {
+        format!("warm-up, cycle {} of {}", c(p.now), c(end))
+    } else if p.now < p.window_end {
+        format!("measuring, cycle {} of {}", c(p.now), c(end))
+    } else {
+        format!(
+            "draining the measured packets, {} of at most {} cycles",
+            c(p.now - p.window_end),
+            c(spec.params.drain_limit)
+        )
+    };
+    (phase, p.now as f64 / end as f64)
+}
+
 /// Runs one spec to its result, reporting progress to `on`.
 pub fn run_spec(spec: &Spec, on: &mut dyn FnMut(Progress)) -> Result<RunResult, SimError> {
     let mut sim = Sim::new(spec)?;
@@ -62,11 +153,29 @@ pub fn run_spec(spec: &Spec, on: &mut dyn FnMut(Progress)) -> Result<RunResult, 
     Ok(sim.result(&out))
 }
 
-/// Runs one spec with a progress bar on a terminal.
+/// [`run_spec`] stopped by Ctrl-C ([`crate::interrupt`]) at its next progress report, with a
+/// result marked `interrupted`.
+pub fn run_interruptible(spec: &Spec, on: &mut dyn FnMut(Progress)) -> Result<RunResult, SimError> {
+    let mut sim = Sim::new(spec)?;
+    sim.interruptible = true;
+    let out = sim.run(on)?;
+    Ok(sim.result(&out))
+}
+
+/// Runs one spec with a progress bar on a terminal (phase, simulated cycles per second and
+/// the time left); Ctrl-C stops it at the next safe point.
 pub fn run_with_bar(spec: &Spec, show: bool) -> Result<RunResult, SimError> {
     let mut bar = Bar::new(&spec.name, show);
-    let r = run_spec(spec, &mut |p: Progress| {
-        bar.set(p.now as f64 / p.window_end.max(1) as f64)
+    let wall = Instant::now();
+    let cycle = spec.params.cycle.to_f64();
+    let r = run_interruptible(spec, &mut |p: Progress| {
+        if !bar.enabled {
+            return;
+        }
+        let (phase, frac) = run_phase(spec, &p);
+        let rate = p.now as f64 / cycle / wall.elapsed().as_secs_f64().max(1e-9);
+        bar.phase(&phase);
+        bar.update(frac, Some(&format!("{}cycles/s", rate_text(rate))));
     });
     bar.finish();
     r
@@ -89,12 +198,25 @@ pub fn run_messages(spec: &Spec, show: bool) -> Result<crate::report::messages::
         .ok_or_else(|| SimError::Invalid(format!("{}: not a message benchmark", spec.name)))?;
     let mut bar = Bar::new(&format!("{} {}", spec.name, m.kind.name()), show);
     let n = m.sizes.len().max(1);
-    let sizes = crate::workload::message::run(spec, m, &mut |i| bar.set(i as f64 / n as f64))?;
+    let mut sizes = Vec::with_capacity(n);
+    // A size at a time: Ctrl-C keeps the sizes that finished.
+    for (i, &size) in m.sizes.iter().enumerate() {
+        if crate::interrupt::check() {
+            break;
+        }
+        bar.phase(&format!(
+            "size {} of {n}: {}",
+            i + 1,
+            crate::report::messages::size_text(size)
+        ));
+        bar.set(i as f64 / n as f64);
+        sizes.push(crate::workload::message::run_size(spec, m, size, m.count)?);
+    }
     bar.finish();
     let hops = (hops(spec, m.pair.0, m.pair.1), hops(spec, m.pair.1, m.pair.0));
-    Ok(crate::report::messages::MessageRun::new(
-        &spec.name, m, hops, sizes,
-    ))
+    let mut run = crate::report::messages::MessageRun::new(&spec.name, m, hops, sizes);
+    run.unfinished = m.sizes[run.sizes.len()..].to_vec();
+    Ok(run)
 }
 
 /// The static deadlock and reachability check of a spec.
@@ -150,6 +272,43 @@ pub fn parse_loads(s: &str) -> Result<Vec<f64>, String> {
         .collect())
 }
 
+/// What `reef check` says of a network's memory: the estimate, its parts, and the limit.
+pub fn memory_line(spec: &Spec) -> String {
+    let c = crate::memory::Counts::of_spec(spec);
+    let limit = crate::memory::limit().map_or(String::new(), |(b, from)| {
+        format!("; limit {} ({from})", crate::memory::bytes_text(b))
+    });
+    format!("memory: {} to run{limit}", c.describe())
+}
+
+/// Reads `--jobs`: a whole number of simulations at once, at least 1.
+pub fn parse_jobs(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "`{s}`: give how many simulations to run at once, a whole number from 1 (default: the machine's cores)"
+        )),
+    }
+}
+
+/// Simulations a sweep runs at once: as asked, but no more than the machine's cores (each
+/// point keeps a core busy: more at once only slow each other down), with a note saying
+/// so when it takes fewer than asked.
+pub fn sweep_jobs(asked: Option<usize>) -> (usize, Option<String>) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    match asked {
+        Some(j) if j > cores => (
+            cores,
+            Some(format!(
+                "--jobs {j}: this machine has {cores} cores; running {cores} points at a time \
+                 (a point keeps a core busy, more at once only slow each other down)"
+            )),
+        ),
+        Some(j) => (j.max(1), None),
+        None => (cores, None),
+    }
+}
+
 /// An error of a sweep: a config error at some load, or a run error.
 #[derive(Debug, thiserror::Error)]
 pub enum SweepError {
@@ -162,9 +321,25 @@ pub enum SweepError {
     NoLoad(String),
 }
 
-/// Latency against offered load: runs the config at each load (in parallel, `jobs` at a
-/// time, in increasing order) up to the first point that saturates.
-/// Finishes with a backlogged run for the saturation throughput.
+/// What the threads of a sweep share.
+struct SweepState {
+    /// The next point to start.
+    next: usize,
+    /// The first point (in load order) that saturated or could not be built: no point
+    /// beyond it is started, and those running are stopped.
+    stop_at: usize,
+    results: Vec<Option<Result<RunResult, SweepError>>>,
+    /// Per point: the fraction of it done and the cycles simulated, for the bar.
+    frac: Vec<f64>,
+    cycles: Vec<f64>,
+}
+
+/// Latency against offered load: runs the config at each load, `jobs` at a time, started in
+/// increasing order, up to the first point that saturates: once one does, no later point is
+/// started and those running are stopped (past saturation a run is at its slowest, and its
+/// numbers are not steady state), so the points are the same for any number of jobs.
+/// Finishes with a backlogged run for the saturation throughput. Ctrl-C stops the points
+/// under way; the sweep keeps those that finished and lists the loads that did not.
 pub fn sweep(
     path: &Path,
     overrides: &[String],
@@ -172,7 +347,6 @@ pub fn sweep(
     jobs: usize,
     show: bool,
 ) -> Result<Sweep, SweepError> {
-    let jobs = jobs.max(1);
     let build = |load: Option<f64>| {
         let mut o = overrides.to_vec();
         match load {
@@ -181,13 +355,18 @@ pub fn sweep(
             Some(l) => o.push(format!("traffic.load={l:?}")),
             None => o.push("traffic.injection=\"backlogged\"".into()),
         }
-        config::load(path, &o).map_err(|mut e| {
-            // The swept load came from --load, not from a --set the user typed.
-            if load.is_some() && e.key == "traffic.load" && e.origin.is_some() {
-                e.origin = Some(config::Origin::Load);
-            }
-            e
-        })
+        config::load(path, &o)
+            .map(|mut s| {
+                s.name = config::run_name(&s.name, &o);
+                s
+            })
+            .map_err(|mut e| {
+                // The swept load came from --load, not from a --set the user typed.
+                if load.is_some() && e.key == "traffic.load" && e.origin.is_some() {
+                    e.origin = Some(config::Origin::Load);
+                }
+                e
+            })
     };
     // Fail early, before any thread starts, on a bad config.
     let first = build(loads.first().copied())?;
@@ -204,68 +383,198 @@ pub fn sweep(
             path.display()
         )));
     }
-    let name = first.name.clone();
-    let mut bar = Bar::new(&format!("sweep {name}"), show);
-    let total = loads.len() + 1;
-    let mut points = Vec::new();
-    let mut done = 0;
-    for chunk in loads.chunks(jobs) {
-        let specs: Vec<(f64, Spec)> = chunk
-            .iter()
-            .map(|&l| build(Some(l)).map(|s| (l, s)))
-            .collect::<Result<_, _>>()?;
-        let results: Vec<(f64, Result<RunResult, SimError>)> = std::thread::scope(|sc| {
-            let hs: Vec<_> = specs
-                .iter()
-                .map(|(l, s)| (*l, sc.spawn(move || run_spec(s, &mut |_| {}))))
-                .collect();
-            hs.into_iter()
-                .map(|(l, h)| {
-                    (
-                        l,
-                        h.join()
-                            .unwrap_or_else(|_| Err(SimError::TooLarge("a sweep thread panicked".into()))),
-                    )
-                })
-                .collect()
-        });
-        // The points up to the first saturated one, in load order: the loads run in
-        // parallel beyond it are dropped, so the sweep is the same for any number of jobs.
-        let mut stop = false;
-        for (load, r) in results {
-            let result = r.map_err(|err| SweepError::Sim { load, err })?;
-            stop = result.saturated;
-            points.push(SweepPoint { load, result });
-            if stop {
-                break;
-            }
-        }
-        done += chunk.len();
-        bar.set(done as f64 / total as f64);
-        if stop {
-            break;
+    let base = config::load(path, overrides)
+        .map(|s| s.name)
+        .unwrap_or_else(|_| first.name.clone());
+    let name = config::run_name(&base, overrides);
+    let cycle = first.params.cycle.to_f64();
+    let per_point = crate::memory::Counts::of_spec(&first).bytes();
+    drop(first);
+    let n = loads.len();
+    let mut jobs = jobs.clamp(1, n.max(1));
+    // Each point builds its own network: no more at once than fit in memory.
+    if let Some((lim, from)) = crate::memory::limit() {
+        let fit = ((lim / per_point.max(1)) as usize).max(1);
+        if fit < jobs {
+            eprintln!(
+                "note: a point needs about {} and {from} is {}: running {fit} at a time",
+                crate::memory::bytes_text(per_point),
+                crate::memory::bytes_text(lim)
+            );
+            jobs = fit;
         }
     }
-    let sat = build(None)?;
-    let saturation_throughput = if matches!(sat.workload.process, Process::Backlogged) {
-        run_spec(&sat, &mut |_| {})
-            .ok()
-            .filter(|r| r.deadlock.is_none())
-            .map(|r| r.accepted_flits_per_node_cycle)
-    } else {
+    let cancel: Vec<std::sync::atomic::AtomicBool> = (0..n)
+        .map(|_| std::sync::atomic::AtomicBool::new(false))
+        .collect();
+    let state = std::sync::Mutex::new(SweepState {
+        next: 0,
+        stop_at: n,
+        results: (0..n).map(|_| None).collect(),
+        frac: vec![0.0; n],
+        cycles: vec![0.0; n],
+    });
+    let bar = std::sync::Mutex::new(Bar::new(&format!("sweep {name}"), show));
+    let wall = Instant::now();
+    // The bar: points done and under way, the cycles simulated per second over all of them,
+    // and the time left over the points that can still run (and the saturation run).
+    let report = |st: &SweepState| {
+        let Ok(mut b) = bar.lock() else { return };
+        if !b.enabled {
+            return;
+        }
+        let limit = st.stop_at.min(n.saturating_sub(1)) + 1;
+        let done = st.results[..limit].iter().filter(|r| r.is_some()).count();
+        let running: Vec<String> = (0..limit)
+            .filter(|&i| st.results[i].is_none() && st.frac[i] > 0.0)
+            .map(|i| format!("{}", loads[i]))
+            .collect();
+        let frac = st.frac[..limit].iter().sum::<f64>() / (limit + 1) as f64;
+        let rate = st.cycles.iter().sum::<f64>() / wall.elapsed().as_secs_f64().max(1e-9);
+        b.phase(&format!(
+            "{done} of {limit} points done{}",
+            if running.is_empty() {
+                String::new()
+            } else {
+                format!(", running load {}", running.join(", "))
+            }
+        ));
+        b.update(frac, Some(&format!("{}cycles/s", rate_text(rate))));
+    };
+    let worker = || {
+        loop {
+            let i = {
+                let Ok(mut st) = state.lock() else { return };
+                if st.next > st.stop_at || st.next >= n || crate::interrupt::check() {
+                    return;
+                }
+                let i = st.next;
+                st.next += 1;
+                st.frac[i] = 1e-9;
+                i
+            };
+            let load = loads[i];
+            let outcome = match build(Some(load)) {
+                Err(e) => Err(SweepError::from(e)),
+                Ok(spec) => Sim::new(&spec)
+                    .and_then(|mut sim| {
+                        sim.interruptible = true;
+                        sim.cancel = Some(&cancel[i]);
+                        let out = sim.run(&mut |p: Progress| {
+                            if let Ok(mut st) = state.lock() {
+                                st.frac[i] = (p.now as f64 / p.window_end.max(1) as f64).min(1.0);
+                                st.cycles[i] = p.now as f64 / cycle;
+                                report(&st);
+                            }
+                        })?;
+                        Ok(sim.result(&out))
+                    })
+                    .map_err(|err| SweepError::Sim { load, err }),
+            };
+            let Ok(mut st) = state.lock() else { return };
+            // A point stopped early (Ctrl-C, or a lower load saturated) is not kept.
+            if matches!(&outcome, Ok(r) if r.interrupted) {
+                st.frac[i] = 0.0;
+                continue;
+            }
+            let stops = match &outcome {
+                Ok(r) => r.saturated,
+                Err(_) => true,
+            };
+            if stops && i < st.stop_at {
+                st.stop_at = i;
+                for c in &cancel[i + 1..] {
+                    c.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+            st.frac[i] = 1.0;
+            st.results[i] = Some(outcome);
+            report(&st);
+        }
+    };
+    std::thread::scope(|sc| {
+        let hs: Vec<_> = (0..jobs).map(|_| sc.spawn(worker)).collect();
+        for h in hs {
+            let _ = h.join();
+        }
+    });
+    let mut st = state.into_inner().unwrap_or_else(|e| e.into_inner());
+    let interrupted = crate::interrupt::requested();
+    let limit = st.stop_at.min(n.saturating_sub(1)) + 1;
+    let mut points = Vec::new();
+    let mut unfinished = Vec::new();
+    for (i, r) in st.results.drain(..limit).enumerate() {
+        match r {
+            Some(Ok(result)) => points.push(SweepPoint {
+                load: loads[i],
+                result,
+            }),
+            Some(Err(e)) => return Err(e),
+            None => unfinished.push(loads[i]),
+        }
+    }
+    if interrupted && st.stop_at == n {
+        // Points never started (no saturation was found to end the sweep before them).
+        unfinished.extend(&loads[limit.min(n)..]);
+    }
+    let mut bar = bar.into_inner().unwrap_or_else(|e| e.into_inner());
+    let saturation_throughput = if interrupted {
         None
+    } else {
+        let sat = build(None)?;
+        bar.phase("every source backlogged, for the saturation throughput");
+        if matches!(sat.workload.process, Process::Backlogged) {
+            run_interruptible(&sat, &mut |p| bar.set(p.now as f64 / p.window_end.max(1) as f64))
+                .ok()
+                .filter(|r| r.deadlock.is_none() && !r.interrupted)
+                .map(|r| r.accepted_flits_per_node_cycle)
+        } else {
+            None
+        }
     };
     bar.finish();
     Ok(Sweep {
         name,
         points,
         saturation_throughput,
+        interrupted: crate::interrupt::requested(),
+        unfinished,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 31: a bar said "0% (eta 0s)" until 1 % was done; now the phase, and an ETA
+    /// from the first thousandth on.
+    #[test]
+    fn r31_progress_names_the_phase_and_a_believable_eta() {
+        // 2 s for 0.1 %: 33 minutes left, not 0 s.
+        assert_eq!(eta_text(2.0, 0.001), "eta 33 min 18 s");
+        assert_eq!(eta_text(1.0, 0.0), "eta …");
+        assert_eq!(eta_text(5.0, 1.0), "finishing");
+        let spec = config::load(Path::new("examples/mesh8x8.toml"), &[]).unwrap();
+        let at = |now: Time| {
+            run_phase(
+                &spec,
+                &Progress {
+                    now,
+                    window_end: 60_000_000,
+                    events: 0,
+                },
+            )
+        };
+        let (phase, frac) = at(5_000_000);
+        assert_eq!(phase, "warm-up, cycle 5000 of 60000");
+        assert!((frac - 5.0 / 60.0).abs() < 1e-9);
+        assert!(at(30_000_000).0.starts_with("measuring, cycle 30000 of 60000"));
+        assert!(
+            at(61_000_000)
+                .0
+                .starts_with("draining the measured packets, 1000 of at most")
+        );
+    }
 
     #[test]
     fn loads() {

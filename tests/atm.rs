@@ -286,6 +286,21 @@ fn command_line_writes_json_csv_and_the_plot() {
     assert_eq!(j["system"], "atm");
     let svg = std::fs::read_to_string(dir.join("write-size.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("Table I") && svg.contains("fault-on-write"));
+    // Issue 31: sizes on a log axis, labelled in KB (1, 2, 4 … 64), not "log2 KB 0.0–6.0".
+    let ticks: Vec<&str> = svg
+        .split("</text>")
+        .filter_map(|t| t.rsplit('>').next())
+        .map(str::trim)
+        .collect();
+    assert!(!svg.contains("log2"), "write-size.svg");
+    for kb in ["1", "2", "4", "8", "16", "32", "64"] {
+        assert!(ticks.contains(&kb), "tick {kb}: {ticks:?}");
+    }
+    let e2e = std::fs::read_to_string(dir.join("end-to-end.svg")).unwrap();
+    assert!(
+        !e2e.contains("log2") && e2e.contains("frame size [bytes]"),
+        "end-to-end.svg"
+    );
     for csv in [
         "write-size.csv",
         "bus-ceiling.csv",

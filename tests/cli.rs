@@ -95,11 +95,19 @@ fn run_plots_the_latency_distributions_and_the_channel_map() {
         widths.push(w);
         last.push(counts.len());
     }
-    // Both in the same bins, about 100 of them up to the largest packet latency.
-    assert_eq!(widths[0], widths[1]);
-    assert!((50..=101).contains(&last[0]), "{last:?}");
+    // Each in bins of its own, about 100 of them up to its largest latency (issue 31: the
+    // network latency in the packet latency's bins collapsed to one dot at load 0.3).
+    assert!(last.iter().all(|n| (40..=101).contains(n)), "{last:?} {widths:?}");
     let svg = std::fs::read_to_string(&s).unwrap();
     assert!(svg.contains("<svg") && svg.contains("network latency"), "{svg}");
+    // Issue 31: ticks print as numbers (`1000`, not `1000.0`).
+    let labels: Vec<&str> = svg
+        .split("</text>")
+        .filter_map(|t| t.rsplit('>').next())
+        .map(str::trim)
+        .collect();
+    assert!(labels.iter().any(|l| l.parse::<u64>().is_ok()), "{labels:?}");
+    assert!(!labels.iter().any(|l| l.ends_with(".0")), "{labels:?}");
 
     // No measured packet delivered (a deadlock before the window): no empty plot.
     let e = tmp("empty.svg");
@@ -149,7 +157,14 @@ fn no_packets_no_latency() {
     // A window too short for any packet: the summary says so instead of printing zeros that
     // read as latencies, and the CSV leaves the latency fields empty.
     let c = tmp("none.csv");
-    let set = ["--set", "sim.measure=\"1 cycle\"", "--set", "traffic.load=0.001"];
+    let set = [
+        "--set",
+        "sim.measure=\"1 cycle\"",
+        "--set",
+        "traffic.load=0.001",
+        "--set",
+        "traffic.packet_size=1",
+    ];
     let (code, out, err) = reef(&[&["run", "examples/mesh8x8.toml", "-q"][..], &set[..]].concat());
     assert_eq!(code, 0, "{err}");
     assert!(
@@ -168,6 +183,7 @@ fn no_packets_no_latency() {
         ][..],
         &[c.to_str().unwrap()][..],
         &set[..2],
+        &set[4..],
     ]
     .concat();
     let (code, out, err) = reef(&args);
@@ -630,4 +646,253 @@ fn output_into_a_closed_pipe_ends_quietly() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
+}
+
+/// Issue 31: outputs are checked before the work: a place where no file can be created, and
+/// two options naming one file, are refused at once; a file is written whole (atomically),
+/// with no temporary file left beside it.
+#[test]
+fn r31_outputs_are_checked_first_and_written_whole() {
+    let t = std::time::Instant::now();
+    #[cfg(target_os = "linux")]
+    {
+        let (code, out, err) = reef(&["reproduce", "atm", "--json", "/proc/x.json"]);
+        assert_eq!(code, 1, "{out}{err}");
+        assert!(err.contains("--json /proc/x.json: cannot be written"), "{err}");
+        assert!(out.is_empty());
+    }
+    let f = tmp("same.out");
+    let same = format!(
+        "{}/../{}/same.out",
+        f.parent().unwrap().display(),
+        f.parent().unwrap().file_name().unwrap().to_str().unwrap()
+    );
+    for args in [
+        vec![
+            "run",
+            "examples/mesh8x8.toml",
+            "--json",
+            f.to_str().unwrap(),
+            "--svg",
+            same.as_str(),
+        ],
+        vec![
+            "sweep",
+            "examples/mesh8x8.toml",
+            "--load",
+            "0.1:0.1:0.1",
+            "--csv",
+            f.to_str().unwrap(),
+            "--json",
+            f.to_str().unwrap(),
+        ],
+    ] {
+        let (code, out, err) = reef(&args);
+        assert_eq!(code, 1, "{args:?}: {out}{err}");
+        assert!(err.contains("name the same file"), "{args:?}: {err}");
+        assert!(out.is_empty() && !f.exists(), "{args:?}");
+    }
+    assert!(t.elapsed().as_secs() < 3, "{:?}", t.elapsed());
+    // Written whole, replacing the old file, and nothing else left in the directory.
+    let d = tmp("whole");
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let j = d.join("r.json");
+    std::fs::write(&j, "old").unwrap();
+    let (code, _, err) = reef(&[
+        "run",
+        "examples/mesh8x8.toml",
+        "--set",
+        "sim.measure=\"500 cycles\"",
+        "-q",
+        "--json",
+        j.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1);
+}
+
+/// Issue 31: `--jobs 0` is refused; more jobs than cores run as many as the cores, and say so.
+#[test]
+fn r31_jobs() {
+    let (code, _, err) = reef(&[
+        "sweep",
+        "examples/mesh8x8.toml",
+        "--load",
+        "0.1:0.1:0.1",
+        "--jobs",
+        "0",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("a whole number from 1"), "{err}");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let many = (cores + 5).to_string();
+    let (code, _, err) = reef(&[
+        "sweep",
+        "examples/mesh8x8.toml",
+        "--load",
+        "0.1:0.1:0.1",
+        "--set",
+        "sim.measure=\"500 cycles\"",
+        "--jobs",
+        &many,
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(&format!("running {cores} points at a time")),
+        "{err}"
+    );
+}
+
+/// Issue 31: names say what was run, control characters escaped; times in cycles.
+#[test]
+fn r31_names_and_units_tell_the_truth() {
+    let (code, out, err) = reef(&[
+        "run",
+        "examples/mesh8x8.toml",
+        "--set",
+        "traffic.load=0.3",
+        "--set",
+        "sim.measure=\"500 cycles\"",
+        "--set",
+        // (A TOML escape: the name holds the terminal's "red" sequence.)
+        "name=\"a\\u001b[31mred\"",
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let first = out.lines().next().unwrap();
+    assert!(
+        first.starts_with("a\\u{1b}[31mred (traffic.load=0.3, sim.measure=\"500 cycles\", name="),
+        "{first}"
+    );
+    assert!(!out.contains('\u{1b}'), "{out}");
+    // A deadlock is dated in cycles, as the config counts, the time beside it; a sweep whose
+    // first point deadlocks before its window has offered nothing, not NaN.
+    let (code, out, _) = reef(
+        &[
+            &["run"],
+            &DEADLOCKING_TORUS[..],
+            &["--set", "traffic.load=0.5", "-q"],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, 2);
+    let line = out.lines().find(|l| l.contains("DEADLOCK at")).unwrap();
+    assert!(line.contains(" cycles (") && line.contains(" ns)"), "{line}");
+    let (code, out, _) = reef(
+        &[
+            &["sweep"],
+            &DEADLOCKING_TORUS[..],
+            &[
+                "--set",
+                "sim.warmup=\"100000 cycles\"",
+                "--load",
+                "0.9:0.9:0.1",
+                "-q",
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(!out.contains("NaN") && out.contains("DEADLOCK"), "{out}");
+    // And the saturation reason of a run that does not drain counts cycles.
+    let (_, out, _) = reef(&[
+        "run",
+        "examples/mesh8x8.toml",
+        "--set",
+        "traffic.load=0.9",
+        "--set",
+        "sim.measure=\"2000 cycles\"",
+        "--set",
+        "sim.drain_limit=\"100 cycles\"",
+        "-q",
+    ]);
+    let sat = out
+        .lines()
+        .find(|l| l.contains("SATURATED"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(sat.contains("100 cycles (100.000 ns) after the window"), "{sat}");
+}
+
+/// Issue 31: `reef check` said 1024 switch-to-switch channels for the 16×16 torus where
+/// `reef run` said 1536 channels; both now give every channel, check with its breakdown.
+#[test]
+fn r31_check_and_run_count_the_same_channels() {
+    let (code, out, err) = reef(&["check", "examples/torus16x16.toml"]);
+    assert_eq!(code, 0, "{err}");
+    // 16×16 torus: 4 channels out of each switch, and one each way per host.
+    let (links, host) = (256 * 4, 2 * 256);
+    let want = format!(
+        "{} channels ({links} switch-to-switch, {host} to or from hosts)",
+        links + host
+    );
+    assert!(out.lines().next().unwrap().contains(&want), "{out}");
+    let (code, out, err) = reef(&[
+        "run",
+        "examples/torus16x16.toml",
+        "--set",
+        "sim.measure=\"200 cycles\"",
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.lines()
+            .next()
+            .unwrap()
+            .contains(&format!(", {} channels,", links + host)),
+        "{out}"
+    );
+}
+
+/// Issue 31: a reproduction's table prints counts as integers, yes/no as yes/no, no empty
+/// unit brackets, and its CSVs carry values to six significant digits at most.
+#[test]
+fn r31_reproduction_tables_print_what_the_figures_mean() {
+    let d = tmp("atomic-out");
+    let (code, out, err) = reef(&[
+        "reproduce",
+        "atomic",
+        "--quick",
+        "-q",
+        "--out",
+        d.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("[]"), "{out}");
+    // The simulated figure of a metric's first row (after its unit, if it has one).
+    let value = |metric: &str| {
+        let w: Vec<&str> = out
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .find(|w| w.contains(&metric))
+            .unwrap_or_else(|| panic!("{metric}: {out}"));
+        let i = w.iter().position(|x| *x == metric).unwrap() + 1;
+        let i = if w[i].starts_with('[') { i + 1 } else { i };
+        w[i].to_string()
+    };
+    assert_eq!(value("map_correct"), "yes");
+    assert_eq!(value("deadlock_free"), "yes");
+    // A count: whole, with no decimals.
+    let lost = value("packets_lost");
+    assert!(lost.parse::<u64>().is_ok(), "{lost}");
+    for f in std::fs::read_dir(&d).unwrap() {
+        let p = f.unwrap().path();
+        if p.extension().is_some_and(|e| e == "csv") {
+            for field in std::fs::read_to_string(&p).unwrap().split([',', '\n']) {
+                if let Ok(x) = field.parse::<f64>() {
+                    let digits = field
+                        .split(['e', 'E'])
+                        .next()
+                        .unwrap()
+                        .chars()
+                        .filter(char::is_ascii_digit)
+                        .collect::<String>();
+                    let sig = digits.trim_start_matches('0').len();
+                    assert!(sig <= 6 || x.fract() == 0.0, "{}: {field}", p.display());
+                }
+            }
+        }
+    }
 }

@@ -294,7 +294,7 @@ fn messages_speak_config_not_rust() {
     assert!(e.msg.contains("must be 1..=1048576 flits, got 3000000000"), "{e}");
     let e = err_mesh("[channel]\nbuffer = -1\n");
     assert_eq!((e.line, e.key.as_str()), (Some(5), "channel.buffer"));
-    assert!(e.msg.contains("a whole number from 0 to 4294967295"), "{e}");
+    assert!(e.msg.contains("a whole number of flits from 1 to 1048576"), "{e}");
     for text in [&e.msg, e.hint.as_deref().unwrap_or("")] {
         assert!(!text.contains("u32") && !text.contains("enum"), "{e}");
     }
@@ -352,5 +352,148 @@ fn on_off_loads_too_low_for_the_periods_are_refused() {
             &[]
         )
         .is_ok()
+    );
+}
+
+/// Issue 31: value-range messages give the key's real range, and no Rust type name.
+#[test]
+fn r31_ranges_are_the_keys_own() {
+    let base = format!("{MESH}[traffic]\nload = 0.1\n");
+    for (set, want) in [
+        ("channel.vcs=-1", "from 1 to 64"),
+        ("channel.buffer=1000000000000", "from 1 to 1048576"),
+        ("sim.batches=-1", "from 1 to 1000"),
+        ("switch.output_buffer=-1", "from 0 (none) to 1048576"),
+        ("sim=3", "a table of keys (a section such as [sim])"),
+    ] {
+        let e = err_with(&base, &[set]);
+        assert!(e.msg.contains(want), "{set}: {e}");
+        assert!(
+            !e.msg.contains("4294967295") && !e.msg.contains("Raw"),
+            "{set}: {e}"
+        );
+    }
+    // A list that is not TOML is a syntax error, not a string.
+    let e = err_with(&base, &["topology.k=[1,,2]"]);
+    assert!(e.msg.contains("is not a TOML value"), "{e}");
+    assert!(e.hint.unwrap().contains("TOML syntax"));
+}
+
+/// Issue 31: what was accepted and should not be.
+#[test]
+fn r31_refusals() {
+    // A packet that cannot be sent within the window and its drain.
+    let e = err_with(
+        &format!("{MESH}[traffic]\nload = 0.1\n"),
+        &["traffic.packet_size=1000000000"],
+    );
+    assert_eq!(e.key, "traffic.packet_size");
+    assert!(e.msg.contains("no measured packet could be delivered"), "{e}");
+    // A window too short for one ordinary packet is blamed on the window.
+    let e = err_with(
+        &format!("{MESH}[traffic]\nload = 0.1\npacket_size = 4\n"),
+        &["sim.measure=\"1 cycle\""],
+    );
+    assert_eq!(e.key, "sim.measure", "{e}");
+    // (One that fits runs.)
+    config::load_str(
+        "ok.toml",
+        &format!("{MESH}[traffic]\nload = 0.1\npacket_size = 1000\n"),
+        Path::new("."),
+        &[],
+    )
+    .unwrap();
+    let dir = std::env::temp_dir().join(format!("reef-r31-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file_err = |net: &str, extra: &str| {
+        std::fs::write(dir.join("n.txt"), net).unwrap();
+        config::load_str(
+            "cfg.toml",
+            &format!("[topology]\nkind = \"file\"\nfile = \"n.txt\"\n{extra}[traffic]\nload = 0.1\n"),
+            &dir,
+            &[],
+        )
+        .unwrap_err()
+    };
+    // A switch linked to itself.
+    let e = file_err("s0:0 s1:0\ns1:1 s1:2\nh0 s0:1\nh1 s1:3\n", "");
+    assert!(
+        e.msg.contains("n.txt:2:") && e.msg.contains("links s1 to itself"),
+        "{e}"
+    );
+    // A port count that is no number says so, with the range.
+    let e = file_err("switch s0 ports=100000\ns0:0 s1:0\nh0 s0:1\nh1 s1:1\n", "");
+    assert!(e.msg.contains("reef supports up to 128"), "{e}");
+    let e = file_err("switch s0 ports=many\ns0:0 s1:0\nh0 s0:1\nh1 s1:1\n", "");
+    assert!(
+        e.msg
+            .contains("`ports=many`: a port count is a whole number from 1 to 128"),
+        "{e}"
+    );
+    // A source route from a host to itself, and two for one pair.
+    let net = "s0:0 s1:0\nh0 s0:1\nh1 s1:1\n";
+    let e = file_err(
+        net,
+        "[routing]\nalgorithm = \"source\"\n[[routing.route]]\nsrc = 0\ndst = 0\nports = [1]\n",
+    );
+    assert!(e.msg.contains("does not send to itself"), "{e}");
+    let e = file_err(
+        net,
+        "[routing]\nalgorithm = \"source\"\n[[routing.route]]\nsrc = 0\ndst = 1\nports = [0, 1]\n\
+         [[routing.route]]\nsrc = 0\ndst = 1\nports = [0, 1]\n",
+    );
+    assert!(e.msg.contains("is given twice"), "{e}");
+}
+
+/// Issue 31: `--unset` removes a key, so that an example can switch to token flow control
+/// (which refuses a credit delay) or to a message benchmark (which refuses a load).
+#[test]
+fn r31_unset_removes_a_key() {
+    let unset = |k: &str| format!("{}{k}", config::UNSET);
+    let ex = Path::new("examples/mesh8x8.toml");
+    let e = config::load(ex, &["channel.flow_control=\"tokens\"".to_string()]).unwrap_err();
+    assert!(e.hint.unwrap().contains("--unset channel.credit_delay"));
+    let s = config::load(
+        ex,
+        &[
+            unset("channel.credit_delay"),
+            "channel.flow_control=\"tokens\"".to_string(),
+        ],
+    )
+    .unwrap();
+    assert!(matches!(
+        s.fabric.channels[0].params.flow,
+        reef::link::FlowControl::Tokens { .. }
+    ));
+    // To a message benchmark: the synthetic keys go, the message keys come.
+    let mut o: Vec<String> = [
+        "traffic.load",
+        "traffic.packet_size",
+        "traffic.pattern",
+        "traffic.injection",
+        "sim.warmup",
+        "sim.measure",
+    ]
+    .iter()
+    .map(|k| unset(k))
+    .collect();
+    o.extend(
+        [
+            "traffic.kind=\"ping-pong\"",
+            "traffic.pair=[0, 63]",
+            "traffic.message_sizes=[8]",
+        ]
+        .map(String::from),
+    );
+    let s = config::load(ex, &o).unwrap();
+    assert!(s.messages.is_some());
+    // A key the config does not set is an error, not a silent no-op.
+    let e = config::load(ex, &[unset("channel.nope")]).unwrap_err();
+    assert_eq!(e.origin, Some(config::Origin::Unset));
+    assert!(e.msg.contains("does not set it"), "{e}");
+    // The run's name says what was run.
+    assert_eq!(
+        config::run_name("m", &[unset("a.b"), "c.d=1".into(), "sim.check=true".into()]),
+        "m (without a.b, c.d=1)"
     );
 }

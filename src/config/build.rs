@@ -8,6 +8,7 @@ use super::{ConfigError, locate, parse_path};
 use crate::engine::{HostParams, SimParams, Spec};
 use crate::fabric::{self, Fabric};
 use crate::link::{FlowControl, LinkParams};
+use crate::memory::Counts;
 use crate::routing::{
     Routing,
     dor::{DatelineClass, Dor, DorOptions, Ties},
@@ -266,7 +267,10 @@ fn link_params(u: &Units, sect: &str, c: &RawChannel, base: Option<&LinkParams>)
         return Err(src.err(
             &k("credit_delay"),
             "tokens return on the reverse channel; there is no credit delay",
-            Some("remove credit_delay, or set token_time"),
+            Some(&format!(
+                "remove credit_delay (on the command line: --unset {})",
+                k("credit_delay")
+            )),
         ));
     }
     let flow = match fc {
@@ -1075,6 +1079,88 @@ fn macrame(src: &Source, raw: &RawConfig) -> R<(Fabric, Routing)> {
     Ok((with_output_fifos(fab, net.buffering), routing))
 }
 
+/// The counts of a generated topology, from its keys, before it is built (`None` for
+/// kinds whose size is fixed or bounded by a file); with `tables` where its routing builds
+/// per-switch tables. Invalid sizes are left to the builders to refuse.
+fn planned_counts(t: &RawTopology, r: &RawRouting, net: &LinkParams, host: &LinkParams) -> Option<Counts> {
+    let conc = t.hosts_per_switch.unwrap_or(1) as u128;
+    // (switches, hosts, switch-to-switch channels), in u128: sizes far past any machine.
+    let (s, h, cn): (u128, u128, u128) = match t.kind {
+        TopoKind::Mesh | TopoKind::Torus | TopoKind::Ring => {
+            let k: Vec<u128> = match (&t.k, t.kind) {
+                (Some(Radix::One(k)), TopoKind::Ring) => vec![*k as u128],
+                (Some(Radix::One(k)), _) => vec![*k as u128; t.n.unwrap_or(2).min(64) as usize],
+                (Some(Radix::Many(v)), _) => v.iter().map(|&x| x as u128).collect(),
+                _ => return None,
+            };
+            if k.iter().any(|&x| x < 2) {
+                return None;
+            }
+            let s: u128 = k.iter().try_fold(1u128, |a, &x| a.checked_mul(x))?;
+            let wrap = t.kind != TopoKind::Mesh;
+            let cn = k
+                .iter()
+                .map(|&x| 2 * (if wrap { x } else { x - 1 }) * (s / x))
+                .sum();
+            (s, s * conc, cn)
+        }
+        TopoKind::Clos => {
+            let (l, hl, sp) = (t.leaves? as u128, t.hosts_per_leaf? as u128, t.spines? as u128);
+            let m = t.links_per_pair.unwrap_or(1) as u128;
+            (l + sp, l * hl, 2 * l * sp * m)
+        }
+        TopoKind::FatTree => {
+            let k = match &t.k {
+                Some(Radix::One(k)) => *k as u128,
+                _ => return None,
+            };
+            let n = t.n?.min(64);
+            let h = k.checked_pow(n)?;
+            (n as u128 * h / k.max(1), h, 2 * (n.saturating_sub(1)) as u128 * h)
+        }
+        TopoKind::Full => {
+            let s = t.switches? as u128;
+            (s, s * conc, s * s.saturating_sub(1))
+        }
+        _ => return None,
+    };
+    let algo = r.algorithm;
+    let tables = match t.kind {
+        TopoKind::Clos | TopoKind::FatTree | TopoKind::Full => algo.is_none_or(|a| a != AlgoKind::Source),
+        _ => matches!(
+            algo,
+            Some(AlgoKind::Updown | AlgoKind::Minimal | AlgoKind::Source)
+        ),
+    };
+    let ch = 2 * h;
+    let c = |x: u128| x.min(u64::MAX as u128) as u64;
+    Some(Counts {
+        switches: c(s),
+        hosts: c(h),
+        channels: c(cn + ch),
+        vcs: c(cn * net.vcs as u128 + ch * host.vcs as u128),
+        slots: c(cn * net.vcs as u128 * net.buffer as u128 + ch * host.vcs as u128 * host.buffer as u128),
+        table_entries: if tables { c(s * h) } else { 0 },
+    })
+}
+
+/// What to change when a network does not fit in memory.
+fn smaller(kind: TopoKind) -> &'static str {
+    match kind {
+        TopoKind::Mesh | TopoKind::Torus | TopoKind::Ring => {
+            "a smaller topology.k or hosts_per_switch, fewer channel.vcs or a smaller channel.buffer"
+        }
+        TopoKind::Clos => {
+            "fewer topology.leaves, hosts_per_leaf or spines, fewer channel.vcs or a smaller channel.buffer"
+        }
+        TopoKind::FatTree => "a smaller topology.k or n, fewer channel.vcs or a smaller channel.buffer",
+        TopoKind::Full => {
+            "fewer topology.switches or hosts_per_switch, fewer channel.vcs or a smaller channel.buffer"
+        }
+        _ => "a smaller network, fewer VCs or smaller buffers",
+    }
+}
+
 /// Builds the spec.
 pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
     // An ATOLL network counts cycles of its core clock unless told otherwise.
@@ -1089,6 +1175,16 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
         None => net,
     };
     let sw = switch_params(&u, &raw.switch)?;
+    // Before anything is built: a network too large for this machine is refused with the
+    // estimate, not left to abort when an allocation fails.
+    let size_key = match raw.topology.kind {
+        TopoKind::Clos => "topology.leaves",
+        TopoKind::Full => "topology.switches",
+        _ => "topology.k",
+    };
+    if let Some(c) = planned_counts(&raw.topology, &raw.routing, &net, &host_link) {
+        crate::memory::check(&c, smaller(raw.topology.kind)).map_err(|m| src.err(size_key, m, None))?;
+    }
     let (fab, routing) = match raw.topology.kind {
         TopoKind::Macrame => macrame(src, raw)?,
         TopoKind::Atoll => super::atoll::atoll(&u, raw)?,
@@ -1134,6 +1230,21 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             fab.with_output_buffers(depth, internal)
         }
     };
+    // Built: the engine's part, counted exactly (a topology file, output buffers).
+    {
+        let tables = match &routing {
+            Routing::Table(_) => true,
+            Routing::Source(s) => s.placed_set().is_none(),
+            _ => false,
+        };
+        let key = match raw.topology.kind {
+            TopoKind::File => "topology.file",
+            TopoKind::Macrame | TopoKind::Atoll => "topology.nodes",
+            _ => size_key,
+        };
+        crate::memory::check(&Counts::of(&fab, tables), smaller(raw.topology.kind))
+            .map_err(|m| src.err(key, m, None))?;
+    }
     // Token flow control's needs, channel by channel (a topology file may set a link's VCs,
     // buffer or direction): checked here, so that `reef check` finds what a run would refuse.
     if let Err(e) = crate::link::ds::token_channels(&fab) {
@@ -1221,7 +1332,10 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
                 "a {} runs until its messages are through: it has no window",
                 m.kind.name()
             ),
-            Some("remove it; traffic.messages sets how many"),
+            Some(&format!(
+                "remove it (on the command line: --unset sim.{}); traffic.messages sets how many",
+                key.0
+            )),
         ));
     }
     let warmup = if messages.is_some() {
@@ -1242,6 +1356,42 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
         None if messages.is_some() => 0,
         None => measure,
     };
+    // A packet that takes longer to send than the window and its drain can never be a
+    // measured packet delivered: the run would end with nothing to show.
+    let synthetic = messages.is_none()
+        && raw.traffic.pattern != Some(PatternKind::None)
+        && (0..fab.num_hosts() as u32).any(|h| wl.pattern.sends(h));
+    let fastest = (0..fab.num_hosts() as u32)
+        .map(|h| fab.channels[fab.injection_channel(h).idx()].params.flit_time)
+        .min();
+    if let Some(ft) = fastest.filter(|_| synthetic) {
+        let send = ft as u128 * max_pkt as u128;
+        let span = measure as u128 + drain_limit as u128;
+        if send > span {
+            let cyc =
+                |t: u128| crate::engine::result::cycles_text(t.min(u64::MAX as u128) as Time, cycle.to_f64());
+            // Blamed on the packet, unless it would fit the default window: then on the
+            // window.
+            let default_span = 2 * Ratio::int(50_000).times(cycle).floor() as u128;
+            let key = if send <= default_span {
+                "sim.measure"
+            } else if raw.traffic.sizes.is_some() {
+                "traffic.sizes"
+            } else {
+                "traffic.packet_size"
+            };
+            return Err(src.err(
+                key,
+                format!(
+                    "a {max_pkt}-flit packet takes {} to send on a host's channel, longer than the \
+                     measurement window and its drain ({}): no measured packet could be delivered",
+                    cyc(send),
+                    cyc(span)
+                ),
+                Some("send smaller packets, or lengthen sim.measure or sim.drain_limit"),
+            ));
+        }
+    }
     let batches = s.batches.unwrap_or(10);
     if !(1..=1000).contains(&batches) {
         return Err(src.err("sim.batches", "must be 1..=1000", None));
@@ -1318,12 +1468,12 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
         }
         None => (1000 * per_hop).max(crate::time::US),
     };
-    let name = raw.name.clone().unwrap_or_else(|| {
+    let name = super::escape_controls(&raw.name.clone().unwrap_or_else(|| {
         Path::new(src.file)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default()
-    });
+    }));
     Ok(Spec {
         name,
         fabric: fab,

@@ -68,7 +68,9 @@ pub(super) fn messages(u: &Units, raw: &RawConfig, fab: &Fabric) -> R<Option<Mes
                     "synthetic traffic's key; a {} sends messages of message_sizes",
                     kind.name()
                 ),
-                Some("remove it, or kind = \"synthetic\""),
+                Some(&format!(
+                    "remove it (on the command line: --unset traffic.{key}), or kind = \"synthetic\""
+                )),
             ));
         }
     }

@@ -35,6 +35,8 @@ pub enum Origin {
     Set,
     /// A sweep's `--load`.
     Load,
+    /// `--unset key`.
+    Unset,
 }
 
 impl fmt::Display for Origin {
@@ -42,6 +44,7 @@ impl fmt::Display for Origin {
         f.write_str(match self {
             Origin::Set => "--set",
             Origin::Load => "--load",
+            Origin::Unset => "--unset",
         })
     }
 }
@@ -82,6 +85,40 @@ pub fn parse_seed(s: &str) -> Result<u64, String> {
         _ => Err(format!(
             "a seed is a whole number from 0 to 2^63 - 1 ({MAX_SEED}, the largest TOML integer)"
         )),
+    }
+}
+
+/// `s` with its control characters (escape sequences, carriage returns, newlines) written
+/// as escapes (`\u{1b}`, `\r`, `\n`), so that a name printed to a terminal shows what it
+/// holds instead of acting on the terminal.
+pub fn escape_controls(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The name of what was run: the config's `name` and the overrides that changed it
+/// (`mesh8x8-uniform-0.2 (traffic.load=0.3, topology.k=[256,256])`), so that a title or a
+/// summary says what was actually run. `sim.check` is left out: it changes no result.
+pub fn run_name(name: &str, overrides: &[String]) -> String {
+    let shown: Vec<String> = overrides
+        .iter()
+        .filter(|o| o.split('=').next().map(str::trim) != Some("sim.check"))
+        .map(|o| match o.strip_prefix(UNSET) {
+            Some(k) => format!("without {}", escape_controls(k.trim())),
+            None => escape_controls(o.trim()),
+        })
+        .collect();
+    if shown.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name} ({})", shown.join(", "))
     }
 }
 
@@ -176,7 +213,8 @@ fn read_config(path: &Path) -> Result<(String, String), ConfigError> {
 }
 
 /// Reads a config file, applies `overrides` (`key=value`, the value in TOML syntax or a bare
-/// string) and builds it. A file whose name does not end in `.toml` is a BookSim2 config
+/// string; or [`UNSET`]`key`, which removes the key, as `--unset` does) and builds it. A file
+/// whose name does not end in `.toml` is a BookSim2 config
 /// ([`booksim`]): its overrides are BookSim2's `key=value`, or reef's `section.key=value`
 /// applied to the translation.
 pub fn load(path: &Path, overrides: &[String]) -> Result<Spec, ConfigError> {
@@ -240,6 +278,23 @@ fn plain_words(msg: &str) -> (String, Option<String>) {
         );
     }
     let mut out = msg.to_string();
+    // Serde's names for the shapes of TOML values.
+    for (rust, words) in [
+        ("a sequence", "a list, e.g. [1, 2]"),
+        ("a map", "a table of keys"),
+        ("a borrowed string", "a string in quotes"),
+        ("a boolean", "true or false"),
+        ("an array of length 2", "a list of two, e.g. [0, 1]"),
+    ] {
+        out = out.replace(&format!("expected {rust}"), &format!("expected {words}"));
+    }
+    if let Some(at) = out.find("expected struct Raw") {
+        // `sim = 3`: a section given a value.
+        out.replace_range(at.., "expected a table of keys (a section such as [sim])");
+    }
+    if let Some(at) = out.find("expected tuple") {
+        out.replace_range(at.., "expected a pair, e.g. [4, 0.8]");
+    }
     for (rust, words) in [
         ("expected u8", "expected a whole number from 0 to 255"),
         ("expected u16", "expected a whole number from 0 to 65535"),
@@ -255,6 +310,51 @@ fn plain_words(msg: &str) -> (String, Option<String>) {
     }
     (out, None)
 }
+
+/// The range a numeric key takes, in words, where it is narrower than its type's (the
+/// deserialiser knows only the type: `vcs = -1` would read "0 to 4294967295").
+fn key_range(path: &str) -> Option<&'static str> {
+    let key = path.rsplit('.').next().unwrap_or(path);
+    Some(match (path, key) {
+        (_, "vcs") => "a whole number of virtual channels from 1 to 64",
+        (_, "buffer") => "a whole number of flits from 1 to 1048576",
+        ("switch.output_buffer", _) => "a whole number of flits from 0 (none) to 1048576",
+        ("sim.batches", _) => "a whole number from 1 to 1000",
+        ("sim.seed", _) => "a whole number from 0 to 2^63 - 1",
+        ("switch.speedup", _) => "a whole number from 1 to 4294967295",
+        ("traffic.packet_size", _) => "a whole number of flits from 1 to 4294967295",
+        ("traffic.flit_bytes", _) => "a whole number of bytes from 1 to 4294967295",
+        ("traffic.messages", _) => "a whole number from 1 to 1000000",
+        (_, "token_grant") | (_, "token_max") => "a whole number of flits from 1 to 4294967295",
+        (_, "flit_bits") | (_, "tail_bits") => "a whole number of bits from 1 to 4294967295",
+        ("traffic.message_sizes", _) => "sizes in bytes from 1 to 1073741824",
+        _ => return None,
+    })
+}
+
+/// Applies `--unset KEY`: removes `key` from the table; an error if it is not there (a
+/// misspelt key would otherwise be a silent no-op).
+fn unset_path(table: &mut toml::Table, key: &str) -> Result<(), String> {
+    let parts: Vec<&str> = key.split('.').collect();
+    if parts.iter().any(|p| p.trim().is_empty()) {
+        return Err(format!(
+            "`{key}` is not a key: expected section.key, e.g. channel.credit_delay"
+        ));
+    }
+    let mut t = table;
+    for p in &parts[..parts.len() - 1] {
+        t = match t.get_mut(*p) {
+            Some(toml::Value::Table(x)) => x,
+            _ => return Err("the config does not set it (it already takes its default)".into()),
+        };
+    }
+    t.remove(parts[parts.len() - 1])
+        .map(|_| ())
+        .ok_or_else(|| "the config does not set it (it already takes its default)".into())
+}
+
+/// The prefix that marks an override as `--unset KEY` in the lists [`load`] takes.
+pub const UNSET: &str = "!unset ";
 
 /// Like [`load`], from text; `dir` resolves relative file names (topology files).
 pub fn load_str(file: &str, text: &str, dir: &Path, overrides: &[String]) -> Result<Spec, ConfigError> {
@@ -279,7 +379,16 @@ pub fn load_str(file: &str, text: &str, dir: &Path, overrides: &[String]) -> Res
         err(line, String::new(), msg, Some(hint.into()))
     })?;
     let mut overridden = Vec::new();
+    // Keys removed first, then keys set: `--unset a --set a=1` sets it.
     for o in overrides {
+        if let Some(k) = o.strip_prefix(UNSET) {
+            unset_path(&mut table, k).map_err(|m| ConfigError {
+                origin: Some(Origin::Unset),
+                ..err(None, k.to_string(), m, None)
+            })?;
+        }
+    }
+    for o in overrides.iter().filter(|o| !o.starts_with(UNSET)) {
         let (k, v) = o.split_once('=').ok_or_else(|| {
             err(
                 None,
@@ -288,17 +397,35 @@ pub fn load_str(file: &str, text: &str, dir: &Path, overrides: &[String]) -> Res
                 Some("e.g. --set traffic.load=0.3".into()),
             )
         })?;
-        let value: toml::Value = format!("x = {v}")
-            .parse::<toml::Table>()
-            .ok()
-            .and_then(|mut t| t.remove("x"))
-            .unwrap_or_else(|| toml::Value::String(v.to_string()));
+        let value: toml::Value = match format!("x = {v}").parse::<toml::Table>() {
+            Ok(mut t) => t
+                .remove("x")
+                .unwrap_or_else(|| toml::Value::String(v.to_string())),
+            // A list, a table or a quoted string that does not parse is a TOML mistake,
+            // not a bare word to take as a string.
+            Err(e) if v.trim_start().starts_with(['[', '{', '"', '\'']) => {
+                return Err(ConfigError {
+                    origin: Some(Origin::Set),
+                    ..err(
+                        None,
+                        k.to_string(),
+                        format!("`{v}` is not a TOML value: {}", e.message().trim()),
+                        Some("check the TOML syntax, e.g. --set 'topology.k=[8, 8]'".into()),
+                    )
+                });
+            }
+            Err(_) => toml::Value::String(v.to_string()),
+        };
         set_path(&mut table, k, value).map_err(|m| err(None, k.to_string(), m, None))?;
         overridden.push(k.to_string());
     }
     let raw: raw::RawConfig = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
         let mut path = e.path().to_string();
-        let (inner, plain_hint) = plain_words(e.inner().message());
+        let (mut inner, plain_hint) = plain_words(e.inner().message());
+        // A number outside its key's range: the key's range, not its type's.
+        if let (Some(at), Some(range)) = (inner.find(", expected a whole number"), key_range(&path)) {
+            inner.replace_range(at.., &format!(", expected {range}"));
+        }
         // An unknown key is reported at its table; point at the key itself.
         let mut hint = None;
         if let Some(rest) = inner.strip_prefix("unknown field `")
@@ -322,6 +449,8 @@ pub fn load_str(file: &str, text: &str, dir: &Path, overrides: &[String]) -> Res
             hint = Some("see docs/config.md for the allowed values".into());
         } else if plain_hint.is_some() {
             hint = plain_hint;
+        } else if inner.contains("a table of keys") {
+            hint = Some("a section's keys are set one at a time, e.g. --set sim.seed=3".into());
         } else if inner.starts_with("invalid type") {
             hint = Some("quantities with units are strings, e.g. \"10 ns\"; counts are numbers".into());
         }

@@ -1483,6 +1483,7 @@ impl Sim<'_> {
         let nsw = self.sws.len() as u32;
         let mut finalized = false;
         let mut drain_failed = false;
+        let mut interrupted = false;
         let mut iter = 0u64;
         while let Some(t) = self.q.next_time() {
             if self.ends_before(t, &mut finalized, &mut drain_failed) {
@@ -1532,9 +1533,15 @@ impl Sim<'_> {
                     window_end: self.me,
                     events: self.c.events,
                 });
+                if self.stop_asked() {
+                    interrupted = true;
+                    self.end = self.now;
+                    break;
+                }
             }
         }
-        if self.q.is_empty() && x.v.iter().any(|v| v.hd != v.tl && v.flags & XF_TO_HOST == 0) {
+        if !interrupted && self.q.is_empty() && x.v.iter().any(|v| v.hd != v.tl && v.flags & XF_TO_HOST == 0)
+        {
             // Nothing can happen any more, yet flits wait: the fabrics this engine takes
             // cannot deadlock, so a wake-up was lost (a bug, reported instead of hidden).
             return Err(Box::new(SimError::Invariant {
@@ -1543,12 +1550,16 @@ impl Sim<'_> {
             }));
         }
         if !finalized {
+            if interrupted {
+                self.me = self.me.min(self.now.max(self.ms));
+            }
             self.finalize_window();
         }
         Ok(RunOutcome {
             drain_failed,
             deadlock: None,
             wall_s: wall.elapsed().as_secs_f64(),
+            interrupted,
         })
     }
 }

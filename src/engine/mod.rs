@@ -709,6 +709,12 @@ pub struct Sim<'a> {
     /// Apply equal-time events and visit components in reverse order (a test of the claim
     /// that results do not depend on that order).
     pub reverse_order: bool,
+    /// Stop at the next progress report once Ctrl-C was pressed ([`crate::interrupt`]),
+    /// with the window cut there (`RunOutcome::interrupted`). Off unless asked for, so that
+    /// a reproduction's runs never end early.
+    pub interruptible: bool,
+    /// Stop, as Ctrl-C does, once this is set (a sweep's point past a saturated one).
+    pub cancel: Option<&'a std::sync::atomic::AtomicBool>,
     /// Tests only: off, a lone head's output is allocated in the allocation phase like any
     /// other (see `route_head`); the results are the same.
     #[cfg(feature = "checked")]
@@ -1157,6 +1163,8 @@ impl<'a> Sim<'a> {
             },
             check: p.check,
             reverse_order: false,
+            interruptible: false,
+            cancel: None,
             #[cfg(feature = "checked")]
             lone_grant: true,
             scratch_events: Vec::new(),
@@ -1865,6 +1873,14 @@ impl<'a> Sim<'a> {
         self.run_inner(&mut agent::NoAgent, progress).map_err(|e| *e)
     }
 
+    /// Whether Ctrl-C ([`Sim::interruptible`]) or [`Sim::cancel`] asks the run to stop
+    /// (read at its progress reports only).
+    pub(crate) fn stop_asked(&self) -> bool {
+        self.cancel
+            .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+            || (self.interruptible && crate::interrupt::check())
+    }
+
     /// As [`Sim::run`], with `agent` playing the hosts' part (see [`agent`]).
     pub fn run_with(
         &mut self,
@@ -1962,6 +1978,7 @@ impl<'a> Sim<'a> {
         let mut finalized = false;
         let mut drain_failed = false;
         let mut deadlock = None;
+        let mut interrupted = false;
         let mut iter = 0u64;
         while let Some(t) = self.q.next_time() {
             if self.ends_before(t, &mut finalized, &mut drain_failed) {
@@ -2024,9 +2041,14 @@ impl<'a> Sim<'a> {
                     window_end: self.me,
                     events: self.c.events,
                 });
+                if self.stop_asked() {
+                    interrupted = true;
+                    self.end = self.now;
+                    break;
+                }
             }
         }
-        if deadlock.is_none() && self.q.is_empty() && self.vcs.iter().any(|v| v.len > 0) {
+        if deadlock.is_none() && !interrupted && self.q.is_empty() && self.vcs.iter().any(|v| v.len > 0) {
             // Nothing can ever happen again, yet flits are inside: every one of them waits.
             // The network stopped when its last flit landed; the last event (a credit, a
             // wake-up that found nothing to do) may come later, and trains, which skip
@@ -2062,9 +2084,12 @@ impl<'a> Sim<'a> {
             if let Some(d) = &deadlock {
                 self.me = self.me.min(d.time.max(self.ms));
             }
+            if interrupted {
+                self.me = self.me.min(self.now.max(self.ms));
+            }
             self.finalize_window();
         }
-        if self.check && deadlock.is_none() {
+        if self.check && deadlock.is_none() && !interrupted {
             self.check_credits()?;
             self.check_conservation(!drain_failed)?;
         }
@@ -2072,6 +2097,7 @@ impl<'a> Sim<'a> {
             drain_failed,
             deadlock,
             wall_s: wall.elapsed().as_secs_f64(),
+            interrupted,
         })
     }
 
@@ -2276,6 +2302,8 @@ pub struct RunOutcome {
     pub deadlock: Option<watchdog::Deadlock>,
     /// Wall-clock time of the run [s].
     pub wall_s: f64,
+    /// Ctrl-C stopped the run ([`Sim::interruptible`]) at the instant it had reached.
+    pub interrupted: bool,
 }
 
 /// The buffers' `n` flit slots, zeroed, and the number of slots before the first (0–3: so

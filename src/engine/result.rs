@@ -78,6 +78,10 @@ pub struct RunResult {
     /// Simulated time at the end [ns].
     pub sim_end_ns: f64,
     pub deadlock: Option<super::watchdog::Deadlock>,
+    /// Ctrl-C stopped the run: the window ends where it stopped (`window_cycles`), and the
+    /// packets still in flight are left out; the run is neither steady state nor saturated.
+    #[serde(default)]
+    pub interrupted: bool,
     /// Wall-clock time of the run [s] (not serialized).
     #[serde(skip)]
     pub wall_s: f64,
@@ -94,6 +98,20 @@ impl RunResult {
     pub fn flit_hops_per_s(&self) -> f64 {
         self.flit_hops as f64 / self.wall_s.max(1e-9)
     }
+}
+
+/// A time [ps] in cycles of `cycle` ps, the unit a config counts in, with the time itself in
+/// brackets: `280 cycles (280.000 ns)`; a time that is not a whole number of cycles (a clock
+/// whose period is not whole picoseconds) to three decimals.
+pub fn cycles_text(t: Time, cycle: f64) -> String {
+    let n = t as f64 / cycle.max(1e-9);
+    let n = if (n - n.round()).abs() < 1e-6 {
+        format!("{}", n.round())
+    } else {
+        format!("{n:.3}")
+    };
+    let unit = if n == "1" { "cycle" } else { "cycles" };
+    format!("{n} {unit} ({})", crate::time::fmt_time(t))
 }
 
 /// Measured packets below which a run's accepted throughput is too noisy to call it
@@ -120,7 +138,7 @@ impl Sim<'_> {
         let offered = (!backlogged && window > 0.0).then(|| c.offered_flits as f64 / n / cycles);
         // Batches split the configured window: a deadlock leaves them unequal, so no interval.
         let bcycles = cycles / c.batches.len() as f64;
-        let thr: Vec<f64> = if outcome.deadlock.is_some() {
+        let thr: Vec<f64> = if outcome.deadlock.is_some() || outcome.interrupted {
             Vec::new()
         } else {
             c.batches.iter().map(|b| b.flits as f64 / n / bcycles).collect()
@@ -134,18 +152,22 @@ impl Sim<'_> {
                 .collect();
             batch_ci(&v).map(|x| x.1)
         };
-        let bin = nice_width(c.packet_lat.max().max(c.network_lat.max()) as f64 / cycle, 100);
+        // Each distribution in bins of its own (about 100 up to its largest): network latency
+        // in the packet latency's bins was one dot where sources queue.
+        let bin = |acc: &crate::stats::LatencyAcc| nice_width(acc.max() as f64 / cycle, 100);
         let pci = lat_ci(|b| b.packet_sum);
         let nci = lat_ci(|b| b.network_sum);
         let mut reason = None;
-        if backlogged {
+        if outcome.interrupted {
+            // Neither steady state nor saturated: it was stopped.
+        } else if backlogged {
             reason = Some("every source is backlogged: this is the saturation throughput".to_string());
         } else if outcome.drain_failed {
             reason = Some(format!(
                 "{} of {} measured packets were still undelivered {} after the window",
                 c.total_measured - c.delivered_measured,
                 c.total_measured,
-                crate::time::fmt_time(p.drain_limit)
+                cycles_text(p.drain_limit, cycle)
             ));
         } else if let Some(o) = offered
             // Below the offered load by more than noise: even the batch means' upper 95 %
@@ -160,7 +182,7 @@ impl Sim<'_> {
             ));
         }
         if let Some(d) = &outcome.deadlock {
-            reason = Some(format!("deadlock at {}", crate::time::fmt_time(d.time)));
+            reason = Some(format!("deadlock at {}", cycles_text(d.time, cycle)));
         }
         // Flits committed by trains beyond the end of the run are not counted (nor at it, if
         // the run stopped before processing that instant).
@@ -242,8 +264,8 @@ impl Sim<'_> {
             network_latency_cycles: c.network_lat.summary(cycle, nci),
             packet_latency_ns: c.packet_lat.summary(1000.0, pci),
             network_latency_ns: c.network_lat.summary(1000.0, nci),
-            packet_latency_histogram: LatencyHistogram::of(&c.packet_lat, bin, cycle),
-            network_latency_histogram: LatencyHistogram::of(&c.network_lat, bin, cycle),
+            packet_latency_histogram: LatencyHistogram::of(&c.packet_lat, bin(&c.packet_lat), cycle),
+            network_latency_histogram: LatencyHistogram::of(&c.network_lat, bin(&c.network_lat), cycle),
             mean_hops: if c.delivered_measured == 0 {
                 0.0
             } else {
@@ -267,6 +289,7 @@ impl Sim<'_> {
             // an event: trains leave out instants where nothing but a flit moved.
             sim_end_ns: if self.end == Time::MAX { self.now } else { self.end } as f64 / 1000.0,
             deadlock: outcome.deadlock.clone(),
+            interrupted: outcome.interrupted,
             wall_s: outcome.wall_s,
         }
     }

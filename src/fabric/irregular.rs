@@ -151,11 +151,19 @@ pub fn parse(
             if let Some(&(_, _, first)) = declared.iter().find(|d| d.0 == s) {
                 return Err(err(line, format!("s{s} is declared on line {first} already")));
             }
-            let ports = toks
+            let given = toks
                 .get(2)
                 .and_then(|t| t.strip_prefix("ports="))
-                .and_then(|p| p.parse::<u16>().ok())
                 .ok_or_else(|| err(line, "expected `ports=<number>` after the switch name".into()))?;
+            let ports = given.parse::<u64>().map_err(|_| {
+                err(
+                    line,
+                    format!(
+                        "`ports={given}`: a port count is a whole number from 1 to {}",
+                        crate::routing::MAX_PORTS
+                    ),
+                )
+            })?;
             if ports as usize > crate::routing::MAX_PORTS {
                 return Err(err(
                     line,
@@ -165,7 +173,7 @@ pub fn parse(
                     ),
                 ));
             }
-            declared.push((s, ports, line));
+            declared.push((s, ports as u16, line));
             continue;
         }
         let (both, rest) = if toks.get(1) == Some(&"->") {
@@ -178,6 +186,15 @@ pub fn parse(
             .ok_or_else(|| err(line, format!("`{body}` needs two ends: a:port b:port")))?;
         let a = parse_end(toks[0]).map_err(|m| err(line, m))?;
         let b = parse_end(b_tok).map_err(|m| err(line, m))?;
+        if a.0 == b.0 {
+            return Err(err(
+                line,
+                format!(
+                    "`{body}` links {} to itself: a link joins two different nodes",
+                    toks[0].split(':').next().unwrap_or(toks[0])
+                ),
+            ));
+        }
         let is_host = |e: End| matches!(e, End::Host(_));
         if is_host(a.0) && is_host(b.0) {
             return Err(err(

@@ -469,29 +469,32 @@ impl Fabric {
 }
 
 impl fmt::Display for Fabric {
+    /// Every channel counted, as `reef run` counts them, then how many join two switches
+    /// (output buffers are nodes of their own: named apart from the switches).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let links = self
             .channels
             .iter()
             .filter(|c| self.is_switch(c.src) && self.is_switch(c.dst))
             .count();
+        let all = self.channels.len();
         let stages = self.switches - self.stage_base;
         if stages == 0 {
             write!(
                 f,
-                "{} switches, {} hosts, {} switch-to-switch channels",
+                "{} switches, {} hosts, {all} channels ({links} switch-to-switch, {} to or from hosts)",
                 self.switches,
                 self.hosts.len(),
-                links
+                all - links
             )
         } else {
-            // Output buffers are nodes of their own: name them apart from the switches.
             write!(
                 f,
-                "{} switches with {stages} output buffers, {} hosts, {} channels between them",
+                "{} switches with {stages} output buffers, {} hosts, {all} channels ({links} \
+                 between switches and buffers, {} to or from hosts)",
                 self.stage_base,
                 self.hosts.len(),
-                links
+                all - links
             )
         }
     }

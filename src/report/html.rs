@@ -4,7 +4,7 @@
 //! plots, and writing a file so that an interrupted run never leaves half of one.
 
 use crate::systems::about::{Verdict, verdict};
-use crate::systems::{Record, fmt_num};
+use crate::systems::{Record, fmt_value};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -175,8 +175,9 @@ pub fn records_table(rows: &[&Record], within: f64) -> String {
             escape(&case_text(r)),
             escape(&r.metric),
             escape(&r.unit),
-            escape(&fmt_num(r.simulated)),
-            r.published.map_or("–".to_string(), |p| escape(&fmt_num(p))),
+            escape(&fmt_value(r.simulated, &r.unit)),
+            r.published
+                .map_or("–".to_string(), |p| escape(&fmt_value(p, &r.unit))),
             escape(&deviation_text(r)),
             escape(&r.source),
         );
@@ -244,7 +245,7 @@ mod tests {
         let c = Record::new("e", &[("size", json!(256))], "rate", "MB/s", 8.0).published(10.0, "p");
         let d = Record::new("e", &[("mode", json!("a&b"))], "rate", "MB/s", 8.0);
         let t = records_table(&[&a, &b, &c, &d], 0.05);
-        assert!(t.contains("<td class=\"num sim\">10.4000</td><td class=\"num pub\">10.0000</td><td class=\"num dev within\">+4.0 %</td>"), "{t}");
+        assert!(t.contains("<td class=\"num sim\">10.40</td><td class=\"num pub\">10</td><td class=\"num dev within\">+4.0 %</td>"), "{t}");
         assert!(t.contains("dev far\">+30.0 %"), "{t}");
         assert!(
             t.contains("dev near\">-20.0 %") || t.contains("dev far\">-20.0 %"),

@@ -17,6 +17,9 @@ pub struct MessageRun {
     /// Switch-to-switch hops each way.
     pub hops: (usize, usize),
     pub sizes: Vec<SizeResult>,
+    /// Sizes not run because Ctrl-C stopped the benchmark.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unfinished: Vec<u64>,
 }
 
 impl MessageRun {
@@ -28,6 +31,7 @@ impl MessageRun {
             slave: m.pair.1,
             hops,
             sizes,
+            unfinished: Vec::new(),
         }
     }
 
@@ -86,6 +90,10 @@ pub fn table(r: &MessageRun) -> String {
                 mbps
             );
         }
+    }
+    if !r.unfinished.is_empty() {
+        let left: Vec<String> = r.unfinished.iter().map(|&b| size_text(b)).collect();
+        let _ = writeln!(s, "INTERRUPTED: not run: {}", left.join(", "));
     }
     let _ = writeln!(
         s,

@@ -7,7 +7,7 @@ pub mod plot;
 pub mod reproduction;
 pub mod study;
 
-use crate::engine::result::RunResult;
+use crate::engine::result::{RunResult, cycles_text};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -97,11 +97,20 @@ pub fn summary(r: &RunResult) -> String {
         r.network_utilization_max,
         r.busiest_channel.as_deref().unwrap_or("-")
     );
+    if r.interrupted {
+        let _ = writeln!(
+            s,
+            "  INTERRUPTED at {}: the rates above are over the {:.0} cycles of the window simulated, \
+             the latencies over the packets delivered by then",
+            cycles_text((r.sim_end_ns * 1000.0).round() as u64, r.cycle_ps),
+            r.window_cycles
+        );
+    }
     if let Some(d) = &r.deadlock {
         let _ = writeln!(
             s,
-            "  DEADLOCK at {} ns: {} VCs can never move; waiting cycle:\n    {}",
-            d.time as f64 / 1000.0,
+            "  DEADLOCK at {}: {} VCs can never move; waiting cycle:\n    {}",
+            cycles_text(d.time, r.cycle_ps),
             d.blocked_vcs,
             d.cycle.join("\n    → ")
         );
@@ -127,7 +136,8 @@ pub fn summary(r: &RunResult) -> String {
 }
 
 /// A run's packet and network latency distributions as a plot: the fraction of measured
-/// packets in each bin, at the bin's centre, on a logarithmic scale (empty bins left out).
+/// packets in each bin per cycle of its width (each distribution has bins of its own), at
+/// the bin's centre, on a logarithmic scale (empty bins left out).
 pub fn latency_plot(r: &RunResult) -> plot::Plot<'_> {
     let series = |name: &str, h: &crate::stats::LatencyHistogram| {
         let n = h.counts.iter().sum::<u64>().max(1) as f64;
@@ -138,7 +148,7 @@ pub fn latency_plot(r: &RunResult) -> plot::Plot<'_> {
                 .iter()
                 .enumerate()
                 .filter(|b| *b.1 > 0)
-                .map(|(i, &k)| ((i as f64 + 0.5) * h.bin_cycles, k as f64 / n))
+                .map(|(i, &k)| ((i as f64 + 0.5) * h.bin_cycles, k as f64 / n / h.bin_cycles))
                 .collect(),
             markers_only: false,
             color: None,
@@ -147,13 +157,29 @@ pub fn latency_plot(r: &RunResult) -> plot::Plot<'_> {
     plot::Plot {
         title: &r.name,
         x_label: "latency [cycles]",
-        y_label: "fraction of measured packets per bin",
+        y_label: "fraction of measured packets per cycle of latency",
         series: vec![
             series("packet latency", &r.packet_latency_histogram),
             series("network latency", &r.network_latency_histogram),
         ],
         log_y: true,
         log_x: false,
+    }
+}
+
+/// `x` rounded to `digits` significant digits, written as the shortest decimal that reads
+/// back as that rounded value (`0.04965999999999999` to 5 digits is `0.04966`); non-finite
+/// values as empty fields.
+pub fn round_sig(x: f64, digits: usize) -> String {
+    if !x.is_finite() {
+        return String::new();
+    }
+    let r: f64 = format!("{:.*e}", digits.max(1) - 1, x).parse().unwrap_or(x);
+    // (Far from 1, in exponent form: 3.5e-30, not thirty zeros.)
+    if r != 0.0 && !(1e-4..1e15).contains(&r.abs()) {
+        format!("{r:e}")
+    } else {
+        format!("{r}")
     }
 }
 
@@ -171,6 +197,12 @@ pub struct Sweep {
     pub points: Vec<SweepPoint>,
     /// Accepted throughput with every source backlogged [flits/cycle/host].
     pub saturation_throughput: Option<f64>,
+    /// Ctrl-C stopped the sweep: `points` are those that finished.
+    #[serde(default)]
+    pub interrupted: bool,
+    /// Loads that did not finish (Ctrl-C).
+    #[serde(default)]
+    pub unfinished: Vec<f64>,
 }
 
 /// The sweep as a table.
@@ -205,13 +237,27 @@ pub fn sweep_table(sw: &Sweep) -> String {
                 pl.mean, pl.p99, nl.mean, nl.p99
             )
         };
+        // No window before a deadlock: nothing was offered in it, not NaN.
+        let offered = r
+            .offered_flits_per_node_cycle
+            .map_or("-".to_string(), |o| format!("{o:.4}"));
         let _ = writeln!(
             s,
-            "{:>7.3} {:>9.4} {:>9.4} {lat}  {state}",
-            p.load,
-            r.offered_flits_per_node_cycle.unwrap_or(f64::NAN),
-            r.accepted_flits_per_node_cycle,
+            "{:>7.3} {offered:>9} {:>9.4} {lat}  {state}",
+            p.load, r.accepted_flits_per_node_cycle,
         );
+    }
+    if sw.interrupted {
+        let u = &sw.unfinished;
+        let left = match u.len() {
+            0 => "every point had".to_string(),
+            1..=6 => format!(
+                "not finished: load {}",
+                u.iter().map(|l| format!("{l}")).collect::<Vec<_>>().join(", ")
+            ),
+            n => format!("not finished: {n} loads, {} to {}", u[0], u[n - 1]),
+        };
+        let _ = writeln!(s, "INTERRUPTED: the points above finished; {left}");
     }
     match sw.saturation_throughput {
         Some(t) => {
@@ -219,6 +265,9 @@ pub fn sweep_table(sw: &Sweep) -> String {
                 s,
                 "saturation throughput (every source backlogged): {t:.4} flits/cycle/host"
             );
+        }
+        None if sw.interrupted => {
+            let _ = writeln!(s, "saturation throughput: not run (interrupted)");
         }
         None => {
             let _ = writeln!(
@@ -232,10 +281,11 @@ pub fn sweep_table(sw: &Sweep) -> String {
         .iter()
         .find_map(|p| p.result.deadlock.as_ref().map(|d| (p.load, d)))
     {
+        let cycle = sw.points.first().map_or(1000.0, |p| p.result.cycle_ps);
         let _ = writeln!(
             s,
-            "DEADLOCK at load {load}, {} ns: {} VCs can never move; waiting cycle:\n    {}",
-            d.time as f64 / 1000.0,
+            "DEADLOCK at load {load}, {}: {} VCs can never move; waiting cycle:\n    {}",
+            cycles_text(d.time, cycle),
             d.blocked_vcs,
             d.cycle.join("\n    → ")
         );
@@ -253,22 +303,48 @@ pub fn sweep_csv(sw: &Sweep) -> String {
         let r = &p.result;
         let (pl, nl) = (&r.packet_latency_cycles, &r.network_latency_cycles);
         // No measured packet delivered: the latency fields are empty, not 0.
+        // Rounded to what they can mean: rates and means to 5 significant digits (their
+        // confidence intervals are wider), HDR percentiles to their 3 digits, not the float
+        // noise of `0.04965999999999999`.
         let lat = if !r.has_latency() {
             ",,,,,,".to_string()
         } else {
-            format!(
-                "{},{},{},{},{},{},{}",
-                pl.mean, pl.p50, pl.p99, pl.max, nl.mean, nl.p99, r.mean_hops
-            )
+            [
+                round_sig(pl.mean, 5),
+                round_sig(pl.p50, 3),
+                round_sig(pl.p99, 3),
+                round_sig(pl.max, 6),
+                round_sig(nl.mean, 5),
+                round_sig(nl.p99, 3),
+                round_sig(r.mean_hops, 5),
+            ]
+            .join(",")
         };
         let _ = writeln!(
             s,
             "{},{},{},{lat},{}",
-            p.load,
-            r.offered_flits_per_node_cycle.unwrap_or(f64::NAN),
-            r.accepted_flits_per_node_cycle,
+            round_sig(p.load, 9),
+            r.offered_flits_per_node_cycle
+                .map_or(String::new(), |o| round_sig(o, 5)),
+            round_sig(r.accepted_flits_per_node_cycle, 5),
             r.saturated
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounding_drops_the_float_noise() {
+        assert_eq!(round_sig(0.04965999999999999, 5), "0.04966");
+        assert_eq!(round_sig(0.1 + 0.2, 9), "0.3");
+        assert_eq!(round_sig(102.19999, 5), "102.2");
+        assert_eq!(round_sig(1336.0, 6), "1336");
+        assert_eq!(round_sig(1.23456789e-7, 3), "1.23e-7");
+        assert_eq!(round_sig(3.5041e-30, 6), "3.5041e-30");
+        assert_eq!(round_sig(f64::NAN, 3), "");
+    }
 }

@@ -72,7 +72,19 @@ impl SourceRoutes {
         base: Base,
         mut explicit: Vec<((u32, u32), Vec<u16>)>,
     ) -> Result<SourceRoutes, SourceRouteError> {
+        // (Stable: of two routes for one pair, the first given is named first.)
         explicit.sort_by_key(|e| e.0);
+        if let Some(w) = explicit.windows(2).find(|w| w[0].0 == w[1].0) {
+            let (src, dst) = w[0].0;
+            return Err(SourceRouteError::Bad {
+                src,
+                dst,
+                msg: format!(
+                    "is given twice ({:?} and {:?}): one route per pair, or reef would choose",
+                    w[0].1, w[1].1
+                ),
+            });
+        }
         let mut max_len = 0;
         for ((src, dst), ports) in &explicit {
             let bad = |msg: String| SourceRouteError::Bad {
@@ -83,6 +95,11 @@ impl SourceRoutes {
             let n = fab.num_hosts() as u32;
             if *src >= n || *dst >= n {
                 return Err(bad(format!("hosts are 0..{n}")));
+            }
+            if src == dst {
+                return Err(bad(
+                    "a host does not send to itself through the network: no route to give".into(),
+                ));
             }
             let mut node = fab.host_switch(*src).0;
             for (i, &p) in ports.iter().enumerate() {

@@ -131,6 +131,11 @@ impl Kind {
     /// How a value compares with the figure beside it: a reproduction's deviation, a live
     /// run's ratio (for scale, not agreement).
     fn compare(self, r: &Record) -> String {
+        if r.unit == YES_NO {
+            return r.published.map_or(String::new(), |p| {
+                if p == r.simulated { "same" } else { "differs" }.to_string()
+            });
+        }
         match self {
             Kind::Reproduction => r
                 .deviation()
@@ -155,6 +160,12 @@ pub struct Report {
     pub plots: Vec<Artifact>,
     #[serde(skip)]
     pub kind: Kind,
+    /// Ctrl-C stopped the reproduction: the records are the experiments that finished.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
+    /// The experiments (or steps) not run because of it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unfinished: Vec<String>,
 }
 
 /// A live run's report as its JSON has it.
@@ -184,6 +195,8 @@ impl Report {
             notes: Vec::new(),
             plots: Vec::new(),
             kind: Kind::Reproduction,
+            interrupted: false,
+            unfinished: Vec::new(),
         }
     }
 
@@ -262,19 +275,33 @@ impl Report {
                 "case", "metric", value, beside, compare
             );
             for r in rows {
-                let metric = format!("{} [{}]", r.metric, r.unit);
-                let publ = r.published.map_or("-".to_string(), fmt_num);
+                let metric = match r.unit.as_str() {
+                    "" | YES_NO => r.metric.clone(),
+                    u => format!("{} [{u}]", r.metric),
+                };
+                let publ = r.published.map_or("-".to_string(), |p| fmt_value(p, &r.unit));
                 let dev = self.kind.compare(r);
                 let _ = writeln!(
                     s,
                     "{:<cw$}  {:<mw$} {:>13} {:>13} {:>9}",
                     r.case_text(),
                     metric,
-                    fmt_num(r.simulated),
+                    fmt_value(r.simulated, &r.unit),
                     publ,
                     dev
                 );
             }
+        }
+        if self.interrupted {
+            let _ = writeln!(
+                s,
+                "\nINTERRUPTED: the tables above are the experiments that finished; not run: {}",
+                if self.unfinished.is_empty() {
+                    "-".to_string()
+                } else {
+                    self.unfinished.join(", ")
+                }
+            );
         }
         if !self.notes.is_empty() {
             let _ = writeln!(s, "\nnotes:");
@@ -345,8 +372,8 @@ impl Report {
                     "{},{},{},{},{}",
                     csv_field(&r.metric),
                     csv_field(&r.unit),
-                    r.simulated,
-                    r.published.map_or(String::new(), |p| p.to_string()),
+                    csv_num(r.simulated),
+                    r.published.map_or(String::new(), csv_num),
                     csv_field(&r.source)
                 );
             }
@@ -358,13 +385,13 @@ impl Report {
         out
     }
 
-    /// Writes the CSVs and plots into `dir`.
+    /// Writes the CSVs and plots into `dir`, each file atomically ([`crate::output::write`]).
     pub fn write_out(&self, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
         std::fs::create_dir_all(dir)?;
         let mut written = Vec::new();
         for a in self.csvs().iter().chain(self.plots.iter()) {
             let p = dir.join(&a.file);
-            std::fs::write(&p, &a.text)?;
+            crate::output::write(&p, a.text.as_bytes())?;
             written.push(p);
         }
         Ok(written)
@@ -387,13 +414,37 @@ pub fn fmt_num(x: f64) -> String {
     let a = x.abs();
     if a == 0.0 {
         "0".into()
-    } else if !(1e-3..1e6).contains(&a) {
-        format!("{x:.4e}")
-    } else if a >= 100.0 {
-        format!("{x:.1}")
+    } else if x.fract() == 0.0 && a < 1e9 {
+        // Counts, and figures that are whole: 8442, not 8442.0.
+        format!("{x:.0}")
+    } else if (1e-4..1e9).contains(&a) {
+        // Four significant digits, whatever the magnitude: 21.05, 171.4, 0.0008811.
+        let decimals = (3 - a.log10().floor() as i32).max(0) as usize;
+        format!("{x:.decimals$}")
     } else {
-        format!("{x:.4}")
+        format!("{x:.3e}")
     }
+}
+
+/// The unit of a figure that is a yes or a no (stored as 1 or 0).
+pub const YES_NO: &str = "yes/no";
+
+/// A figure in its unit, as the tables print it: `yes`/`no` for [`YES_NO`], else
+/// [`fmt_num`].
+pub fn fmt_value(x: f64, unit: &str) -> String {
+    if unit == YES_NO && x == 1.0 {
+        "yes".into()
+    } else if unit == YES_NO && x == 0.0 {
+        "no".into()
+    } else {
+        fmt_num(x)
+    }
+}
+
+/// A figure as a CSV carries it: six significant digits ([`crate::report::round_sig`]:
+/// 0.04966, not 0.04965999999999999); an empty field if not finite.
+pub fn csv_num(x: f64) -> String {
+    crate::report::round_sig(x, 6)
 }
 
 /// How a reproduction is asked to run.
@@ -404,6 +455,71 @@ pub struct Options {
     pub seed: u64,
     /// Show progress on a terminal.
     pub progress: bool,
+}
+
+/// The steps of a reproduction, one after another: on a terminal, a line as each begins
+/// (its number, the time so far and an estimate of the time left), and the place where
+/// Ctrl-C ([`crate::interrupt`]) stops it, between two steps, so that every table printed
+/// is whole.
+pub struct Steps {
+    system: &'static str,
+    /// Each step's name and its share of the whole (rough: its relative running time).
+    steps: &'static [(&'static str, f64)],
+    k: usize,
+    start: std::time::Instant,
+    show: bool,
+}
+
+impl Steps {
+    pub fn new(system: &'static str, steps: &'static [(&'static str, f64)], opts: &Options) -> Steps {
+        Steps {
+            system,
+            steps,
+            k: 0,
+            start: std::time::Instant::now(),
+            show: opts.progress && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        }
+    }
+
+    /// Starts the next step, which must be `name`; `false` if Ctrl-C asked to stop: `rep`
+    /// is then marked interrupted, with this step and those after it as not run.
+    pub fn next(&mut self, rep: &mut Report, name: &str) -> bool {
+        let i = self.steps[self.k..]
+            .iter()
+            .position(|s| s.0 == name)
+            .map_or(self.k, |j| self.k + j);
+        if crate::interrupt::check() {
+            rep.interrupted = true;
+            rep.unfinished.extend(
+                self.steps[i.min(self.steps.len())..]
+                    .iter()
+                    .map(|s| s.0.to_string()),
+            );
+            return false;
+        }
+        if self.show {
+            let total: f64 = self.steps.iter().map(|s| s.1).sum();
+            let done: f64 = self.steps[..i].iter().map(|s| s.1).sum();
+            let elapsed = self.start.elapsed().as_secs_f64();
+            let eta = if done > 0.0 && total > done {
+                format!(
+                    ", about {} left",
+                    crate::runner::duration_text(elapsed * (total - done) / done)
+                )
+            } else {
+                String::new()
+            };
+            eprintln!(
+                "reef reproduce {}: [{}/{}] {name} ({} so far{eta})",
+                self.system,
+                i + 1,
+                self.steps.len(),
+                crate::runner::duration_text(elapsed)
+            );
+        }
+        self.k = i + 1;
+        true
+    }
 }
 
 /// `f` of every item, spread over the cores the [`pool`] allows (`--jobs`), in the items'
@@ -508,6 +624,33 @@ mod tests {
         assert_eq!(j["system"], "demo");
         assert_eq!(j["records"][0]["published"], 9.32);
         assert!(j["records"][1]["published"].is_null());
+    }
+
+    /// Issue 31: counts print whole, flags as yes/no, the rest to four significant
+    /// digits; CSVs carry six.
+    #[test]
+    fn r31_figures_print_to_their_meaningful_digits() {
+        assert_eq!(fmt_num(8442.0), "8442");
+        assert_eq!(fmt_num(10.0), "10");
+        assert_eq!(fmt_num(21.052631), "21.05");
+        assert_eq!(fmt_num(171.42), "171.4");
+        assert_eq!(fmt_num(8.8106e-4), "0.0008811");
+        assert_eq!(fmt_num(0.5), "0.5000");
+        assert_eq!(fmt_num(3.5041e-30), "3.504e-30");
+        assert_eq!(fmt_value(1.0, YES_NO), "yes");
+        assert_eq!(fmt_value(0.0, YES_NO), "no");
+        assert_eq!(csv_num(0.04965999999999999), "0.04966");
+        assert_eq!(csv_num(8442.0), "8442");
+        assert_eq!(csv_num(3.504123456e-30), "3.50412e-30");
+        assert_eq!(csv_num(f64::NAN), "");
+        let mut r = Report::new("demo");
+        r.push(Record::new("map", &[("n", json!(1))], "correct", YES_NO, 1.0).published(1.0, "spec"));
+        r.push(Record::new("map", &[("n", json!(2))], "share", "", 0.1234567));
+        let t = r.table();
+        assert!(!t.contains("[]") && !t.contains("[yes/no]"), "{t}");
+        let row = t.lines().find(|l| l.contains("correct")).unwrap();
+        assert!(row.contains(" yes ") && row.ends_with("same"), "{row}");
+        assert!(r.csvs()[0].text.contains(",0.123457,"), "{}", r.csvs()[0].text);
     }
 
     /// A live run's report names its values `measured` and compares by ratio.

@@ -25,8 +25,6 @@ pub mod params;
 pub mod reassembler;
 pub mod segmenter;
 
-use std::io::IsTerminal;
-
 use serde_json::json;
 
 use crate::report::plot::{Plot, Series, svg};
@@ -69,26 +67,37 @@ pub const BIT_ERROR_RATES: [(f64, u64); 9] = [
 /// The divisor of every run length under `--quick`.
 const QUICK_DIVISOR: u64 = 20;
 
-fn progress(opts: &Options, what: &str) {
-    if opts.progress && std::io::stderr().is_terminal() {
-        eprintln!("reef reproduce atm: {what}");
-    }
-}
+/// The steps of the reproduction and their rough shares of its running time.
+const STEPS: &[(&str, f64)] = &[
+    ("calibration", 1.0),
+    ("write-size, bus-ceiling", 1.0),
+    ("reassembler", 1.0),
+    ("end-to-end", 1.0),
+    ("errors", 1.0),
+];
 
-/// Runs every experiment.
+/// Runs every experiment (those that finished, if Ctrl-C stops it between two).
 pub fn reproduce(opts: &Options) -> Result<Report, String> {
     let mut report = Report::new("atm");
-    progress(opts, "calibrating host costs from Table I");
+    let mut steps = crate::systems::Steps::new("atm", STEPS, opts);
+    if !steps.next(&mut report, "calibration") {
+        return Ok(report);
+    }
     let cal = calibrate::calibrate(MicroChannel::PENN).map_err(|e| format!("calibration: {e}"))?;
-    progress(opts, "write-size and bus-ceiling");
+    if !steps.next(&mut report, "write-size, bus-ceiling") {
+        return Ok(report);
+    }
     let best_sustained = write_size(&mut report, &cal)?;
     bus_ceiling(&mut report, best_sustained);
-    progress(opts, "reassembler");
-    reassembler_experiment(&mut report, opts)?;
-    progress(opts, "end-to-end");
-    end_to_end_experiment(&mut report, opts, &cal)?;
-    progress(opts, "errors");
-    errors_experiment(&mut report, opts)?;
+    if steps.next(&mut report, "reassembler") {
+        reassembler_experiment(&mut report, opts)?;
+    }
+    if !report.interrupted && steps.next(&mut report, "end-to-end") {
+        end_to_end_experiment(&mut report, opts, &cal)?;
+    }
+    if !report.interrupted && steps.next(&mut report, "errors") {
+        errors_experiment(&mut report, opts)?;
+    }
     assumptions(&mut report);
     Ok(report)
 }
@@ -127,7 +136,7 @@ fn write_size(report: &mut Report, cal: &Calibration) -> Result<(f64, Driver), S
     };
     for point in &cal.points {
         let row = point.published;
-        let x = (row.buffer_kb as f64).log2();
+        let x = row.buffer_kb as f64;
         published.points.push((x, row.mbit_per_s));
         let mut rates = Vec::new();
         for (i, driver) in Driver::ALL.into_iter().enumerate() {
@@ -186,11 +195,11 @@ fn write_size(report: &mut Report, cal: &Calibration) -> Result<(f64, Driver), S
     series.push(published);
     let plot = Plot {
         title: "Penn ATM interface: host -> interface bandwidth against write() size",
-        x_label: "write() size [log2 KB: 0 = 1 KB ... 6 = 64 KB]",
+        x_label: "write() size [KB]",
         y_label: "bandwidth [Mb/s]",
         series,
         log_y: false,
-        log_x: false,
+        log_x: true,
     };
     report.plots.push(Artifact {
         file: "write-size.svg".into(),
@@ -370,7 +379,7 @@ fn end_to_end_experiment(report: &mut Report, opts: &Options, cal: &Calibration)
                 "spec: 149.76 Mb/s x 44/53 (44 payload bytes per 53-byte cell)",
             ),
         );
-        let x = (size as f64).log2();
+        let x = size as f64;
         goodput.points.push((x, r.goodput_mbit));
         link.points.push((x, r.link_ceiling_mbit));
         let shares: Vec<String> = r
@@ -408,11 +417,11 @@ fn end_to_end_experiment(report: &mut Report, opts: &Options, cal: &Calibration)
         file: "end-to-end.svg".into(),
         text: svg(&Plot {
             title: "Penn ATM interface: end-to-end goodput against frame size",
-            x_label: "frame size [log2 bytes: 6 = 64 B ... 16 = 64 KB]",
+            x_label: "frame size [bytes]",
             y_label: "Mb/s",
             series: vec![goodput, link],
             log_y: false,
-            log_x: false,
+            log_x: true,
         })
         .map_err(|e| format!("end-to-end plot: {e}"))?,
     });

@@ -103,21 +103,26 @@ fn run_job(b: &Bench, j: &Job, seed: u64) -> Result<SizeResult, String> {
         .map_err(|e| format!("{} {} B: {e}", j.kind.name(), j.size))
 }
 
-fn progress(opts: &Options, what: &str) {
-    if opts.progress && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-        eprintln!("reef reproduce atoll: {what}");
-    }
-}
+/// The steps of the reproduction and their rough shares of its running time.
+const STEPS: &[(&str, f64)] = &[
+    ("building the 8x8 torus and its routing strings", 1.0),
+    ("calibration", 1.0),
+    ("streaming, ping-pong, hop-cost, latency-variation", 1.0),
+    ("torus-scaling", 1.0),
+    ("sensitivity", 1.0),
+];
 
 /// Runs every experiment.
 pub fn reproduce(opts: &Options) -> Result<Report, String> {
     let mut rep = Report::new("atoll");
-    progress(opts, "building the 8x8 torus and its routing strings");
+    let mut steps = crate::systems::Steps::new("atoll", STEPS, opts);
+    if !steps.next(&mut rep, "building the 8x8 torus and its routing strings") {
+        return Ok(rep);
+    }
     let b = Bench::new()?;
-    progress(
-        opts,
-        "calibrating the host costs (start-up latency, peak bandwidth)",
-    );
+    if !steps.next(&mut rep, "calibration") {
+        return Ok(rep);
+    }
     let cal = calibrate(&b.net, b.one)?;
     rep.push(
         Record::new(
@@ -133,6 +138,21 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
         Record::new("calibration", &[], "dma_rate_MBps", "MB/s", cal.dma_mbps())
             .source("calibrated: the DMA engine's rate, from the peak bandwidth"),
     );
+    if steps.next(&mut rep, "streaming, ping-pong, hop-cost, latency-variation") {
+        message_runs(&mut rep, &b, &cal, opts)?;
+    }
+    if !rep.interrupted && steps.next(&mut rep, "torus-scaling") {
+        torus_scaling(&mut rep, &cal, opts)?;
+    }
+    if !rep.interrupted && steps.next(&mut rep, "sensitivity") {
+        sensitivity(&mut rep, &b, &cal, opts)?;
+    }
+    notes(&mut rep, &b, &cal);
+    Ok(rep)
+}
+
+/// The streaming and ping-pong runs, at 1 and 7 hops, and the latency variation's run.
+fn message_runs(rep: &mut Report, b: &Bench, cal: &Calibration, opts: &Options) -> Result<(), String> {
     let sz = sizes(opts.quick);
     let mut jobs = Vec::new();
     for kind in [Kind::Streaming, Kind::PingPong] {
@@ -156,8 +176,7 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
         count: samples,
         host: cal.host(true),
     });
-    progress(opts, &format!("{} streaming and ping-pong runs", jobs.len()));
-    let mut results: Vec<SizeResult> = par_map(&jobs, |j| run_job(&b, j, opts.seed), |_| {})
+    let mut results: Vec<SizeResult> = par_map(&jobs, |j| run_job(b, j, opts.seed), |_| {})
         .into_iter()
         .collect::<Result<_, _>>()?;
     // The last run is the latency variation's; the others are the sweeps'.
@@ -169,20 +188,12 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
             .map(|(_, r)| r)
             .collect()
     };
-    streaming(
-        &mut rep,
-        &[(1, get(Kind::Streaming, 1)), (7, get(Kind::Streaming, 7))],
-    );
+    streaming(rep, &[(1, get(Kind::Streaming, 1)), (7, get(Kind::Streaming, 7))]);
     let pp = [(1, get(Kind::PingPong, 1)), (7, get(Kind::PingPong, 7))];
-    ping_pong(&mut rep, &pp);
-    hop_cost(&mut rep, &pp);
-    latency_variation(&mut rep, &variation);
-    progress(opts, "torus scaling: placing routing strings and saturating tori");
-    torus_scaling(&mut rep, &cal, opts)?;
-    progress(opts, "sensitivity to the assumed parameters");
-    sensitivity(&mut rep, &b, &cal, opts)?;
-    notes(&mut rep, &b, &cal);
-    Ok(rep)
+    ping_pong(rep, &pp);
+    hop_cost(rep, &pp);
+    latency_variation(rep, &variation);
+    Ok(())
 }
 
 fn case(hops: u32, size: u64) -> [(&'static str, serde_json::Value); 2] {

@@ -724,7 +724,7 @@ fn mapping(rep: &mut Report, quick: bool) {
             "mapping",
             &case,
             "map_correct",
-            "",
+            crate::systems::YES_NO,
             if o.error.is_none() { 1.0 } else { 0.0 },
         ));
         let free = o.set.as_ref().is_some_and(|s| s.cycle.is_none());
@@ -733,7 +733,7 @@ fn mapping(rep: &mut Report, quick: bool) {
                 "mapping",
                 &case,
                 "route_set_deadlock_free",
-                "",
+                crate::systems::YES_NO,
                 if free { 1.0 } else { 0.0 },
             )
             .source("dependency check over the AC's routes between every pair of HIs of its map"),
@@ -932,7 +932,7 @@ fn route_service(rep: &mut Report, quick: bool) {
                 "route-service",
                 &case,
                 "deadlock_free",
-                "",
+                crate::systems::YES_NO,
                 if c.cycle.is_none() { 1.0 } else { 0.0 },
             )
             .source(&format!(
@@ -1013,7 +1013,7 @@ fn route_service(rep: &mut Report, quick: bool) {
             "route-service",
             &[("network", json!("lan-4x3x3")), ("pair", json!("handed out"))],
             "deadlock_free",
-            "",
+            crate::systems::YES_NO,
             if free { 1.0 } else { 0.0 },
         )
         .source(
@@ -1031,8 +1031,24 @@ fn route_service(rep: &mut Report, quick: bool) {
     ));
 }
 
+/// What a fault on a flow's route cost.
+#[derive(Clone, Debug)]
+pub struct FaultOutcome {
+    /// From the fault to the first packet on a new route delivered [µs].
+    pub recovery_us: f64,
+    /// Packets sent and never delivered.
+    pub lost: u64,
+    pub remaps: u64,
+    /// The last map the AC made (the remap's): when, and the messages it took.
+    pub remap: Option<crate::control::ac::MapResult>,
+    /// The AC's CPU per packet it sends or receives [ps].
+    pub ac_cost: Time,
+    /// When the fault struck [ps].
+    pub t_fault: Time,
+}
+
 /// A flow across the four-board LAN, a fault on its route, and what it costs.
-pub fn fault_run(node: bool) -> (f64, u64, u64) {
+pub fn fault_run(node: bool) -> FaultOutcome {
     let lf = net::build(&net::lan4());
     let his = lf.his.clone();
     let flow = Flow {
@@ -1069,15 +1085,27 @@ pub fn fault_run(node: bool) -> (f64, u64, u64) {
             cfg.faults.push((t_fault, Fault::Channel(rc.0)));
         }
     }
+    let ac_cost = cfg.ac_cost;
     let (ag, _, _) = net::run_agent(&lf, cfg);
     let fs = &ag.flows[0];
-    let rec = fs.recovered_at.map_or(f64::NAN, |t| (t - t_fault) as f64 / 1e6);
-    (rec, fs.sent.saturating_sub(fs.delivered), ag.remaps)
+    FaultOutcome {
+        recovery_us: fs.recovered_at.map_or(f64::NAN, |t| (t - t_fault) as f64 / 1e6),
+        lost: fs.sent.saturating_sub(fs.delivered),
+        remaps: ag.remaps,
+        remap: ag.maps().pop(),
+        ac_cost,
+        t_fault,
+    }
 }
 
 fn fault_recovery(rep: &mut Report) {
     for (name, node) in [("link", false), ("node", true)] {
-        let (rec, lost, remaps) = fault_run(node);
+        let FaultOutcome {
+            recovery_us: rec,
+            lost,
+            remaps,
+            ..
+        } = fault_run(node);
         let case = [("network", json!("lan-4x3x3")), ("fault", json!(name))];
         rep.push(
             Record::new("fault-recovery", &case, "recovery_time_us", "µs", rec)
@@ -1094,17 +1122,39 @@ fn fault_recovery(rep: &mut Report) {
 pub fn reproduce(opts: &Options) -> Result<Report, String> {
     let quick = opts.quick;
     let mut rep = Report::new("atomic");
-    single_flow(&mut rep, quick);
-    time_per_packet(&mut rep, quick);
-    competing(&mut rep, quick);
-    mesh_switch(&mut rep, quick);
-    arbitration(&mut rep, quick);
-    mapping(&mut rep, quick);
-    route_service(&mut rep, quick);
-    fault_recovery(&mut rep);
+    let mut steps = crate::systems::Steps::new("atomic", STEPS, opts);
+    type Experiment<'a> = (&'a str, &'a dyn Fn(&mut Report));
+    let experiments: [Experiment; 8] = [
+        ("single-flow", &|r| single_flow(r, quick)),
+        ("time-per-packet", &|r| time_per_packet(r, quick)),
+        ("competing-flows", &|r| competing(r, quick)),
+        ("mesh-switch", &|r| mesh_switch(r, quick)),
+        ("arbitration", &|r| arbitration(r, quick)),
+        ("mapping", &|r| mapping(r, quick)),
+        ("route-service", &|r| route_service(r, quick)),
+        ("fault-recovery", &|r| fault_recovery(r)),
+    ];
+    for (name, run) in experiments {
+        if !steps.next(&mut rep, name) {
+            break;
+        }
+        run(&mut rep);
+    }
     rep.notes.extend(notes());
     Ok(rep)
 }
+
+/// The experiments and their rough shares of the reproduction's running time.
+const STEPS: &[(&str, f64)] = &[
+    ("single-flow", 1.0),
+    ("time-per-packet", 1.0),
+    ("competing-flows", 1.0),
+    ("mesh-switch", 1.0),
+    ("arbitration", 1.0),
+    ("mapping", 1.0),
+    ("route-service", 1.0),
+    ("fault-recovery", 1.0),
+];
 
 fn notes() -> Vec<String> {
     vec![

@@ -22,8 +22,6 @@ pub mod params;
 pub mod queue;
 pub mod sim;
 
-use std::io::IsTerminal;
-
 use serde_json::json;
 
 use crate::time::{SEC, Time, US};
@@ -45,11 +43,15 @@ pub const OUTSTANDING: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];
 /// Client hosts of the transactions (every NIC but the server's).
 const CLIENT_HOSTS: u32 = P::NICS_ATTACHED - 1;
 
-fn progress(opts: &Options, what: &str) {
-    if opts.progress && std::io::stderr().is_terminal() {
-        eprintln!("reef reproduce clan: {what}");
-    }
-}
+/// The steps of the reproduction and their rough shares of its running time.
+const STEPS: &[(&str, f64)] = &[
+    ("calibration", 1.0),
+    ("round-trip", 1.0),
+    ("streaming", 1.0),
+    ("transactions", 1.0),
+    ("buffer-scaling", 1.0),
+    ("copy-rate sensitivity", 1.0),
+];
 
 /// How much each run does.
 struct Budget {
@@ -116,7 +118,10 @@ struct Models {
 pub fn reproduce(opts: &Options) -> Result<Report, String> {
     let mut report = Report::new("clan");
     let budget = Budget::new(opts.quick);
-    progress(opts, "calibrating");
+    let mut steps = crate::systems::Steps::new("clan", STEPS, opts);
+    if !steps.next(&mut report, "calibration") {
+        return Ok(report);
+    }
     let calibration = |e: String| format!("calibration: {e}");
     let m = Models {
         cal: calibrate::calibrate().map_err(|e| calibration(e.to_string()))?,
@@ -124,16 +129,21 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
         via: Baseline::via().map_err(|e| calibration(e.to_string()))?,
     };
     calibration_records(&mut report, &m);
-    progress(opts, "round-trip");
-    round_trip(&mut report, &m);
-    progress(opts, "streaming");
-    streaming(&mut report, &m, &budget)?;
-    progress(opts, "transactions");
-    transactions(&mut report, &m, &budget)?;
-    progress(opts, "buffer-scaling");
-    buffer_scaling(&mut report, &m, &budget)?;
-    progress(opts, "copy-rate sensitivity");
-    copy_rate_sensitivity(&mut report, &budget)?;
+    if steps.next(&mut report, "round-trip") {
+        round_trip(&mut report, &m);
+    }
+    if !report.interrupted && steps.next(&mut report, "streaming") {
+        streaming(&mut report, &m, &budget)?;
+    }
+    if !report.interrupted && steps.next(&mut report, "transactions") {
+        transactions(&mut report, &m, &budget)?;
+    }
+    if !report.interrupted && steps.next(&mut report, "buffer-scaling") {
+        buffer_scaling(&mut report, &m, &budget)?;
+    }
+    if !report.interrupted && steps.next(&mut report, "copy-rate sensitivity") {
+        copy_rate_sensitivity(&mut report, &budget)?;
+    }
     assumptions(&mut report);
     Ok(report)
 }

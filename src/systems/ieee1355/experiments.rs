@@ -374,43 +374,95 @@ fn cost(job: &Job, lengths: &Lengths) -> f64 {
     }
 }
 
-/// Runs `jobs` on the cores the pool allows, the costliest first; results in job order.
-pub fn run_all(jobs: &[Job], lengths: &Lengths, opts: &Options) -> Result<Vec<Outcome>, String> {
+/// Runs `jobs` on the cores the pool allows (`--jobs`), the costliest first; results in job
+/// order. On a terminal a line shows `phase`, the runs done, the rate of work and the time
+/// left (the work counted by each job's estimated cost). Ctrl-C stops it before the next
+/// job: the jobs not run are then `None`.
+pub fn run_all(
+    jobs: &[Job],
+    lengths: &Lengths,
+    opts: &Options,
+    phase: &str,
+) -> Result<Vec<Option<Outcome>>, String> {
     // Longest first, so no core waits alone on a long job at the end (the order of running
     // does not change a result: each job's seed comes from its index).
     let mut order: Vec<usize> = (0..jobs.len()).collect();
     let costs: Vec<f64> = jobs.iter().map(|j| cost(j, lengths)).collect();
     order.sort_by(|&a, &b| costs[b].total_cmp(&costs[a]).then(a.cmp(&b)));
-    let show = opts.progress && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let total: f64 = costs.iter().sum::<f64>().max(1e-12);
+    let work = std::sync::Mutex::new(0.0f64);
+    let bar = std::sync::Mutex::new(crate::runner::Bar::new("reef reproduce ieee1355", opts.progress));
+    let wall = std::time::Instant::now();
+    let done = std::sync::atomic::AtomicUsize::new(0);
     let outs = crate::systems::par_map(
         &order,
-        // Every job has its own seed, derived from its index, so the result does not
-        // depend on which thread ran it.
         |&i| {
-            run_job(
+            if crate::interrupt::check() {
+                return None;
+            }
+            // Every job has its own seed, derived from its index, so the result does not
+            // depend on which thread ran it.
+            let r = run_job(
                 &jobs[i],
                 lengths,
                 opts.seed.wrapping_mul(1_000_003).wrapping_add(i as u64),
-            )
-        },
-        |d| {
-            if show {
-                eprint!("\rieee1355: {d}/{} runs", jobs.len());
+            );
+            let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            if let (Ok(mut w), Ok(mut b)) = (work.lock(), bar.lock()) {
+                *w += costs[i];
+                let rate = *w / wall.elapsed().as_secs_f64().max(1e-9);
+                b.phase(&format!("{phase}, {d} of {} runs", jobs.len()));
+                b.update(*w / total, Some(&format!("{rate:.1} MB of traffic/s")));
             }
+            Some(r)
         },
+        |_| {},
     );
-    if show {
-        eprintln!();
+    if let Ok(mut b) = bar.lock() {
+        b.finish();
     }
     let mut slots: Vec<Option<Result<Outcome, String>>> = vec![None; jobs.len()];
     for (&i, r) in order.iter().zip(outs) {
-        slots[i] = Some(r);
+        slots[i] = r;
     }
+    let stopped = crate::interrupt::requested();
     slots
         .into_iter()
         .enumerate()
-        .map(|(i, s)| s.unwrap_or_else(|| Err(format!("job {i} did not run"))))
+        .map(|(i, s)| match s {
+            Some(r) => r.map(Some),
+            None if stopped => Ok(None),
+            None => Err(format!("job {i} did not run")),
+        })
         .collect()
+}
+
+/// Every outcome, or `None` if Ctrl-C left some not run.
+fn all_or_none(v: Vec<Option<Outcome>>) -> Option<Vec<Outcome>> {
+    v.into_iter().collect()
+}
+
+/// The report of a reproduction Ctrl-C stopped: every experiment is made from the two
+/// shared pools of runs (a run feeds several experiments), so none is whole before both
+/// pools are done, and none is printed.
+fn interrupted(mut rep: Report) -> Report {
+    rep.interrupted = true;
+    rep.unfinished = [
+        "saturation-vs-size",
+        "latency-vs-load",
+        "latency-distribution",
+        "routing",
+        "atlas",
+        "atlas-vs-rate",
+        "atlas-sensitivity",
+        "packet-length",
+        "cross-section",
+        "model-sensitivity (every experiment: each is made from two shared pools of runs)",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    rep
 }
 
 /// Sets the source note of a record that has no published figure.
@@ -592,7 +644,14 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
             });
         }
     }
-    let res1 = run_all(&jobs, &len, opts)?;
+    let Some(res1) = all_or_none(run_all(
+        &jobs,
+        &len,
+        opts,
+        "phase 1 of 2: saturation, link, load and ATLAS runs",
+    )?) else {
+        return Ok(interrupted(rep));
+    };
     let sat_of = |net: &Net, t: Traffic, p: u32| -> f64 {
         sat.iter()
             .position(|&(n, tt, pp)| n == *net && tt == t && pp == p)
@@ -661,7 +720,14 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
         if js.is_empty() {
             break;
         }
-        let mut rr = run_all(&js, &len, opts)?;
+        let phase = if round == 0 {
+            "phase 2 of 2: latency against load, ATLAS knees".to_string()
+        } else {
+            format!("phase 2 of 2: ATLAS knees, round {}", round + 1)
+        };
+        let Some(mut rr) = all_or_none(run_all(&js, &len, opts, &phase)?) else {
+            return Ok(interrupted(rep));
+        };
         let searched = rr.split_off(if round == 0 { jobs2.len() } else { 0 });
         if round == 0 {
             res2 = rr;
@@ -802,7 +868,11 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
                 ("mean_event_delay_us", "µs", o.event_delay / 1e6),
                 ("outstanding_growth_KB", "KB", v.growth.0 / 1024.0),
                 ("outstanding_growth_ci95_KB", "KB", v.growth.1 / 1024.0),
-                ("sustainable", "yes = 1", if o.sustainable() { 1.0 } else { 0.0 }),
+                (
+                    "sustainable",
+                    crate::systems::YES_NO,
+                    if o.sustainable() { 1.0 } else { 0.0 },
+                ),
             ] {
                 rep.push(record("atlas-vs-rate", &c, m, unit, x));
             }

@@ -480,7 +480,7 @@ pub fn plots(rep: &mut Report, dist: &[Outcome], dist_cases: &[(u32, f64)]) -> R
             y_label: "throughput [MB/s]",
             series: pl.into_iter().map(|(k, v)| series(&k, v)).collect(),
             log_y: false,
-            log_x: false,
+            log_x: true,
         },
     ));
 

@@ -1,0 +1,234 @@
+//! The memory a network takes to simulate, estimated from its counts before it is built, and
+//! the limit it is held to: the memory this machine has available, or `--memory-limit`.
+//!
+//! The estimate is a sum over what the model keeps per component, each cost measured as the
+//! peak resident memory of `reef run` on meshes, tori, rings, 3-D meshes and networks with
+//! more hosts per switch, VCs and buffer slots (2026-11-27, this 2-core machine; fitted
+//! by hand, every case within 8 %; README "Memory"):
+//! - a switch: its ports, allocation state and fabric records, [`PER_SWITCH`];
+//! - a host: its source queue, random streams and counters, [`PER_HOST`];
+//! - a channel: its fabric record, timing profile and engine state, [`PER_CHANNEL`];
+//! - a virtual channel: its state (a cache line in the express engine and the general
+//!   engine's own), [`PER_VC`];
+//! - a buffer slot: the flit it holds and, in a loaded network, the events of the flits in
+//!   flight, [`PER_SLOT`];
+//! - a routing table entry while tables are built (one per switch and destination host:
+//!   the tables of Clos, fat-tree, up*/down* and minimal routing), [`PER_TABLE_ENTRY`];
+//! - and [`BASE`] for the program itself.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The program itself, a network of a few switches [bytes].
+pub const BASE: u64 = 6 << 20;
+/// Per switch (and output buffer stage) [bytes].
+pub const PER_SWITCH: u64 = 540;
+/// Per host [bytes].
+pub const PER_HOST: u64 = 800;
+/// Per channel [bytes].
+pub const PER_CHANNEL: u64 = 320;
+/// Per virtual channel [bytes].
+pub const PER_VC: u64 = 146;
+/// Per buffer slot: 15 at setup, about 8 more for the events of a loaded network [bytes].
+pub const PER_SLOT: u64 = 23;
+/// Per (switch, destination host) entry while routing tables are built [bytes].
+pub const PER_TABLE_ENTRY: u64 = 8;
+
+/// What a network has, as far as its memory goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub switches: u64,
+    pub hosts: u64,
+    pub channels: u64,
+    pub vcs: u64,
+    /// Buffer slots [flits], over every VC of every channel.
+    pub slots: u64,
+    /// Routing table entries built (switches × hosts for table routing, else 0).
+    pub table_entries: u64,
+}
+
+impl Counts {
+    /// The estimate [bytes] (saturating: a network too large to count is too large).
+    pub fn bytes(&self) -> u64 {
+        [
+            (self.switches, PER_SWITCH),
+            (self.hosts, PER_HOST),
+            (self.channels, PER_CHANNEL),
+            (self.vcs, PER_VC),
+            (self.slots, PER_SLOT),
+            (self.table_entries, PER_TABLE_ENTRY),
+        ]
+        .iter()
+        .fold(BASE, |s, &(n, per)| s.saturating_add(n.saturating_mul(per)))
+    }
+
+    /// The counts of a built network.
+    pub fn of(fab: &crate::fabric::Fabric, tables: bool) -> Counts {
+        let vcs: u64 = fab.channels.iter().map(|c| c.params.vcs as u64).sum();
+        let slots: u64 = fab
+            .channels
+            .iter()
+            .map(|c| c.params.vcs as u64 * c.params.buffer as u64)
+            .sum();
+        let (switches, hosts) = (fab.switches as u64, fab.num_hosts() as u64);
+        Counts {
+            switches,
+            hosts,
+            channels: fab.channels.len() as u64,
+            vcs,
+            slots,
+            table_entries: if tables { switches * hosts } else { 0 },
+        }
+    }
+
+    /// [`Counts::of`] a spec's network, with tables where its routing builds them.
+    pub fn of_spec(spec: &crate::engine::Spec) -> Counts {
+        use crate::routing::Routing;
+        let tables = match &spec.routing {
+            Routing::Table(_) => true,
+            Routing::Source(s) => s.placed_set().is_none(),
+            _ => false,
+        };
+        Counts::of(&spec.fabric, tables)
+    }
+
+    /// The estimate in words, with what it is made of.
+    pub fn describe(&self) -> String {
+        let mut parts = vec![
+            format!("{} switches", self.switches),
+            format!("{} hosts", self.hosts),
+            format!("{} channels", self.channels),
+            format!("{} VCs", self.vcs),
+            format!("{} buffer slots", self.slots),
+        ];
+        if self.table_entries > 0 {
+            parts.push(format!("{} routing-table entries", self.table_entries));
+        }
+        format!("about {} ({})", bytes_text(self.bytes()), parts.join(", "))
+    }
+}
+
+/// `1.5 GB`, `320 MB`, `12 kB` (powers of 1000, as `--memory-limit` reads them).
+pub fn bytes_text(b: u64) -> String {
+    let b = b as f64;
+    if b >= 1e12 {
+        format!("{:.1} TB", b / 1e12)
+    } else if b >= 1e9 {
+        format!("{:.1} GB", b / 1e9)
+    } else if b >= 1e6 {
+        format!("{:.0} MB", b / 1e6)
+    } else {
+        format!("{:.0} kB", b / 1e3)
+    }
+}
+
+/// Reads a size: a number and a unit, `8GB`, `512 MB`, `1.5G`, `16GiB` (B, kB, MB, GB, TB
+/// and their one-letter forms count in powers of 1000; KiB, MiB, GiB, TiB in powers of 1024).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let x: f64 = num
+        .parse()
+        .map_err(|_| format!("`{s}`: expected a size such as 8GB or 512MB"))?;
+    let mult = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kb" => 1e3,
+        "m" | "mb" => 1e6,
+        "g" | "gb" => 1e9,
+        "t" | "tb" => 1e12,
+        "kib" => 1024.0,
+        "mib" => 1024.0 * 1024.0,
+        "gib" => 1024.0 * 1024.0 * 1024.0,
+        "tib" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        u => {
+            return Err(format!(
+                "`{s}`: unknown unit `{u}` (B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)"
+            ));
+        }
+    };
+    let b = x * mult;
+    if !(b.is_finite() && b >= 1e6) {
+        return Err(format!("`{s}`: a memory limit is at least 1 MB"));
+    }
+    Ok(b.min(u64::MAX as f64) as u64)
+}
+
+/// The limit set by `--memory-limit` [bytes]; 0: none set.
+static LIMIT: AtomicU64 = AtomicU64::new(0);
+
+/// Holds every network to `bytes` from now on (`--memory-limit`).
+pub fn set_limit(bytes: u64) {
+    LIMIT.store(bytes, Ordering::Relaxed);
+}
+
+/// The memory this machine has available now [bytes] (Linux: `MemAvailable`), if known.
+pub fn available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// The limit a network is held to [bytes] and where it comes from.
+pub fn limit() -> Option<(u64, &'static str)> {
+    match LIMIT.load(Ordering::Relaxed) {
+        0 => available().map(|b| (b, "the memory this machine has available")),
+        b => Some((b, "--memory-limit")),
+    }
+}
+
+/// An error if `c` does not fit the limit: the estimate, the limit and what to change.
+pub fn check(c: &Counts, change: &str) -> Result<(), String> {
+    let Some((lim, from)) = limit() else {
+        return Ok(());
+    };
+    if c.bytes() <= lim {
+        return Ok(());
+    }
+    let or = if from == "--memory-limit" {
+        "or a larger --memory-limit"
+    } else {
+        "or give --memory-limit if the estimate is wrong for this machine"
+    };
+    Err(format!(
+        "this network needs {} to simulate, more than {from} ({}); use {change}, {or}",
+        c.describe(),
+        bytes_text(lim)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_as_written() {
+        assert_eq!(parse_size("8GB"), Ok(8_000_000_000));
+        assert_eq!(parse_size("512 MB"), Ok(512_000_000));
+        assert_eq!(parse_size("1.5G"), Ok(1_500_000_000));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert!(parse_size("12 parsecs").is_err());
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("").is_err());
+    }
+
+    #[test]
+    fn the_estimate_adds_its_parts() {
+        let c = Counts {
+            switches: 1,
+            hosts: 1,
+            channels: 2,
+            vcs: 2,
+            slots: 16,
+            table_entries: 0,
+        };
+        assert_eq!(
+            c.bytes(),
+            BASE + PER_SWITCH + PER_HOST + 2 * PER_CHANNEL + 2 * PER_VC + 16 * PER_SLOT
+        );
+        let huge = Counts { slots: u64::MAX, ..c };
+        assert_eq!(huge.bytes(), u64::MAX);
+    }
+}
