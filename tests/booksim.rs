@@ -8,21 +8,8 @@ use common::*;
 use proptest::prelude::*;
 use reef::config;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const EXAMPLES: &str = "tests/data/booksim/examples";
-
-fn reef(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_reef"))
-        .args(args)
-        .output()
-        .expect("run reef");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn example(name: &str) -> PathBuf {
     Path::new(EXAMPLES).join(name)

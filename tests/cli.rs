@@ -1,19 +1,10 @@
 //! The command line as a user meets it: the README's commands, exit codes, JSON and CSV.
 
+mod common;
+use common::reef;
+
 use std::path::PathBuf;
 use std::process::Command;
-
-fn reef(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_reef"))
-        .args(args)
-        .output()
-        .expect("run reef");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("reef-cli-{}", std::process::id()));

@@ -2,22 +2,13 @@
 //! estimate, the limit and what to change; and the estimate is within 25 % of the peak
 //! resident memory `reef run` measures, on three sizes.
 
+mod common;
+use common::reef;
+
 use reef::config;
 use reef::memory::Counts;
 use std::path::Path;
 use std::process::Command;
-
-fn reef(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_reef"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 #[test]
 fn a_network_too_large_is_refused_before_it_is_built() {

@@ -7,6 +7,9 @@
 //! Without Chromium the browser half is skipped, loudly; `.ci/run` installs Chromium where
 //! it can and then sets `REEF_REQUIRE_BROWSER=1`, which makes a missing browser a failure.
 
+mod common;
+use common::reef;
+
 use reef::systems::about::{ALL, verdict};
 use reef::systems::{Record, fmt_value};
 use std::io::Read;
@@ -15,18 +18,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-fn reef(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_reef"))
-        .args(args)
-        .output()
-        .expect("run reef");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("reef-report-{}", std::process::id()));

@@ -6,7 +6,6 @@
 use crate::systems::about::{Verdict, verdict};
 use crate::systems::{Record, fmt_value};
 use std::fmt::Write;
-use std::path::Path;
 
 /// `s` with `&`, `<`, `>`, `"` and `'` escaped: safe as text and as an attribute value.
 pub fn escape(s: &str) -> String {
@@ -210,20 +209,6 @@ pub fn made_list(lines: &[(String, String)], timing: &[(String, String)]) -> Str
     s
 }
 
-/// Writes `text` to `path` whole or not at all: into a temporary file beside it, then
-/// renamed over it, so an interrupted run leaves the old file or the new one, never half.
-pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    let name = path
-        .file_name()
-        .map_or("out".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let r = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
-    if r.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    r
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,19 +255,5 @@ mod tests {
             "{f}"
         );
         assert!(f.contains("a &lt; b") && f.contains("href=\"x.svg\""));
-    }
-
-    #[test]
-    fn a_file_is_replaced_whole() {
-        let d = std::env::temp_dir().join(format!("reef-html-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        let p = d.join("index.html");
-        write_atomic(&p, "one").unwrap();
-        write_atomic(&p, "two").unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
-        // Nothing else is left beside it.
-        assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1);
-        assert!(write_atomic(&d.join("no/such/dir/x.html"), "x").is_err());
-        std::fs::remove_dir_all(&d).unwrap();
     }
 }

@@ -4,7 +4,7 @@
 //! from what each system declares ([`crate::systems::about`]) and the [`Report`] it
 //! returns: no system has report code of its own.
 
-use super::html::{self, anchor, escape, figure, records_table, write_atomic};
+use super::html::{self, anchor, escape, figure, records_table};
 use crate::systems::about::{ALL, System, Verdict, verdict};
 use crate::systems::{Options, Record, Report, pool};
 use std::fmt::Write;
@@ -645,6 +645,12 @@ pub fn now_utc() -> String {
         rem / 3600,
         rem % 3600 / 60
     )
+}
+
+/// Writes `text` whole or not at all ([`crate::output::write`]: a temporary file, then
+/// renamed), so an interrupted run leaves no half file.
+fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    crate::output::write(path, text.as_bytes())
 }
 
 #[cfg(test)]

@@ -112,3 +112,16 @@ pub fn assert_record_names(r: &Report, spec: &[(&str, &[&str], &[&str])]) {
         assert_eq!(recs.len(), cases.len() * metrics.len(), "{experiment}");
     }
 }
+
+/// Runs the `reef` binary: its exit code, standard output and standard error.
+pub fn reef(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_reef"))
+        .args(args)
+        .output()
+        .expect("run reef");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
