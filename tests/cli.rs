@@ -887,3 +887,41 @@ fn r31_reproduction_tables_print_what_the_figures_mean() {
         }
     }
 }
+
+#[test]
+fn a_sweep_runs_no_load_past_the_first_that_saturates() {
+    // Loads 0.1 to 0.9 on the 8×8 mesh, which saturates near 0.21: points are started in
+    // load order and none after the first saturated one, so 0.3 is the last, on one job or
+    // two (where 0.4 may start beside 0.3, but is dropped and not reported).
+    for jobs in ["1", "2"] {
+        let j = tmp(&format!("sweep-past-{jobs}.json"));
+        let (code, _, err) = reef(&[
+            "sweep",
+            "examples/mesh8x8.toml",
+            "--load",
+            "0.1:0.9:0.1",
+            "--set",
+            "sim.measure=\"3000 cycles\"",
+            "--jobs",
+            jobs,
+            "--json",
+            j.to_str().unwrap(),
+            "-q",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+        let points = v["points"].as_array().unwrap();
+        let loads: Vec<f64> = points.iter().map(|p| p["load"].as_f64().unwrap()).collect();
+        assert_eq!(loads, [0.1, 0.2, 0.3], "jobs {jobs}: {loads:?}");
+        assert!(
+            points[2]["result"]["saturated"].as_bool().unwrap(),
+            "{}",
+            points[2]
+        );
+        assert!(
+            !points[1]["result"]["saturated"].as_bool().unwrap(),
+            "{}",
+            points[1]
+        );
+    }
+}

@@ -83,6 +83,15 @@ pub fn read(file: &str, text: &str, overrides: &[String]) -> Result<Store, Confi
             .map_err(|e| error(file, &st.key, st.line.map(From::Line), e.msg, e.hint))?;
     }
     for o in overrides {
+        if let Some(key) = o.strip_prefix(super::UNSET) {
+            return Err(error(
+                file,
+                key,
+                Some(From::CommandLine),
+                "a BookSim2 key is not unset: BookSim2 has no unset keys, only defaults".into(),
+                Some(format!("give it the value you want, e.g. {key}=<value>")),
+            ));
+        }
         let stmts = parse::parse(&format!("{o};"), None).map_err(|e| {
             error(
                 file,
@@ -146,6 +155,14 @@ pub fn locate_error(t: &Translation, file: &str, mut e: ConfigError) -> ConfigEr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_booksim_key_cannot_be_unset() {
+        let unset = format!("{}k", super::super::UNSET);
+        let e = read("a.cfg", "k = 8;\n", &[unset]).unwrap_err();
+        assert_eq!(e.key, "k");
+        assert!(e.msg.contains("not unset") && e.hint.unwrap().contains("k=<value>"));
+    }
 
     #[test]
     fn overrides_split_on_the_dot() {
