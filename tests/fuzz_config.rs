@@ -180,12 +180,7 @@ proptest! {
         };
         // Run what loads, unless it is long or large (legal, but slow to run or to lay out).
         let p = &spec.params;
-        let slots: u64 = spec
-            .fabric
-            .channels
-            .iter()
-            .map(|c| c.params.buffer as u64 * c.params.vcs as u64)
-            .sum();
+        let slots = reef::memory::Counts::of(&spec.fabric, false).slots;
         if p.warmup + p.measure + p.drain_limit > 20_000_000
             || spec.fabric.nodes.len() > 2_000
             || slots > 1_000_000

@@ -20,12 +20,7 @@ pub fn limit_memory() {
 /// in any answer (a deadlock, a route error) but not in a broken invariant.
 pub fn run_if_small(spec: Spec) {
     let p = &spec.params;
-    let slots: u64 = spec
-        .fabric
-        .channels
-        .iter()
-        .map(|c| c.params.buffer as u64 * c.params.vcs as u64)
-        .sum();
+    let slots = reef::memory::Counts::of(&spec.fabric, false).slots;
     if p.warmup.saturating_add(p.measure).saturating_add(p.drain_limit) > 2_000_000
         || spec.fabric.nodes.len() > 200
         || slots > 100_000

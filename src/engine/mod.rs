@@ -1722,13 +1722,19 @@ impl<'a> Sim<'a> {
         self.vcs[o as usize].credits >= need.max(1) || self.has_credits_slow(o, need.max(1))
     }
 
-    #[inline(never)]
-    fn has_credits_slow(&mut self, o: u32, need: u32) -> bool {
-        let need = if need == NEED_ALL {
+    /// The credits `need` stands for on VC `o`: itself, or the VC's whole buffer for
+    /// [`NEED_ALL`].
+    pub(crate) fn credits_needed(&self, o: u32, need: u32) -> u32 {
+        if need == NEED_ALL {
             self.caps[o as usize]
         } else {
             need
-        };
+        }
+    }
+
+    #[inline(never)]
+    fn has_credits_slow(&mut self, o: u32, need: u32) -> bool {
+        let need = self.credits_needed(o, need);
         if self.credits_now(o) >= need {
             return true;
         }

@@ -74,13 +74,7 @@ impl Sim<'_> {
                             return false;
                         } else if ov.owner != NONE {
                             out.push((ov.owner, o));
-                        } else if self.credits_at(o)
-                            >= if need == super::NEED_ALL {
-                                self.caps[o as usize]
-                            } else {
-                                need
-                            }
-                        {
+                        } else if self.credits_at(o) >= self.credits_needed(o, need) {
                             // A free output it can take: not blocked.
                             return false;
                         } else {

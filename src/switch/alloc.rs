@@ -716,6 +716,17 @@ impl Sim<'_> {
         }
     }
 
+    /// [`Self::need`] of packet `pid`'s head; a wormhole switch that releases VCs with the
+    /// tail needs nothing, and then the packet is not read.
+    #[inline(always)]
+    fn need_of(&self, mode: SwitchMode, tail_credit: bool, pid: u32) -> u32 {
+        if mode == SwitchMode::Wormhole && !tail_credit {
+            0
+        } else {
+            Self::need(mode, tail_credit, self.pkts[pid as usize].len)
+        }
+    }
+
     /// The selection policy: which of the admissible outputs, among those free now, the head
     /// at input VC `i` asks for. `None` if none is free (it then waits for all).
     fn select(&mut self, s: usize, i: u32, len: u32) -> Option<u16> {
@@ -835,11 +846,7 @@ impl Sim<'_> {
                     } else {
                         0
                     };
-                    let need = if mode == SwitchMode::Wormhole && !tail_credit {
-                        0
-                    } else {
-                        Self::need(mode, tail_credit, self.pkts[pid as usize].len)
-                    };
+                    let need = self.need_of(mode, tail_credit, pid);
                     let Some(vv) = self.free_vc(pi, vc_lo, vc_hi, need) else {
                         continue;
                     };
@@ -881,11 +888,7 @@ impl Sim<'_> {
         }
         let v = &self.vcs[i as usize];
         let (vc_lo, vc_hi) = (v.want_lo, v.want_hi);
-        let need = if mode == SwitchMode::Wormhole && !tail_credit {
-            0
-        } else {
-            Self::need(mode, tail_credit, self.pkts[pid as usize].len)
-        };
+        let need = self.need_of(mode, tail_credit, pid);
         #[cfg(feature = "checked")]
         {
             self.c.lone_grants += 1;
