@@ -838,7 +838,8 @@ fn r31_check_and_run_count_the_same_channels() {
 }
 
 /// Issue 31: a reproduction's table prints counts as integers, yes/no as yes/no, no empty
-/// unit brackets, and its CSVs carry values to six significant digits at most.
+/// unit brackets, figures from random traffic to their confidence interval's digits, and
+/// its CSVs carry values to six significant digits at most.
 #[test]
 fn r31_reproduction_tables_print_what_the_figures_mean() {
     let d = tmp("atomic-out");
@@ -868,6 +869,27 @@ fn r31_reproduction_tables_print_what_the_figures_mean() {
     // A count: whole, with no decimals.
     let lost = value("packets_lost");
     assert!(lost.parse::<u64>().is_ok(), "{lost}");
+    // A figure from random traffic: its 95 % half-width beside it, in a column of its own,
+    // both to the decimals the half-width allows.
+    let row = out
+        .lines()
+        .find(|l| l.contains("random_bisection_fraction"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let head = out[..out.find(row).unwrap()]
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("case"))
+        .unwrap();
+    assert!(head.contains("±95%"), "{head}");
+    let w: Vec<&str> = row.split_whitespace().collect();
+    let i = w.iter().position(|x| *x == "random_bisection_fraction").unwrap() + 1;
+    let (v, ci) = (w[i], w[i + 1]);
+    let ci_f: f64 = ci.parse().unwrap_or_else(|_| panic!("{row}"));
+    let decimals = |t: &str| t.split_once('.').map_or(0, |x| x.1.len());
+    assert!(ci_f > 0.0 && decimals(v) == decimals(ci), "{row}");
+    // (The printed half-width is rounded: 0.0298 prints as 0.030, whose own place is 0.01.)
+    let place = reef::systems::ci_decimals(ci_f).max(0);
+    assert!([place, place + 1].contains(&(decimals(ci) as i32)), "{row}");
     for f in std::fs::read_dir(&d).unwrap() {
         let p = f.unwrap().path();
         if p.extension().is_some_and(|e| e == "csv") {

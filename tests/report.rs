@@ -101,10 +101,21 @@ fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
 
 /// Whether a table cell shows `want` as the tables print it ([`fmt_value`]: yes or no, or
 /// four significant digits), or `–` for no value. (The JSON's figures are rounded to six digits, the page's
-/// to four from the full value, so one is compared as a number, not as text.)
-fn shows(cell: Option<String>, want: Option<f64>, unit: &str) -> bool {
+/// to four from the full value, so one is compared as a number, not as text.) A figure with
+/// a 95 % interval `ci` shows as `value ± half-width`, rounded to the interval's digits.
+fn shows(cell: Option<String>, want: Option<f64>, unit: &str, ci: Option<f64>) -> bool {
     match (cell, want) {
         (Some(c), None) => c == "–",
+        (Some(c), Some(w)) if ci.is_some() => {
+            let (v, h) = c.split_once(" ± ").unwrap_or((&c, ""));
+            let (v, h) = (v.parse::<f64>(), h.parse::<f64>());
+            let ci = ci.unwrap();
+            // Rounded to the interval's place: within half a unit of it, and the printed
+            // half-width within that too.
+            let unit = 10f64.powi(-reef::systems::ci_decimals(ci));
+            v.is_ok_and(|v| (v - w).abs() <= 0.5 * unit * (1.0 + 1e-9))
+                && h.is_ok_and(|h| (h - ci).abs() <= 0.5 * unit * (1.0 + 1e-9))
+        }
         (Some(c), Some(w)) => {
             c == fmt_value(w, unit)
                 || c.parse::<f64>()
@@ -303,7 +314,8 @@ fn records(dir: &Path, system: &str) -> Vec<Record> {
                 r["metric"].as_str().unwrap(),
                 r["unit"].as_str().unwrap(),
                 sim,
-            );
+            )
+            .ci95(r["ci95"].as_f64());
             match r["published"].as_f64() {
                 Some(p) => rec.published(p, r["source"].as_str().unwrap()),
                 None => rec.source(r["source"].as_str().unwrap()),
@@ -380,8 +392,8 @@ fn check_page(dom: &str, dir: &Path) {
             let found = rows.iter().any(|row| {
                 cell(row, "case").as_deref() == Some(case.as_str())
                     && row.iter().any(|c| c.1 == r.metric)
-                    && shows(cell(row, "sim"), Some(r.simulated), &r.unit)
-                    && shows(cell(row, "pub"), r.published, &r.unit)
+                    && shows(cell(row, "sim"), Some(r.simulated), &r.unit, r.ci95)
+                    && shows(cell(row, "pub"), r.published, &r.unit, None)
             });
             assert!(
                 found,

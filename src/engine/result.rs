@@ -94,6 +94,14 @@ impl RunResult {
         self.delivered_measured_packets > 0
     }
 
+    /// The 95 % half-width of the accepted throughput as a fraction of it: the half-width of
+    /// any figure proportional to the throughput, that figure times this.
+    pub fn accepted_relative_ci95(&self) -> Option<f64> {
+        self.accepted_ci95
+            .filter(|_| self.accepted_flits_per_node_cycle > 0.0)
+            .map(|c| c / self.accepted_flits_per_node_cycle)
+    }
+
     /// Flit transmissions per wall-clock second.
     pub fn flit_hops_per_s(&self) -> f64 {
         self.flit_hops as f64 / self.wall_s.max(1e-9)

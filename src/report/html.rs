@@ -155,6 +155,15 @@ pub fn deviation_text(r: &Record) -> String {
     }
 }
 
+/// The simulated figure as a page prints it: with `± half-width` where it has a 95 %
+/// confidence interval, to the digits that interval makes meaningful.
+pub fn simulated_text(r: &Record) -> String {
+    match r.simulated_text() {
+        (v, ci) if ci.is_empty() => v,
+        (v, ci) => format!("{v} ± {ci}"),
+    }
+}
+
 /// A table of records, published beside simulated, the deviation coloured by `within`.
 pub fn records_table(rows: &[&Record], within: f64) -> String {
     let mut s = String::from(
@@ -174,7 +183,7 @@ pub fn records_table(rows: &[&Record], within: f64) -> String {
             escape(&case_text(r)),
             escape(&r.metric),
             escape(&r.unit),
-            escape(&fmt_value(r.simulated, &r.unit)),
+            escape(&simulated_text(r)),
             r.published
                 .map_or("–".to_string(), |p| escape(&fmt_value(p, &r.unit))),
             escape(&deviation_text(r)),

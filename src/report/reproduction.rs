@@ -245,7 +245,7 @@ fn deviation_strip(system: &System, rep: &Report) -> String {
                 r.experiment,
                 html::case_text(r),
                 r.metric,
-                crate::systems::fmt_num(r.simulated),
+                html::simulated_text(r),
                 r.published.map_or(String::new(), crate::systems::fmt_num),
                 html::deviation_text(r)
             ))
@@ -271,7 +271,11 @@ fn scoreboard(runs: &[SystemRun]) -> String {
          <p>Each system's published figures, judged by the tolerance its spec states or this report \
          declares: reproduced within it, missed, and the figures the model reports with no \
          published value to compare with. Each bar is one published figure, its height the \
-         deviation in tolerances (the dashed line is one tolerance; bars stop at three).</p>\n\
+         deviation in tolerances (the dashed line is one tolerance; bars stop at three). A \
+         simulated figure measured from random traffic shows its 95 % confidence interval \
+         (<code>414 ± 22</code>, by batch means) and is printed to the digits that interval \
+         allows; a figure without one is what the model computes exactly, to four significant \
+         digits.</p>\n\
          <table class=\"scoreboard\">\n<thead><tr><th>system</th><th>tolerance</th>\
          <th class=\"num\">within</th><th class=\"num\">missed</th>\
          <th class=\"num\">no published value</th><th>deviation of each published figure</th></tr></thead>\n<tbody>\n",

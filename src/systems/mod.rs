@@ -28,6 +28,12 @@ pub struct Record {
     pub metric: String,
     pub unit: String,
     pub simulated: f64,
+    /// Half-width of the simulated figure's 95 % confidence interval, where it is an
+    /// estimate from random traffic (by batch means); `None` where the model computes it
+    /// exactly (a deterministic run, arithmetic). Tables print the figure to the digits it
+    /// makes meaningful ([`fmt_ci`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ci95: Option<f64>,
     pub published: Option<f64>,
     /// Where the published figure comes from (or how the simulated one is defined).
     pub source: String,
@@ -48,8 +54,24 @@ impl Record {
             metric: metric.to_string(),
             unit: unit.to_string(),
             simulated,
+            ci95: None,
             published: None,
             source: String::new(),
+        }
+    }
+
+    /// With the half-width of the figure's 95 % confidence interval (ignored unless finite
+    /// and positive: an interval of nothing is an exact figure).
+    pub fn ci95(mut self, half_width: Option<f64>) -> Record {
+        self.ci95 = half_width.filter(|c| c.is_finite() && *c > 0.0);
+        self
+    }
+
+    /// The simulated figure as the tables print it, and its `±` half-width (empty if none).
+    pub fn simulated_text(&self) -> (String, String) {
+        match self.ci95 {
+            Some(c) if self.unit != YES_NO && self.simulated.is_finite() => fmt_ci(self.simulated, c),
+            _ => (fmt_value(self.simulated, &self.unit), String::new()),
         }
     }
 
@@ -268,10 +290,17 @@ impl Report {
                 .max()
                 .unwrap_or(6)
                 .max(6);
+            // A column for the 95 % half-widths where any figure of the experiment has one.
+            let with_ci = rows.iter().any(|r| r.ci95.is_some());
+            let ci_head = if with_ci {
+                format!(" {:>9}", "±95%")
+            } else {
+                String::new()
+            };
             let _ = writeln!(s, "\n== {e}");
             let _ = writeln!(
                 s,
-                "{:<cw$}  {:<mw$} {:>13} {:>13} {:>9}",
+                "{:<cw$}  {:<mw$} {:>13}{ci_head} {:>13} {:>9}",
                 "case", "metric", value, beside, compare
             );
             for r in rows {
@@ -281,12 +310,18 @@ impl Report {
                 };
                 let publ = r.published.map_or("-".to_string(), |p| fmt_value(p, &r.unit));
                 let dev = self.kind.compare(r);
+                let (sim, ci) = r.simulated_text();
+                let ci = if with_ci {
+                    format!(" {ci:>9}")
+                } else {
+                    String::new()
+                };
                 let _ = writeln!(
                     s,
-                    "{:<cw$}  {:<mw$} {:>13} {:>13} {:>9}",
+                    "{:<cw$}  {:<mw$} {:>13}{ci} {:>13} {:>9}",
                     r.case_text(),
                     metric,
-                    fmt_value(r.simulated, &r.unit),
+                    sim,
                     publ,
                     dev
                 );
@@ -358,7 +393,9 @@ impl Report {
                 let _ = write!(s, "{k},");
             }
             let [value, beside] = self.kind.csv_columns();
-            let _ = writeln!(s, "metric,unit,{value},{beside},source");
+            let with_ci = rows.iter().any(|r| r.ci95.is_some());
+            let ci_head = if with_ci { "ci95," } else { "" };
+            let _ = writeln!(s, "metric,unit,{value},{ci_head}{beside},source");
             for r in rows {
                 for k in &keys {
                     let v = r.case.get(k).map_or(String::new(), |v| match v {
@@ -367,12 +404,22 @@ impl Report {
                     });
                     let _ = write!(s, "{},", csv_field(&v));
                 }
+                // A figure with an interval to the digits the interval makes meaningful
+                // (one more than the tables print, so that a script loses nothing to
+                // rounding), else to six significant digits.
+                let (sim, ci) = match r.ci95 {
+                    Some(c) if r.simulated.is_finite() => {
+                        let d = ci_decimals(c) + 1;
+                        (fixed(r.simulated, d), format!("{},", fixed(c, d)))
+                    }
+                    _ if with_ci => (csv_num(r.simulated), ",".to_string()),
+                    _ => (csv_num(r.simulated), String::new()),
+                };
                 let _ = writeln!(
                     s,
-                    "{},{},{},{},{}",
+                    "{},{},{sim},{ci}{},{}",
                     csv_field(&r.metric),
                     csv_field(&r.unit),
-                    csv_num(r.simulated),
                     r.published.map_or(String::new(), csv_num),
                     csv_field(&r.source)
                 );
@@ -439,6 +486,37 @@ pub fn fmt_value(x: f64, unit: &str) -> String {
     } else {
         fmt_num(x)
     }
+}
+
+/// The decimal place a 95 % half-width `ci` makes meaningful: the half-width to two
+/// significant digits if they begin with 1 or 2 (0.14, 23), else to one (0.6, 400) — the
+/// Particle Data Group's rounding rule, simplified — as a count of decimals (negative: tens,
+/// hundreds). `ci` must be finite and positive.
+pub fn ci_decimals(ci: f64) -> i32 {
+    let e = ci.log10().floor() as i32;
+    let lead = (ci / 10f64.powi(e)).floor();
+    let d = if lead < 3.0 { 1 - e } else { -e };
+    d.clamp(-15, 15)
+}
+
+/// `x` rounded to `decimals` places (negative: to tens, hundreds, …).
+fn fixed(x: f64, decimals: i32) -> String {
+    if decimals >= 0 {
+        let d = decimals as usize;
+        format!("{x:.d$}")
+    } else {
+        let p = 10f64.powi(-decimals);
+        // (+ 0.0: a value that rounds to nothing is 0, not -0.)
+        format!("{:.0}", (x / p).round() * p + 0.0)
+    }
+}
+
+/// A figure and the half-width of its 95 % confidence interval, both to the place the
+/// interval makes meaningful ([`ci_decimals`]): `(102.2, 0.8)`, `(1230, 60)`, `(0.0142,
+/// 0.0021)`. The digits past that place are noise of the run, not results.
+pub fn fmt_ci(x: f64, ci: f64) -> (String, String) {
+    let d = ci_decimals(ci);
+    (fixed(x, d), fixed(ci, d))
 }
 
 /// A figure as a CSV carries it: six significant digits ([`crate::report::round_sig`]:
@@ -651,6 +729,65 @@ mod tests {
         let row = t.lines().find(|l| l.contains("correct")).unwrap();
         assert!(row.contains(" yes ") && row.ends_with("same"), "{row}");
         assert!(r.csvs()[0].text.contains(",0.123457,"), "{}", r.csvs()[0].text);
+    }
+
+    /// Issue 31: a figure with a confidence interval prints to the digits the interval
+    /// makes meaningful, the interval beside it; CSVs keep one digit more, and the JSON
+    /// carries the interval.
+    #[test]
+    fn r31_figures_print_to_the_digits_their_interval_allows() {
+        assert_eq!(ci_decimals(0.83), 1);
+        assert_eq!(ci_decimals(0.14), 2);
+        assert_eq!(ci_decimals(2.9), 1);
+        assert_eq!(ci_decimals(3.0), 0);
+        assert_eq!(ci_decimals(56.0), -1);
+        assert_eq!(ci_decimals(240.0), -1);
+        assert_eq!(ci_decimals(0.0021), 4);
+        assert_eq!(fmt_ci(102.2049, 0.83), ("102.2".into(), "0.8".into()));
+        assert_eq!(fmt_ci(1234.5, 56.0), ("1230".into(), "60".into()));
+        assert_eq!(fmt_ci(2234.5, 240.0), ("2230".into(), "240".into()));
+        assert_eq!(fmt_ci(0.014237, 0.0021), ("0.0142".into(), "0.0021".into()));
+        assert_eq!(fmt_ci(-3.0, 40.0), ("0".into(), "40".into()));
+        // The interval is never wider than the rounding hides: the printed figure is within
+        // half a unit of its last place of the true one.
+        for (x, c) in [
+            (102.2049, 0.83),
+            (1234.5, 56.0),
+            (0.014237, 0.0021),
+            (7.77777, 0.35),
+        ] {
+            let (v, _) = fmt_ci(x, c);
+            let d = ci_decimals(c);
+            let v: f64 = v.parse().unwrap();
+            assert!((v - x).abs() <= 0.5 * 10f64.powi(-d) + 1e-12, "{x} ± {c}: {v}");
+        }
+        let mut r = Report::new("demo");
+        r.push(
+            Record::new("sat", &[("n", json!(64))], "rate", "MB/s", 414.2371)
+                .ci95(Some(21.7))
+                .published(420.0, "spec"),
+        );
+        r.push(Record::new("sat", &[("n", json!(128))], "links", "count", 96.0));
+        r.push(Record::new("other", &[], "rate", "MB/s", 1.23456).ci95(Some(0.0)));
+        let t = r.table();
+        let head = t.lines().find(|l| l.starts_with("case")).unwrap();
+        assert!(head.contains("±95%"), "{t}");
+        let row = t.lines().find(|l| l.contains("n=64")).unwrap();
+        let w: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(&w[3..6], ["414", "22", "420"], "{row}");
+        // An interval of nothing is no interval: no column for that experiment.
+        let other = t.split("== other").nth(1).unwrap();
+        assert!(!other.contains("±95%") && other.contains("1.235"), "{t}");
+        let csv = &r.csvs()[0].text;
+        assert!(
+            csv.starts_with("n,metric,unit,simulated,ci95,published,source\n"),
+            "{csv}"
+        );
+        assert!(csv.contains("64,rate,MB/s,414.2,21.7,420,spec"), "{csv}");
+        assert!(csv.contains("128,links,count,96,,,"), "{csv}");
+        let j: serde_json::Value = serde_json::from_str(&r.json()).unwrap();
+        assert_eq!(j["records"][0]["ci95"], 21.7);
+        assert!(j["records"][1].get("ci95").is_none());
     }
 
     /// A live run's report names its values `measured` and compares by ratio.

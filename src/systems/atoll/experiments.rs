@@ -423,15 +423,19 @@ fn window(nodes: u32, quick: bool) -> (Time, Time) {
     if quick { (w.0 / 2, w.1 / 4) } else { w }
 }
 
-/// The saturation throughput per node [MB/s], and the drawing of the torus's channels at
-/// saturation for a torus of `drawn` nodes.
+/// A torus's figure [MB/s or µs], its 95 % half-width if it comes from random traffic, and
+/// a drawing of the torus's channels.
+type Measured = (f64, Option<f64>, Option<String>);
+
+/// The saturation throughput per node [MB/s] with its 95 % half-width, and the drawing of
+/// the torus's channels at saturation for a torus of `drawn` nodes.
 fn saturation_mbps(
     net: &Net,
     cal: &Calibration,
     seed: u64,
     quick: bool,
     drawn: u32,
-) -> Result<(f64, Option<String>), String> {
+) -> Result<Measured, String> {
     let n = net.fabric.num_hosts() as u32;
     let (warm, measure) = window(n, quick);
     let mut spec = net.saturation_spec(seed, cal.dma_per_byte, warm, measure);
@@ -445,10 +449,8 @@ fn saturation_mbps(
         .transpose()?;
     // Flits are bytes; a delivered packet is its payload and framing.
     let bytes_per_s = r.accepted_flits_per_node_cycle * SEC as f64 / P::core().period().to_f64();
-    Ok((
-        bytes_per_s * P::MTU as f64 / (P::MTU + P::FRAMING) as f64 / 1e6,
-        map,
-    ))
+    let mbps = bytes_per_s * P::MTU as f64 / (P::MTU + P::FRAMING) as f64 / 1e6;
+    Ok((mbps, r.accepted_relative_ci95().map(|c| c * mbps), map))
 }
 
 /// The torus whose channels the report draws at saturation [nodes].
@@ -468,7 +470,7 @@ fn torus_scaling(rep: &mut Report, cal: &Calibration, opts: &Options) -> Result<
     let nets: Vec<Net> = nets.into_iter().collect::<Result<_, _>>()?;
     // Per torus: the worst start-up latency and the saturation throughput.
     let jobs: Vec<(usize, bool)> = (0..nets.len()).flat_map(|i| [(i, false), (i, true)]).collect();
-    let out: Vec<Result<(f64, Option<String>), String>> = par_map(
+    let out: Vec<Result<Measured, String>> = par_map(
         &jobs,
         |&(i, sat)| {
             let net = &nets[i];
@@ -484,13 +486,14 @@ fn torus_scaling(rep: &mut Report, cal: &Calibration, opts: &Options) -> Result<
                 host: cal.host(false),
             };
             run_size(&net.message_spec(opts.seed), &m, 1, 3)
-                .map(|r| (us(r.latency_min_ps as f64), None))
+                .map(|r| (us(r.latency_min_ps as f64), None, None))
                 .map_err(|e| format!("{}: {e}", net.name))
         },
         |_| {},
     );
-    let out: Vec<(f64, Option<String>)> = out.into_iter().collect::<Result<_, _>>()?;
-    let (out, maps): (Vec<f64>, Vec<Option<String>>) = out.into_iter().unzip();
+    let out: Vec<Measured> = out.into_iter().collect::<Result<_, _>>()?;
+    let cis: Vec<Option<f64>> = out.iter().map(|o| o.1).collect();
+    let (out, maps): (Vec<f64>, Vec<Option<String>>) = out.into_iter().map(|o| (o.0, o.2)).unzip();
     for text in maps.into_iter().flatten() {
         rep.plots.push(Artifact {
             file: format!("network-torus-{DRAWN_TORUS}.svg"),
@@ -529,6 +532,7 @@ fn torus_scaling(rep: &mut Report, cal: &Calibration, opts: &Options) -> Result<
                 "MB/s",
                 out[2 * i + 1],
             )
+            .ci95(cis[2 * i + 1])
             .source("payload accepted per node, uniform random, every host backlogged with 1 KB packets"),
         );
         rep.push(
@@ -691,13 +695,8 @@ fn sensitivity(rep: &mut Report, b: &Bench, cal: &Calibration, opts: &Options) -
                 Record::new("sensitivity", &c, "latency_1hop_1KB_us", "us", latency(1024)?),
             ];
             if matches!(v, Var::Fifo(_) | Var::Credit(_) | Var::Mtu(_) | Var::Framing(_)) {
-                recs.push(Record::new(
-                    "sensitivity",
-                    &c,
-                    "saturation_64_nodes_MBps",
-                    "MB/s",
-                    sensitivity_saturation(&bench.net, cal, &host, opts.seed)?,
-                ));
+                let (x, ci) = sensitivity_saturation(&bench.net, cal, &host, opts.seed)?;
+                recs.push(Record::new("sensitivity", &c, "saturation_64_nodes_MBps", "MB/s", x).ci95(ci));
             }
             Ok(recs)
         },
@@ -712,8 +711,13 @@ fn sensitivity(rep: &mut Report, b: &Bench, cal: &Calibration, opts: &Options) -
 }
 
 /// The saturation throughput of an 8×8 torus with packets of `host`'s MTU and framing
-/// (over a quick run's window).
-fn sensitivity_saturation(net: &Net, cal: &Calibration, host: &HostIf, seed: u64) -> Result<f64, String> {
+/// (over a quick run's window) [MB/s], with its 95 % half-width.
+fn sensitivity_saturation(
+    net: &Net,
+    cal: &Calibration,
+    host: &HostIf,
+    seed: u64,
+) -> Result<(f64, Option<f64>), String> {
     let (warm, measure) = window(64, true);
     let mut spec = net.saturation_spec(seed, cal.dma_per_byte, warm, measure);
     let packet = host.mtu + host.framing;
@@ -721,7 +725,8 @@ fn sensitivity_saturation(net: &Net, cal: &Calibration, host: &HostIf, seed: u64
     spec.host.send_per_byte = (cal.dma_per_byte as u128 * host.mtu as u128).div_ceil(packet as u128) as Time;
     let r = crate::runner::run_spec(&spec, &mut |_| {}).map_err(|e| format!("{}: {e}", net.name))?;
     let bytes_per_s = r.accepted_flits_per_node_cycle * SEC as f64 / P::core().period().to_f64();
-    Ok(bytes_per_s * host.mtu as f64 / packet as f64 / 1e6)
+    let mbps = bytes_per_s * host.mtu as f64 / packet as f64 / 1e6;
+    Ok((mbps, r.accepted_relative_ci95().map(|c| c * mbps)))
 }
 
 fn plot_artifact(file: &str, p: &Plot) -> Artifact {

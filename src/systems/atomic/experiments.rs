@@ -345,6 +345,7 @@ fn mesh_switch(rep: &mut Report, quick: bool) {
     }
     rep.push(
         Record::new("mesh-switch", &case, "random_bisection_fraction", "", frac)
+            .ci95(run.accepted_relative_ci95().map(|c| c * frac))
             .published(P::BISECTION_FRACTION, P::BISECTION_SRC),
     );
     // How the fraction moves with what the sources do not give (header routing, buffers)
@@ -361,7 +362,7 @@ fn mesh_switch(rep: &mut Report, quick: bool) {
         (0, 32, 8),
     ];
     for &(rd, buf, len) in grid {
-        let f = bisection_fraction(rd, buf, len, quick);
+        let (f, _, r) = bisection_run(rd, buf, len, quick);
         let case = [
             ("mesh", json!("8x8")),
             ("router_delay_ns", json!(rd as f64 / 1e3)),
@@ -376,6 +377,7 @@ fn mesh_switch(rep: &mut Report, quick: bool) {
                 "",
                 f,
             )
+            .ci95(r.accepted_relative_ci95().map(|c| c * f))
             .published(P::BISECTION_FRACTION, P::BISECTION_SRC),
         );
         sens.push(format!("{} ns/{buf} B/{len} B: {f:.2}", rd as f64 / 1e3));

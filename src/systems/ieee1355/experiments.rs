@@ -76,6 +76,9 @@ pub struct Outcome {
     pub accepted: f64,
     pub offered: f64,
     pub latency: LatencyAcc,
+    /// 95 % half-widths by batch means: of `accepted` [MB/s] and of the mean latency [ps].
+    pub accepted_ci95: Option<f64>,
+    pub latency_ci95: Option<f64>,
     pub undelivered: u64,
     pub wall_s: f64,
     /// ATLAS runs: throughput against offered load, and whether the queues grew.
@@ -261,11 +264,13 @@ pub fn run_job(job: &Job, lengths: &Lengths, seed: u64) -> Result<Outcome, Strin
             let s = spec(&net, *seed, w.end() + w.drain + 1_000_000, 2)?;
             let mut a = Atlas::new(*placement, *shape, rate * 1e3, w, window.batches, *seed);
             traffic::run(&s, &mut a)?;
+            let verdict = a.verdict();
             Outcome {
                 accepted: a.accepted_mbps(),
+                accepted_ci95: Some(verdict.accepted.1),
                 offered: a.offered_mbps(),
                 undelivered: a.undelivered,
-                verdict: Some(a.verdict()),
+                verdict: Some(verdict),
                 event_delay: a.delay.mean(),
                 latency: a.latency,
                 ..Outcome::default()
@@ -303,6 +308,8 @@ fn nodes_run(
     traffic::run(&s, &mut a)?;
     Ok(Outcome {
         accepted: a.out.accepted_mbps(),
+        accepted_ci95: a.out.accepted_ci95_mbps(),
+        latency_ci95: a.out.latency_ci95(),
         offered: a.out.offered_mbps(),
         undelivered: a.out.undelivered,
         latency: a.out.latency,
@@ -343,6 +350,7 @@ fn link_run(payload: u32, w: Window, seed: u64) -> Result<Outcome, String> {
         seed,
     );
     traffic::run(&s, &mut a)?;
+    // (One backlogged sender on one link is deterministic: no interval.)
     Ok(Outcome {
         accepted: a.out.accepted_mbps(),
         offered: a.out.offered_mbps(),
@@ -652,11 +660,13 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
     )?) else {
         return Ok(interrupted(rep));
     };
-    let sat_of = |net: &Net, t: Traffic, p: u32| -> f64 {
+    let sat_run = |net: &Net, t: Traffic, p: u32| -> Option<&Outcome> {
         sat.iter()
             .position(|&(n, tt, pp)| n == *net && tt == t && pp == p)
-            .map_or(f64::NAN, |i| res1[i].accepted)
+            .map(|i| &res1[i])
     };
+    let sat_of = |net: &Net, t: Traffic, p: u32| sat_run(net, t, p).map_or(f64::NAN, |o| o.accepted);
+    let sat_ci = |net: &Net, t: Traffic, p: u32| sat_run(net, t, p).and_then(|o| o.accepted_ci95);
 
     // Phase 2: latency against load, at fractions of each network's measured saturation load,
     // and a finer look at the highest sustainable ATLAS event rate.
@@ -750,21 +760,18 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
             ("traffic", json!(t.name())),
             ("packet_bytes", json!(p)),
         ];
-        let a = res1[i].accepted;
-        rep.push(record(
-            "saturation-vs-size",
-            &c,
-            "saturation_total_MBps",
-            "MB/s",
-            a,
-        ));
-        rep.push(record(
-            "saturation-vs-size",
-            &c,
-            "saturation_per_node_MBps",
-            "MB/s",
-            a / net.nodes as f64,
-        ));
+        let (a, ci) = (res1[i].accepted, res1[i].accepted_ci95);
+        rep.push(record("saturation-vs-size", &c, "saturation_total_MBps", "MB/s", a).ci95(ci));
+        rep.push(
+            record(
+                "saturation-vs-size",
+                &c,
+                "saturation_per_node_MBps",
+                "MB/s",
+                a / net.nodes as f64,
+            )
+            .ci95(ci.map(|x| x / net.nodes as f64)),
+        );
     }
     for (k, &(ci, load)) in curve_points.iter().enumerate() {
         let net = curves[ci];
@@ -776,20 +783,19 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
             ("routing", json!(net.route.name())),
             ("load_percent", json!(load)),
         ];
-        rep.push(record(
-            "latency-vs-load",
-            &c,
-            "mean_latency_us",
-            "µs",
-            o.latency.mean() / 1e6,
-        ));
-        rep.push(record(
-            "latency-vs-load",
-            &c,
-            "accepted_total_MBps",
-            "MB/s",
-            o.accepted,
-        ));
+        rep.push(
+            record(
+                "latency-vs-load",
+                &c,
+                "mean_latency_us",
+                "µs",
+                o.latency.mean() / 1e6,
+            )
+            .ci95(o.latency_ci95.map(|x| x / 1e6)),
+        );
+        rep.push(
+            record("latency-vs-load", &c, "accepted_total_MBps", "MB/s", o.accepted).ci95(o.accepted_ci95),
+        );
     }
     for (k, &(n, load)) in dist_cases.iter().enumerate() {
         let c = [
@@ -801,19 +807,21 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
             .extend(distribution_records("latency-distribution", &c, &res1[dist0 + k]));
     }
     let adaptive256 = sat_of(&ad(Topo::Clos, 256), Traffic::Random, l);
-    let det = sat_of(&det256, Traffic::Random, l);
-    for (name, v) in [("deterministic", det), ("adaptive", adaptive256)] {
-        rep.push(record(
-            "routing",
-            &[
-                ("topology", json!("clos")),
-                ("nodes", json!(256)),
-                ("routing", json!(name)),
-            ],
-            "saturation_total_MBps",
-            "MB/s",
-            v,
-        ));
+    for (name, net) in [("deterministic", det256), ("adaptive", ad(Topo::Clos, 256))] {
+        rep.push(
+            record(
+                "routing",
+                &[
+                    ("topology", json!("clos")),
+                    ("nodes", json!(256)),
+                    ("routing", json!(name)),
+                ],
+                "saturation_total_MBps",
+                "MB/s",
+                sat_of(&net, Traffic::Random, l),
+            )
+            .ci95(sat_ci(&net, Traffic::Random, l)),
+        );
     }
     // How evenly the deterministic tables spread the routes over the centre stage.
     let (fab, routing) = fabric_and_routing(&det256)?;
@@ -855,26 +863,32 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
                 ("event_rate_kHz", json!((*r * 100.0).round() / 100.0)),
             ];
             let v = o.verdict.unwrap_or_default();
-            for (m, unit, x) in [
-                ("offered_total_MBps", "MB/s", o.offered),
+            // (Each with its 95 % half-width by batch means where the run gives one.)
+            for (m, unit, x, ci) in [
+                ("offered_total_MBps", "MB/s", o.offered, Some(v.offered.1)),
                 (
                     "event_rate_realised_kHz",
                     "kHz",
                     o.offered * 1e3 / EventShape::CHOSEN.event_bytes(),
+                    Some(v.offered.1 * 1e3 / EventShape::CHOSEN.event_bytes()),
                 ),
-                ("accepted_total_MBps", "MB/s", o.accepted),
-                ("accepted_ci95_MBps", "MB/s", v.accepted.1),
-                ("mean_latency_us", "µs", o.latency.mean() / 1e6),
-                ("mean_event_delay_us", "µs", o.event_delay / 1e6),
-                ("outstanding_growth_KB", "KB", v.growth.0 / 1024.0),
-                ("outstanding_growth_ci95_KB", "KB", v.growth.1 / 1024.0),
+                ("accepted_total_MBps", "MB/s", o.accepted, Some(v.accepted.1)),
+                ("mean_latency_us", "µs", o.latency.mean() / 1e6, None),
+                ("mean_event_delay_us", "µs", o.event_delay / 1e6, None),
+                (
+                    "outstanding_growth_KB",
+                    "KB",
+                    v.growth.0 / 1024.0,
+                    Some(v.growth.1 / 1024.0),
+                ),
                 (
                     "sustainable",
                     crate::systems::YES_NO,
                     if o.sustainable() { 1.0 } else { 0.0 },
+                    None,
                 ),
             ] {
-                rep.push(record("atlas-vs-rate", &c, m, unit, x));
+                rep.push(record("atlas-vs-rate", &c, m, unit, x).ci95(ci));
             }
         }
     }
@@ -898,13 +912,16 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
             "MB/s",
             res1[link0 + k].accepted,
         ));
-        rep.push(record(
-            "packet-length",
-            &[("where", json!("clos256")), ("packet_bytes", json!(p))],
-            "throughput_MBps",
-            "MB/s",
-            sat_of(&ad(Topo::Clos, 256), Traffic::Random, p),
-        ));
+        rep.push(
+            record(
+                "packet-length",
+                &[("where", json!("clos256")), ("packet_bytes", json!(p))],
+                "throughput_MBps",
+                "MB/s",
+                sat_of(&ad(Topo::Clos, 256), Traffic::Random, p),
+            )
+            .ci95(sat_ci(&ad(Topo::Clos, 256), Traffic::Random, p)),
+        );
     }
     for (topo, n) in [
         (Topo::Clos, 64),
@@ -943,18 +960,21 @@ pub fn reproduce(opts: &Options) -> Result<Report, String> {
                 &res1[i]
             };
             match fig {
-                Figure::Saturation(t) => rep.push(record(
-                    "model-sensitivity",
-                    &[
-                        ("timing", json!(timing.name())),
-                        ("topology", json!("clos")),
-                        ("nodes", json!(256)),
-                        ("traffic", json!(t.name())),
-                    ],
-                    "saturation_total_MBps",
-                    "MB/s",
-                    o.accepted,
-                )),
+                Figure::Saturation(t) => rep.push(
+                    record(
+                        "model-sensitivity",
+                        &[
+                            ("timing", json!(timing.name())),
+                            ("topology", json!("clos")),
+                            ("nodes", json!(256)),
+                            ("traffic", json!(t.name())),
+                        ],
+                        "saturation_total_MBps",
+                        "MB/s",
+                        o.accepted,
+                    )
+                    .ci95(o.accepted_ci95),
+                ),
                 Figure::Distribution(k) => {
                     let (n, load) = dist_cases[k];
                     let c = [
@@ -1017,7 +1037,7 @@ enum Figure {
 fn distribution_records(experiment: &str, c: &[(&str, Value)], o: &Outcome) -> Vec<Record> {
     let m = o.latency.mean();
     vec![
-        record(experiment, c, "mean_latency_us", "µs", m / 1e6),
+        record(experiment, c, "mean_latency_us", "µs", m / 1e6).ci95(o.latency_ci95.map(|x| x / 1e6)),
         record(
             experiment,
             c,
@@ -1142,20 +1162,16 @@ fn knee_records(experiment: &str, c: &[(&str, Value)], k: &Knee) -> Vec<Record> 
             record(experiment, c, "max_event_rate_kHz", "kHz", lo),
             how,
         ));
-        out.push(record(
-            experiment,
-            c,
-            "fex_receive_MBps",
-            "MB/s",
-            o.accepted / atlas::FEX as f64,
-        ));
-        out.push(record(
-            experiment,
-            c,
-            "fex_receive_ci95_MBps",
-            "MB/s",
-            v.accepted.1 / atlas::FEX as f64,
-        ));
+        out.push(
+            record(
+                experiment,
+                c,
+                "fex_receive_MBps",
+                "MB/s",
+                o.accepted / atlas::FEX as f64,
+            )
+            .ci95(Some(v.accepted.1 / atlas::FEX as f64)),
+        );
     }
     if let Some(hi) = k.hi() {
         out.push(explain(

@@ -14,7 +14,7 @@
 
 use super::params::*;
 use crate::engine::agent::{Agent, Ctl, Delivery, Message};
-use crate::stats::LatencyAcc;
+use crate::stats::{LatencyAcc, batch_ci};
 use crate::time::Time;
 use crate::workload::pattern::SILENT;
 use crate::workload::rng::{Purpose, Stream};
@@ -67,12 +67,46 @@ pub struct Outcome {
     /// Packets created in the window and still undelivered at the hard stop.
     pub undelivered: u64,
     pub window_s: f64,
+    /// The window in [`BATCHES`] equal batches, for batch-means confidence intervals.
+    pub batches: Vec<Batch>,
+}
+
+/// The batches a window is cut into for its confidence intervals (Law & Kelton's 10 to 30;
+/// a quick run's window holds a few hundred packets a batch at the least).
+pub const BATCHES: usize = 10;
+
+/// One batch of a window.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Batch {
+    /// Payload delivered in the batch [bytes].
+    pub bytes: u64,
+    /// Sum and count of the latencies of packets created in the batch [ps].
+    pub latency_sum: u128,
+    pub packets: u64,
 }
 
 impl Outcome {
     /// Accepted payload throughput, all destinations [MB/s].
     pub fn accepted_mbps(&self) -> f64 {
         self.bytes as f64 / self.window_s / 1e6
+    }
+
+    /// 95 % half-width of [`Self::accepted_mbps`], by batch means [MB/s].
+    pub fn accepted_ci95_mbps(&self) -> Option<f64> {
+        let per = self.window_s / self.batches.len() as f64;
+        let v: Vec<f64> = self.batches.iter().map(|b| b.bytes as f64 / per / 1e6).collect();
+        batch_ci(&v).map(|x| x.1)
+    }
+
+    /// 95 % half-width of the mean latency, by batch means (the mean latency of the packets
+    /// created in each batch) [ps]; `None` if a batch has no packet.
+    pub fn latency_ci95(&self) -> Option<f64> {
+        let v: Option<Vec<f64>> = self
+            .batches
+            .iter()
+            .map(|b| (b.packets > 0).then(|| b.latency_sum as f64 / b.packets as f64))
+            .collect();
+        batch_ci(&v?).map(|x| x.1)
     }
 
     pub fn offered_mbps(&self) -> f64 {
@@ -136,6 +170,7 @@ impl TrafficNodes {
             delivered_measured: 0,
             out: Outcome {
                 window_s: window.measure as f64 * 1e-12,
+                batches: vec![Batch::default(); BATCHES],
                 ..Outcome::default()
             },
         }
@@ -187,6 +222,12 @@ impl TrafficNodes {
         ctl.timer(h, self.next[h as usize], h as u64);
     }
 
+    /// The batch of a time within the window.
+    fn batch(&self, t: Time) -> usize {
+        let k = (t - self.window.warmup) as u128 * BATCHES as u128 / self.window.measure.max(1) as u128;
+        (k as usize).min(BATCHES - 1)
+    }
+
     fn maybe_done(&mut self, ctl: &mut Ctl) {
         if ctl.now() >= self.window.end() && self.delivered_measured >= self.created_measured {
             ctl.stop();
@@ -213,9 +254,16 @@ impl Agent for TrafficNodes {
         let (w0, w1) = (self.window.warmup, self.window.end());
         if d.delivered >= w0 && d.delivered < w1 {
             self.out.bytes += d.tag;
+            let k = self.batch(d.delivered);
+            self.out.batches[k].bytes += d.tag;
         }
         if d.created >= w0 && d.created < w1 {
-            self.out.latency.record(d.delivered - d.head_injected);
+            let l = d.delivered - d.head_injected;
+            self.out.latency.record(l);
+            let k = self.batch(d.created);
+            let b = &mut self.out.batches[k];
+            b.latency_sum += l as u128;
+            b.packets += 1;
             self.delivered_measured += 1;
             self.maybe_done(ctl);
         }
