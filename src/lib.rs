@@ -17,6 +17,7 @@ pub mod live;
 pub mod memory;
 pub mod nic;
 pub mod output;
+pub mod plan;
 pub mod protocol;
 pub mod report;
 pub mod routing;

@@ -79,16 +79,44 @@ enum Cmd {
         quiet: bool,
     },
     /// Latency against offered load, up to saturation (points run in parallel).
+    ///
+    /// On a cluster, a sweep need not be one long process: `--plan DIR` writes its points
+    /// into DIR, `--run DIR [--task K]` runs one point or every one not yet finished
+    /// (resumable: a finished point is never run again), `--slurm DIR` writes a Slurm
+    /// job-array script for them, and `--collect DIR` merges the finished points into the
+    /// table, JSON, CSV, SVG and page this command writes in one process, identical to them.
+    #[command(verbatim_doc_comment)]
     Sweep {
         /// The network config (TOML, or BookSim2's); its `traffic.load` is replaced by each
         /// swept load.
-        config: PathBuf,
+        #[arg(required_unless_present_any = ["run", "collect", "slurm"])]
+        config: Option<PathBuf>,
         /// Overrides after the config (as for `run`).
         #[arg(value_name = "KEY=VALUE")]
         params: Vec<String>,
         /// Offered loads in flits/cycle/host: FROM:TO:STEP.
-        #[arg(long, value_name = "FROM:TO:STEP")]
-        load: String,
+        #[arg(long, value_name = "FROM:TO:STEP", required_unless_present_any = ["run", "collect", "slurm"])]
+        load: Option<String>,
+        /// Write the sweep's points into DIR (a manifest, one point per line) instead of
+        /// running them.
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["run", "collect", "slurm", "json", "csv", "svg", "html"])]
+        plan: Option<PathBuf>,
+        /// Run the points of the plan in DIR that have not finished (`--jobs` at a time),
+        /// or only `--task K`.
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["config", "load", "collect", "slurm", "json", "csv", "svg", "html"])]
+        run: Option<PathBuf>,
+        /// With --run: the one point to run, 0 to the plan's last (a Slurm array task's
+        /// $SLURM_ARRAY_TASK_ID).
+        #[arg(long, value_name = "K", requires = "run")]
+        task: Option<usize>,
+        /// Merge the finished points of the plan in DIR into the sweep's table and the
+        /// files asked for (--json, --csv, --svg, --html).
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["config", "load", "slurm"])]
+        collect: Option<PathBuf>,
+        /// Write DIR/reef-sweep.sbatch, a Slurm job array of the plan in DIR (one task a
+        /// point), and say how to submit it.
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["config", "load", "json", "csv", "svg", "html"])]
+        slurm: Option<PathBuf>,
         /// Override a config key, e.g. --set channel.vcs=2 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
@@ -618,6 +646,11 @@ fn real_main() -> Result<ExitCode> {
             config: path,
             params,
             load,
+            plan,
+            run,
+            task,
+            collect,
+            slurm,
             set,
             unset,
             seed,
@@ -632,6 +665,65 @@ fn real_main() -> Result<ExitCode> {
             if let Some(m) = memory_limit {
                 reef::memory::set_limit(m);
             }
+            if collect.is_some()
+                && !(params.is_empty() && set.is_empty() && unset.is_empty() && seed.is_none())
+            {
+                anyhow::bail!(
+                    "--collect: the plan fixes the config and its overrides; give --set, --unset, \
+                     --seed and KEY=VALUE to --plan"
+                );
+            }
+            if task.is_some() && run.is_none() {
+                // (clap's `requires` yields to a conflict with the config given.)
+                anyhow::bail!("--task: runs one point of a plan: give it with --run DIR");
+            }
+            if let Some(dir) = slurm {
+                let p = reef::plan::Plan::open(&dir)?.slurm()?;
+                println!("wrote {}", p.display());
+                println!("submit it with: sbatch {}", p.display());
+                println!(
+                    "then, when its tasks have finished: reef sweep --collect {} --json sweep.json",
+                    dir.display()
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
+            if let Some(dir) = run {
+                let p = reef::plan::Plan::open(&dir)?;
+                reef::interrupt::install().context("catching Ctrl-C")?;
+                let results = match task {
+                    Some(k) => vec![(k, p.run_task(k, !quiet))],
+                    None => {
+                        let (jobs, note) = runner::sweep_jobs(jobs);
+                        if let Some(n) = note {
+                            eprintln!("note: {n}");
+                        }
+                        p.run_missing(jobs, !quiet)
+                    }
+                };
+                let mut failed = 0;
+                for (k, r) in &results {
+                    // (With the bar on, each line was said as its task ended.)
+                    if (quiet || task.is_some()) && r.is_ok() {
+                        println!("{}", p.said(*k, r));
+                    }
+                    if !matches!(
+                        r,
+                        Ok(reef::plan::Ran::Ran { .. }
+                            | reef::plan::Ran::AlreadyDone
+                            | reef::plan::Ran::PastSaturation { .. })
+                    ) {
+                        failed += 1;
+                    }
+                }
+                if let Some((_, Err(e))) = results.iter().find(|r| r.1.is_err()) {
+                    anyhow::bail!("{e}");
+                }
+                return Ok(unless_interrupted(if failed > 0 {
+                    ExitCode::FAILURE
+                } else {
+                    ExitCode::SUCCESS
+                }));
+            }
             check_outs(
                 &[
                     ("--json", &json),
@@ -642,15 +734,40 @@ fn real_main() -> Result<ExitCode> {
                 None,
             )?;
             let (started, t0) = (report::reproduction::now_utc(), std::time::Instant::now());
-            let loads = runner::parse_loads(&load).map_err(|m| anyhow::anyhow!("--load: {m}"))?;
-            let (jobs, note) = runner::sweep_jobs(jobs);
-            if let Some(n) = note {
-                eprintln!("note: {n}");
-            }
-            let o = overrides(&[params, set].concat(), &unset, seed)?;
-            print_notes(&path, &o);
-            reef::interrupt::install().context("catching Ctrl-C")?;
-            let sw = runner::sweep(&path, &o, &loads, jobs, !quiet)?;
+            let (sw, path, o, loads) = if let Some(dir) = collect {
+                let p = reef::plan::Plan::open(&dir)?;
+                let sw = p.collect()?;
+                (sw, p.file.config, p.file.overrides, p.file.loads)
+            } else {
+                // (clap requires both without --run, --collect or --slurm.)
+                let (Some(path), Some(load)) = (path, load) else {
+                    anyhow::bail!("a sweep needs a config and --load");
+                };
+                let loads = runner::parse_loads(&load).map_err(|m| anyhow::anyhow!("--load: {m}"))?;
+                let o = overrides(&[params, set].concat(), &unset, seed)?;
+                print_notes(&path, &o);
+                if let Some(dir) = plan {
+                    let p = reef::plan::Plan::create(&dir, &path, &o, &loads)?;
+                    println!(
+                        "planned {} points of {} in {}: run them with `reef sweep --run {}` (--task K \
+                         for one), or on Slurm: `reef sweep --slurm {}`; then `reef sweep --collect {}`",
+                        p.tasks.len(),
+                        p.file.name,
+                        dir.display(),
+                        dir.display(),
+                        dir.display(),
+                        dir.display()
+                    );
+                    return Ok(ExitCode::SUCCESS);
+                }
+                let (jobs, note) = runner::sweep_jobs(jobs);
+                if let Some(n) = note {
+                    eprintln!("note: {n}");
+                }
+                reef::interrupt::install().context("catching Ctrl-C")?;
+                let sw = runner::sweep(&path, &o, &loads, jobs, !quiet)?;
+                (sw, path, o, loads)
+            };
             print!("{}", report::sweep_table(&sw));
             if let Some(j) = json {
                 write(&j, &serde_json::to_string_pretty(&sw)?)?;

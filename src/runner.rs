@@ -321,6 +321,67 @@ pub enum SweepError {
     NoLoad(String),
 }
 
+/// The overrides of one point of a sweep: `overrides` and its load, or (`None`) every
+/// source backlogged, the run that measures the saturation throughput.
+pub fn point_overrides(overrides: &[String], load: Option<f64>) -> Vec<String> {
+    let mut o = overrides.to_vec();
+    match load {
+        // (`{:?}`: an exponent where one is due, as TOML reads it; `{}` writes 1e308 out
+        // in 309 digits.)
+        Some(l) => o.push(format!("traffic.load={l:?}")),
+        None => o.push("traffic.injection=\"backlogged\"".into()),
+    }
+    o
+}
+
+/// The spec of one point of a sweep of the config at `path` ([`point_overrides`]), named
+/// for what it runs.
+pub fn point_spec(path: &Path, overrides: &[String], load: Option<f64>) -> Result<Spec, ConfigError> {
+    let o = point_overrides(overrides, load);
+    config::load(path, &o)
+        .map(|mut s| {
+            s.name = config::run_name(&s.name, &o);
+            s
+        })
+        .map_err(|mut e| {
+            // The swept load came from --load, not from a --set the user typed.
+            if load.is_some() && e.key == "traffic.load" && e.origin.is_some() {
+                e.origin = Some(config::Origin::Load);
+            }
+            e
+        })
+}
+
+/// Checks that the config at `path` has a load to sweep (its spec at the first of `loads`
+/// builds, its traffic is not backlogged, some host sends); the sweep's name (the config's
+/// and the overrides') and the first point's spec.
+pub fn sweep_setup(path: &Path, overrides: &[String], loads: &[f64]) -> Result<(String, Spec), SweepError> {
+    let first = point_spec(path, overrides, loads.first().copied())?;
+    if matches!(first.workload.process, crate::workload::Process::Backlogged) {
+        return Err(SweepError::NoLoad(format!(
+            "{}: traffic.injection = \"backlogged\" offers no load to sweep (every source always \
+             has a packet); choose bernoulli, poisson, periodic or on-off",
+            path.display()
+        )));
+    }
+    if !(0..first.fabric.num_hosts() as u32).any(|h| first.workload.pattern.sends(h)) {
+        return Err(SweepError::NoLoad(format!(
+            "{}: traffic.pattern = \"none\": no host sends, so there is no load to sweep",
+            path.display()
+        )));
+    }
+    let base = config::load(path, overrides)
+        .map(|s| s.name)
+        .unwrap_or_else(|_| first.name.clone());
+    Ok((config::run_name(&base, overrides), first))
+}
+
+/// The saturation throughput a sweep reports from its backlogged run: none if that
+/// deadlocked or was interrupted.
+pub fn saturation_of(r: &RunResult) -> Option<f64> {
+    (r.deadlock.is_none() && !r.interrupted).then_some(r.accepted_flits_per_node_cycle)
+}
+
 /// What the threads of a sweep share.
 struct SweepState {
     /// The next point to start.
@@ -347,46 +408,8 @@ pub fn sweep(
     jobs: usize,
     show: bool,
 ) -> Result<Sweep, SweepError> {
-    let build = |load: Option<f64>| {
-        let mut o = overrides.to_vec();
-        match load {
-            // (`{:?}`: an exponent where one is due, as TOML reads it; `{}` writes 1e308 out
-            // in 309 digits.)
-            Some(l) => o.push(format!("traffic.load={l:?}")),
-            None => o.push("traffic.injection=\"backlogged\"".into()),
-        }
-        config::load(path, &o)
-            .map(|mut s| {
-                s.name = config::run_name(&s.name, &o);
-                s
-            })
-            .map_err(|mut e| {
-                // The swept load came from --load, not from a --set the user typed.
-                if load.is_some() && e.key == "traffic.load" && e.origin.is_some() {
-                    e.origin = Some(config::Origin::Load);
-                }
-                e
-            })
-    };
-    // Fail early, before any thread starts, on a bad config.
-    let first = build(loads.first().copied())?;
-    if matches!(first.workload.process, crate::workload::Process::Backlogged) {
-        return Err(SweepError::NoLoad(format!(
-            "{}: traffic.injection = \"backlogged\" offers no load to sweep (every source always \
-             has a packet); choose bernoulli, poisson, periodic or on-off",
-            path.display()
-        )));
-    }
-    if !(0..first.fabric.num_hosts() as u32).any(|h| first.workload.pattern.sends(h)) {
-        return Err(SweepError::NoLoad(format!(
-            "{}: traffic.pattern = \"none\": no host sends, so there is no load to sweep",
-            path.display()
-        )));
-    }
-    let base = config::load(path, overrides)
-        .map(|s| s.name)
-        .unwrap_or_else(|_| first.name.clone());
-    let name = config::run_name(&base, overrides);
+    let build = |load: Option<f64>| point_spec(path, overrides, load);
+    let (name, first) = sweep_setup(path, overrides, loads)?;
     let cycle = first.params.cycle.to_f64();
     let per_point = crate::memory::Counts::of_spec(&first).bytes();
     drop(first);
@@ -526,8 +549,7 @@ pub fn sweep(
         if matches!(sat.workload.process, Process::Backlogged) {
             run_interruptible(&sat, &mut |p| bar.set(p.now as f64 / p.window_end.max(1) as f64))
                 .ok()
-                .filter(|r| r.deadlock.is_none() && !r.interrupted)
-                .map(|r| r.accepted_flits_per_node_cycle)
+                .and_then(|r| saturation_of(&r))
         } else {
             None
         }

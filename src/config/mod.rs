@@ -356,16 +356,41 @@ fn unset_path(table: &mut toml::Table, key: &str) -> Result<(), String> {
 /// The prefix that marks an override as `--unset KEY` in the lists [`load`] takes.
 pub const UNSET: &str = "!unset ";
 
-/// Like [`load`], from text; `dir` resolves relative file names (topology files).
-pub fn load_str(file: &str, text: &str, dir: &Path, overrides: &[String]) -> Result<Spec, ConfigError> {
-    let err = |line, key: String, msg: String, hint: Option<String>| ConfigError {
+/// The config at `path` with `overrides` applied, as canonical TOML text (keys sorted, one
+/// spelling of each value): two configs that read the same give the same text, whatever
+/// their layout, comments or the order of their overrides' keys. A BookSim2 config is its
+/// translation ([`booksim`]). Files the config names (a topology file) are named, not read.
+pub fn resolved(path: &Path, overrides: &[String]) -> Result<String, ConfigError> {
+    let (file, text) = read_config(path)?;
+    let (text, overrides) = if booksim::is_booksim(path) {
+        let (bs, reef) = booksim::split_overrides(overrides);
+        (booksim::translate(&file, &text, &bs)?.toml, reef)
+    } else {
+        (text, overrides.to_vec())
+    };
+    let (table, _) = overridden_table(&file, &text, &overrides)?;
+    Ok(toml::to_string(&table).unwrap_or_default())
+}
+
+/// An error in config `file`, at `line` if known, of `key`.
+fn error_in(file: &str, line: Option<usize>, key: String, msg: String, hint: Option<String>) -> ConfigError {
+    ConfigError {
         file: file.to_string(),
         line,
         key,
         msg,
         hint,
         origin: None,
-    };
+    }
+}
+
+/// A config's text parsed and `overrides` applied to it: the table, and the keys set.
+fn overridden_table(
+    file: &str,
+    text: &str,
+    overrides: &[String],
+) -> Result<(toml::Table, Vec<String>), ConfigError> {
+    let err = |line, key: String, msg: String, hint: Option<String>| error_in(file, line, key, msg, hint);
     let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
         let line = e
             .span()
@@ -419,6 +444,13 @@ pub fn load_str(file: &str, text: &str, dir: &Path, overrides: &[String]) -> Res
         set_path(&mut table, k, value).map_err(|m| err(None, k.to_string(), m, None))?;
         overridden.push(k.to_string());
     }
+    Ok((table, overridden))
+}
+
+/// Like [`load`], from text; `dir` resolves relative file names (topology files).
+pub fn load_str(file: &str, text: &str, dir: &Path, overrides: &[String]) -> Result<Spec, ConfigError> {
+    let err = |line, key: String, msg: String, hint: Option<String>| error_in(file, line, key, msg, hint);
+    let (table, overridden) = overridden_table(file, text, overrides)?;
     let raw: raw::RawConfig = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
         let mut path = e.path().to_string();
         let (mut inner, plain_hint) = plain_words(e.inner().message());

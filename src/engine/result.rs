@@ -7,7 +7,7 @@ use crate::workload::Process;
 use serde::Serialize;
 
 /// Utilization of one channel during the measurement window.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq)]
 pub struct ChannelUse {
     pub channel: String,
     /// Fraction of the window the channel was sending.
@@ -16,7 +16,7 @@ pub struct ChannelUse {
 
 /// Everything a run reports. Wall-clock time is kept out of the serialized form so that
 /// the same config and seed give the same JSON, bit for bit.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq)]
 pub struct RunResult {
     pub name: String,
     pub seed: u64,

@@ -14,7 +14,7 @@ use crate::time::Time;
 use serde::Serialize;
 
 /// A detected deadlock.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq)]
 pub struct Deadlock {
     /// When it was detected [ps].
     pub time: Time,

@@ -184,14 +184,14 @@ pub fn round_sig(x: f64, digits: usize) -> String {
 }
 
 /// One point of a load sweep.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct SweepPoint {
     pub load: f64,
     pub result: RunResult,
 }
 
 /// A load sweep: points in increasing load, and the saturation throughput.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Sweep {
     pub name: String,
     pub points: Vec<SweepPoint>,

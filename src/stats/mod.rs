@@ -142,7 +142,7 @@ impl LatencyAcc {
 /// A latency distribution: counts of packets in equal bins from 0, bin `i` holding
 /// latencies in [i·width, (i + 1)·width) (to the histogram's precision, 3 significant
 /// digits), up to the bin of the largest.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq)]
 pub struct LatencyHistogram {
     /// Bin width [cycles].
     pub bin_cycles: f64,
@@ -176,7 +176,7 @@ pub fn nice_width(max: f64, bins: usize) -> f64 {
 }
 
 /// Latency statistics in one unit (mean and extremes exact, quantiles to 3 digits).
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq)]
 pub struct LatencySummary {
     pub count: u64,
     pub mean: f64,
