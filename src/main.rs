@@ -534,6 +534,7 @@ fn real_main() -> Result<ExitCode> {
             if check {
                 o.push("sim.check=true".into());
             }
+            reef::memory::announce_large(true);
             let mut spec = config::load(&path, &o)?;
             spec.name = config::run_name(&spec.name, &o);
             reef::interrupt::install().context("catching Ctrl-C")?;
@@ -809,7 +810,16 @@ fn real_main() -> Result<ExitCode> {
             }
             let set = overrides(&[params, set].concat(), &unset, None)?;
             print_notes(&path, &set);
+            reef::memory::announce_large(true);
             let spec = config::load(&path, &set)?;
+            let secs = reef::routing::cdg::estimate_seconds(&spec.fabric, &spec.routing);
+            if secs > LARGE_CHECK {
+                eprintln!(
+                    "note: {} hosts: the routing check follows every pair's route and takes about {}",
+                    spec.fabric.num_hosts(),
+                    runner::duration_text(secs)
+                );
+            }
             let rep = runner::check_with_bar(&spec, true);
             println!("{}: {}", path.display(), spec.fabric);
             println!(

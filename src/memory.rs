@@ -179,12 +179,34 @@ pub fn limit() -> Option<(u64, &'static str)> {
     }
 }
 
+/// Whether [`check`] says, on standard error, what a large network will take before it is
+/// built (the command line turns it on; a library user hears nothing).
+static ANNOUNCE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Networks estimated above this, or above half the limit, are announced
+/// ([`announce_large`]) [bytes].
+pub const LARGE: u64 = 1_000_000_000;
+
+/// The next network above [`LARGE`] (or half the limit) that [`check`] passes has its
+/// estimate printed before it is built: building one takes a while, and a user should know what it will hold.
+pub fn announce_large(on: bool) {
+    ANNOUNCE.store(on, Ordering::Relaxed);
+}
+
 /// An error if `c` does not fit the limit: the estimate, the limit and what to change.
 pub fn check(c: &Counts, change: &str) -> Result<(), String> {
     let Some((lim, from)) = limit() else {
         return Ok(());
     };
     if c.bytes() <= lim {
+        // (Once: a network is checked as planned, then as built.)
+        if c.bytes() > LARGE.min(lim / 2) && ANNOUNCE.swap(false, Ordering::Relaxed) {
+            eprintln!(
+                "note: building a network that needs {} to simulate ({from}: {})",
+                c.describe(),
+                bytes_text(lim)
+            );
+        }
         return Ok(());
     }
     let or = if from == "--memory-limit" {

@@ -123,3 +123,37 @@ fn the_estimate_is_within_a_quarter_of_the_measured_peak() {
         );
     }
 }
+
+/// Issue 35: a network that takes a large share of the memory allowed (above 1 GB, or half
+/// the limit) says what it will hold before it is built — first, before the run's other
+/// notes; and only once (it is checked as planned and as built). `reef check` of a network
+/// whose routing check is long says how long first.
+#[test]
+fn a_large_network_says_its_estimate_first() {
+    let (code, _, err) = reef(&[
+        "run",
+        "examples/mesh8x8.toml",
+        "--set",
+        "topology.k=[100,100]",
+        "--set",
+        "sim.warmup=\"10 cycles\"",
+        "--set",
+        "sim.measure=\"100 cycles\"",
+        "--memory-limit",
+        "60MB",
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let first = err.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("note: building a network that needs about")
+            && first.contains("10000 switches")
+            && first.contains("(--memory-limit: 60 MB)"),
+        "{err}"
+    );
+    assert_eq!(err.matches("building a network").count(), 1, "{err}");
+    // Far from the limit: nothing said.
+    let (code, _, err) = reef(&["run", "examples/mesh8x8.toml", "-q"]);
+    assert_eq!(code, 0);
+    assert!(!err.contains("building a network"), "{err}");
+}
