@@ -15,7 +15,7 @@ use crate::routing::{
     source::SourceRoutes,
     table, updown,
 };
-use crate::switch::{Arbitration, Selection, SwitchMode, SwitchParams, VcRelease};
+use crate::switch::{Arbitration, Selection, SwitchMode, SwitchParams, VcChoice, VcRelease};
 use crate::time::{Clock, Quantity, Ratio, SEC, Time, UNIT_HINT, parse_decimal, parse_quantity};
 use crate::workload::{Pattern, PatternSpec, Process, Sizes, Workload, rng};
 use std::path::Path;
@@ -996,6 +996,8 @@ pub(super) fn switch_key(s: &RawSwitch) -> Option<&'static str> {
         ("arbitration", s.arbitration.is_some()),
         ("speedup", s.speedup.is_some()),
         ("vc_release", s.vc_release.is_some()),
+        ("vc_choice", s.vc_choice.is_some()),
+        ("vc_reuse_delay", s.vc_reuse_delay.is_some()),
         ("output_buffer", s.output_buffer.is_some()),
         ("crossbar_time", s.crossbar_time.is_some()),
     ]
@@ -1202,6 +1204,12 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             Some("switch.mode = \"wormhole\""),
         ));
     }
+    let mut fab = fab;
+    fab.vc_choice = match raw.switch.vc_choice.unwrap_or(VcChoiceKind::Lowest) {
+        VcChoiceKind::Lowest => VcChoice::Lowest,
+        VcChoiceKind::RoundRobin => VcChoice::RoundRobin,
+    };
+    fab.vc_reuse = u.ps_or("switch.vc_reuse_delay", &raw.switch.vc_reuse_delay, Ratio::int(0))?;
     // Output buffers go in after routing is built: stages pass packets through.
     let fab = match raw.switch.output_buffer.unwrap_or(0) {
         0 => {

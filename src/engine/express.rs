@@ -295,6 +295,12 @@ pub(crate) fn ineligible(sim: &Sim) -> Option<&'static str> {
     if sim.timing.len() > 255 {
         return Some("too many channel timings");
     }
+    if fab.vc_choice != crate::switch::VcChoice::Lowest {
+        return Some("VCs chosen round robin (switch.vc_choice = \"round-robin\")");
+    }
+    if fab.vc_reuse != 0 {
+        return Some("a VC-reuse delay (switch.vc_reuse_delay)");
+    }
     for (ci, ch) in fab.channels.iter().enumerate() {
         let lp = &ch.params;
         if sim.chans[ci].nvc > 32 {

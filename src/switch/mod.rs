@@ -1,6 +1,7 @@
 //! The crossbar switch: per-input-VC FIFOs, a routing stage with a delay for the head,
-//! output-VC allocation with per-output round-robin arbitration, and switch allocation per
-//! output channel, in wormhole, virtual cut-through or store-and-forward mode.
+//! output-VC allocation with per-output round-robin arbitration (the lowest free VC, or the
+//! VCs in turn per input VC as BookSim2's VC allocators give them: [`VcChoice`]), and switch
+//! allocation per output channel, in wormhole, virtual cut-through or store-and-forward mode.
 //!
 //! The parameters are plain data here; the allocation logic that runs on the engine's arrays
 //! is in [`alloc`]. Numbers (router delay, buffer depth) come from the config; the defaults
@@ -75,6 +76,24 @@ pub enum VcRelease {
     /// downstream is empty (BookSim2's `wait_for_tail_credit = 1`). Packets never share a
     /// VC's buffer.
     TailCredit,
+}
+
+/// Which of an output's free VCs (those in the head's admissible range) a head is given, in
+/// every switch of a fabric; hosts start packets on their injection channel's VCs alike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum VcChoice {
+    /// The lowest-numbered free VC (a host: the lowest with a credit).
+    #[default]
+    Lowest,
+    /// The first free VC after the one this input VC was last given on this output,
+    /// wrapping within the range; from the bottom of the range if it was last given another
+    /// output. This is how the input-side pointers of BookSim2's VC allocators move (iSLIP's
+    /// accept pointer, the input arbiter of the separable ones: one per input VC over the
+    /// output VCs, moved past the one granted; `src/allocators/islip.cpp`,
+    /// `separable_input_first.cpp`). A host starts each packet on the VC after the one its
+    /// last packet took, among those with a credit, as BookSim2's source does (`_last_vc`
+    /// in `trafficmanager.cpp`; its first packet tries VC 0 only).
+    RoundRobin,
 }
 
 impl Default for SwitchParams {

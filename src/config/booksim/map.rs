@@ -458,10 +458,23 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
             ));
         }
     }
+    // All three give each input VC the output VCs in turn (a pointer per input VC, moved
+    // past the VC granted), and BookSim2's source takes its injection VCs in turn.
+    t.put(&c, "switch", "vc_choice", quote("round-robin"), &["vc_allocator"]);
+    // An output VC freed by a tail in one cycle's switch allocation goes to a waiting head
+    // in the next cycle's VC allocation, which then goes to switch allocation: the head
+    // starts vc_alloc_delay + sw_alloc_delay cycles after the tail.
+    t.put(
+        &c,
+        "switch",
+        "vc_reuse_delay",
+        cycles(va + sa),
+        &["vc_alloc_delay", "sw_alloc_delay"],
+    );
     c.notes.borrow_mut().push(format!(
         "BookSim2's allocators (vc_allocator = {}, sw_allocator = {}) are approximated by reef's \
-         switch: a free output VC to a waiting head, and each output's flits, in round-robin order \
-         (docs/booksim.md, \"How close\")",
+         switch: output VCs in turn per input VC, a free output VC to a waiting head and each \
+         output's flits in round-robin order, as soon as they may (docs/booksim.md, \"How close\")",
         c.shown("vc_allocator"),
         c.shown("sw_allocator")
     ));
