@@ -163,6 +163,15 @@ pub enum VcChoiceKind {
     RoundRobin,
 }
 
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum SwAllocatorKind {
+    Greedy,
+    Islip,
+    SeparableOutputFirst,
+    SeparableInputFirst,
+}
+
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct RawSwitch {
@@ -176,6 +185,8 @@ pub struct RawSwitch {
     pub vc_choice: Option<VcChoiceKind>,
     /// After a tail starts on an output VC, how long before another packet's head may.
     pub vc_reuse_delay: Option<String>,
+    /// How a switch whose inputs share the crossbar allocates it.
+    pub allocator: Option<SwAllocatorKind>,
     /// Flits of FIFO after every switch output (0: none).
     pub output_buffer: Option<u32>,
     /// Time to move one flit through the crossbar into an output buffer.

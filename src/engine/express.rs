@@ -301,6 +301,9 @@ pub(crate) fn ineligible(sim: &Sim) -> Option<&'static str> {
     if fab.vc_reuse != 0 {
         return Some("a VC-reuse delay (switch.vc_reuse_delay)");
     }
+    if fab.sw_allocator != crate::switch::SwAllocator::Greedy {
+        return Some("a separable switch allocator (switch.allocator)");
+    }
     for (ci, ch) in fab.channels.iter().enumerate() {
         let lp = &ch.params;
         if sim.chans[ci].nvc > 32 {

@@ -22,7 +22,8 @@ pub mod watchdog;
 use crate::fabric::Fabric;
 use crate::routing::{Routing, Want};
 use crate::stats::{Batch, LatencyAcc};
-use crate::switch::{Arbitration, Selection, SwitchMode, VcChoice, VcRelease};
+use crate::switch::separable::Separable;
+use crate::switch::{Arbitration, Selection, SwAllocator, SwitchMode, VcChoice, VcRelease};
 use crate::time::{Clock, Ratio, Time};
 use crate::workload::rng::{Purpose, Stream};
 use crate::workload::{Arrivals, Process, Workload};
@@ -687,6 +688,11 @@ pub struct Sim<'a> {
     /// switch allocation after it (`iq_router.cpp`: the VC is freed in `_SWAllocUpdate`,
     /// after that cycle's `_VCAllocEvaluate`).
     pub(crate) vc_reuse: Time,
+    /// Switches whose inputs share the crossbar allocate it with this each cycle.
+    pub(crate) sw_allocator: SwAllocator,
+    /// The separable allocators' state ([`crate::switch::SwAllocator`]; empty for the
+    /// greedy one).
+    pub(crate) sep: Separable,
     /// Time of the pending credit wake-up of each VC's sender.
     pub(crate) cwake: Vec<Time>,
     /// Admissible output sets of routed heads that may take more than one port.
@@ -1111,6 +1117,13 @@ impl<'a> Sim<'a> {
                 gated: false,
             });
         }
+        let sep = if fab.sw_allocator == SwAllocator::Greedy {
+            Separable::default()
+        } else {
+            let max_ports = sws.iter().map(|w: &Sw| w.n_ports).max().unwrap_or(0);
+            let smax = sws.iter().map(|w: &Sw| w.speedup).max().unwrap_or(1);
+            Separable::new(port_out.len(), max_ports as usize, smax as usize)
+        };
         let route_stride = routing.max_header().max(p.max_header);
         let nodes = fab.nodes.len();
         let wants = vec![Want::port(0, 1); vcs.len()];
@@ -1157,6 +1170,8 @@ impl<'a> Sim<'a> {
             last_move: Arr(vec![0; caps.len()]),
             held: Arr(vec![0; caps.len()]),
             vc_reuse: fab.vc_reuse,
+            sw_allocator: fab.sw_allocator,
+            sep,
             cwake: vec![Time::MAX; caps.len()],
             caps,
             wants,

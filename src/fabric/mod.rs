@@ -138,6 +138,8 @@ pub struct Fabric {
     /// How long after a tail starts on a switch's output VC another packet's head may start
     /// on it [ps] (0: as soon as the tail has passed); see `switch.vc_reuse_delay`.
     pub vc_reuse: crate::time::Time,
+    /// How switches whose inputs share the crossbar allocate it.
+    pub sw_allocator: crate::switch::SwAllocator,
     pub shape: Shape,
 }
 
@@ -322,6 +324,7 @@ impl FabricBuilder {
             switch_params: vec![switch_params; self.nodes.len()],
             vc_choice: crate::switch::VcChoice::Lowest,
             vc_reuse: 0,
+            sw_allocator: crate::switch::SwAllocator::Greedy,
             nodes: self.nodes,
             channels: self.channels,
             hosts,

@@ -19,7 +19,7 @@
 //! stride two, the second starting one flit time later. The flit-by-flit path (`trains =
 //! false`) is the reference; the tests require identical results.
 
-use super::{Arbitration, Selection, SwitchMode};
+use super::{Arbitration, Selection, SwAllocator, SwitchMode};
 use crate::engine::arr::Arr;
 use crate::engine::*;
 use crate::routing::{At, Header, PortSet, RouteError, Want};
@@ -426,7 +426,9 @@ impl Sim<'_> {
                     self.allocate(s, p);
                 }
             }
-            if xbar {
+            if xbar && self.sw_allocator != SwAllocator::Greedy {
+                self.separable_send(s);
+            } else if xbar {
                 // Outputs compete for shared crossbar inputs: start at a rotating output so
                 // none always has the first pick.
                 // The rotation follows time, not the number of visits, so that it does not
@@ -1158,7 +1160,7 @@ impl Sim<'_> {
     }
 
     #[inline]
-    fn output_has_work(&self, c: u32) -> bool {
+    pub(crate) fn output_has_work(&self, c: u32) -> bool {
         let ch = &self.chans[c as usize];
         (0..ch.nvc as u32).any(|vv| {
             let ov = &self.vcs[(ch.vc_base + vv) as usize];
@@ -1173,7 +1175,7 @@ impl Sim<'_> {
     /// or (`train`) as many of the same packet as are buffered and covered by credits.
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    fn send_flits(&mut self, s: usize, p: u32, i: u32, o: u32, c: u32, in_port: u32, train: bool) {
+    pub(crate) fn send_flits(&mut self, s: usize, p: u32, i: u32, o: u32, c: u32, in_port: u32, train: bool) {
         let now = self.now;
         let mut k = 1;
         let v = &self.vcs[i as usize];
@@ -1186,7 +1188,14 @@ impl Sim<'_> {
         // No trains on a channel that tokens interleave with, nor out of a token channel's
         // buffer (its slots must free at their own times, token by token).
         let no_trains = self.tm(c).no_trains || v.flags & F_TOKENS != 0;
-        if self.spec.params.trains && !ends_tail && len > 1 && !no_trains {
+        // A separable allocator sends one flit a match (trains through other switches, with
+        // one VC per input, are exact as they are).
+        if self.spec.params.trains
+            && !ends_tail
+            && len > 1
+            && !no_trains
+            && (self.sw_allocator == SwAllocator::Greedy || !self.sws[s].xbar)
+        {
             // Without competition for the output or the crossbar input (one VC, one VC per
             // input), a train runs to the tail; otherwise only until something could compete.
             let horizon = if train {
@@ -1746,7 +1755,7 @@ impl Sim<'_> {
     }
 
     /// Output VC `o` (port `p` of switch `s`) is free: a head waiting for it may have it.
-    fn release_out(&mut self, s: usize, p: u32, o: u32) {
+    pub(crate) fn release_out(&mut self, s: usize, p: u32, o: u32) {
         self.vcs[o as usize].owner = NONE;
         let sw = &self.sws[s];
         let (req_base, words, bits_base) = (sw.req_base, sw.words, sw.bits_base);
@@ -1963,9 +1972,9 @@ packet_size = 6
         }
     }
 
-    /// BookSim2's VC allocation, as reef models it, changes nothing about trains: with the
-    /// VCs given in turn and a VC-reuse delay, trains give what flit by flit gives (and
-    /// the invariant checks hold, `check = true`).
+    /// BookSim2's allocation, as reef models it, changes nothing about trains: with the VCs
+    /// given in turn, a VC-reuse delay and separable switch allocators, trains give what
+    /// flit by flit gives (and the invariant checks hold, `check = true`).
     #[test]
     fn vcs_in_turn_and_reuse_delay_keep_trains_exact() {
         for extra in [
@@ -1982,6 +1991,17 @@ packet_size = 6
                 "switch.vc_reuse_delay=\"2 cycles\"",
                 "switch.vc_release=\"tail-credit\"",
                 "traffic.load=0.2",
+            ],
+            vec!["switch.allocator=\"islip\""],
+            vec![
+                "switch.allocator=\"separable-input-first\"",
+                "switch.vc_choice=\"round-robin\"",
+                "switch.vc_reuse_delay=\"2 cycles\"",
+            ],
+            vec![
+                "switch.allocator=\"separable-output-first\"",
+                "switch.speedup=2",
+                "channel.vcs=4",
             ],
         ] {
             let set: Vec<String> = extra.iter().map(|x| x.to_string()).collect();

@@ -9,6 +9,7 @@
 //! delay, DESIGN.md "Reference workloads").
 
 pub mod alloc;
+pub mod separable;
 
 use crate::time::Time;
 
@@ -94,6 +95,29 @@ pub enum VcChoice {
     /// last packet took, among those with a credit, as BookSim2's source does (`_last_vc`
     /// in `trafficmanager.cpp`; its first packet tries VC 0 only).
     RoundRobin,
+}
+
+/// How a switch whose inputs share the crossbar (more VCs at an input than its speed-up)
+/// matches its inputs to its outputs for the next flits, in every switch of a fabric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SwAllocator {
+    /// Event-driven: at each instant every free output, from a rotating first one, sends the
+    /// next of its VCs in round-robin order whose crossbar input is free. A match that
+    /// cannot be extended (maximal).
+    #[default]
+    Greedy,
+    /// A separable allocator of one iteration, run every cycle on the cycle's requests
+    /// (one a pair of crossbar input and output, from the input's VCs in round-robin order):
+    /// each output grants an input, each input accepts one grant, round-robin pointers moved
+    /// only past an accepted pair. BookSim2's `islip` and `separable_output_first` with
+    /// `alloc_iters = 1` and round-robin arbiters (`src/allocators/islip.cpp`,
+    /// `separable_output_first.cpp`). An input whose grant it did not accept leaves that
+    /// output idle for the cycle: the match is not maximal.
+    SeparableOutputFirst,
+    /// As [`Self::SeparableOutputFirst`], the inputs choosing first: each input asks for one
+    /// output, each output grants one of those that asked (BookSim2's
+    /// `separable_input_first`).
+    SeparableInputFirst,
 }
 
 impl Default for SwitchParams {

@@ -454,7 +454,7 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
             return Err(c.err(
                 key,
                 format!("reef does not model BookSim2's `{a}` allocator"),
-                Some("reef's switch approximates the separable allocators: islip, separable_input_first, separable_output_first"),
+                Some("reef models the separable allocators: islip, separable_input_first, separable_output_first"),
             ));
         }
     }
@@ -471,19 +471,17 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
         cycles(va + sa),
         &["vc_alloc_delay", "sw_alloc_delay"],
     );
+    // The switch allocator, cycle by cycle, where VCs share a crossbar input.
+    let sw_alloc = c.str("sw_allocator").replace('_', "-");
+    t.put(&c, "switch", "allocator", quote(&sw_alloc), &["sw_allocator"]);
     c.notes.borrow_mut().push(format!(
-        "BookSim2's allocators (vc_allocator = {}, sw_allocator = {}) are approximated by reef's \
-         switch: output VCs in turn per input VC, a free output VC to a waiting head and each \
-         output's flits in round-robin order, as soon as they may (docs/booksim.md, \"How close\")",
+        "BookSim2's VC allocator (vc_allocator = {}) is approximated by reef's: output VCs in \
+         turn per input VC, a free one to a waiting head in round-robin order \
+         (docs/booksim.md, \"How close\")",
         c.shown("vc_allocator"),
-        c.shown("sw_allocator")
     ));
-    if speedup > 1 {
-        c.note(
-            "input_speedup",
-            "reef's speed-up lets an input start a flit every 1/speedup cycle, not split it into crossbar inputs",
-        );
-    }
+    // An input speed-up splits an input's VCs over that many crossbar inputs (VC v on
+    // v mod speed-up), as reef's separable allocators do.
 
     // Routing.
     let rf = c.str("routing_function");
