@@ -112,7 +112,7 @@ fn the_command_line_reads_booksim_configs() {
         out.contains("offered   0.0") && out.contains("packet latency"),
         "{out}"
     );
-    assert!(err.contains("note: ") && err.contains("allocators"), "{err}");
+    assert!(err.contains("note: ") && err.contains("VC allocator"), "{err}");
     let (code, out, err) = reef(&["check", path]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("deadlock-free"), "{out}");
@@ -304,9 +304,10 @@ fn reef_latency(refs: &[&Reference]) -> f64 {
     let mut sum = 0.0;
     for r in refs {
         let path = Path::new("tests/data/booksim").join(&r.command[1]);
+        // The load is BookSim2's row's (a config run as configured keeps its command's).
         let mut over: Vec<String> = r.command[2..]
             .iter()
-            .filter(|w| !w.starts_with("seed=") && !w.starts_with("injection_rate="))
+            .filter(|w| !(w.starts_with("seed=") || r.load.is_some() && w.starts_with("injection_rate=")))
             .cloned()
             .collect();
         if let Some(load) = r.load {
@@ -320,19 +321,19 @@ fn reef_latency(refs: &[&Reference]) -> f64 {
     sum / refs.len() as f64
 }
 
-/// The tolerance reef is held to at `fraction` of BookSim2's saturation throughput. Up to a
-/// third of saturation it is the 5 % the comparison asks for. Nearer saturation reef's
-/// switch and BookSim2's iq router part (its separable allocators against reef's round
-/// robin, docs/booksim.md "How close"), and the bounds are the gaps measured there with a
-/// little room (worst +9.7 % at 70 %, +34 % at 90 %): guards that let the gap only narrow,
-/// not claims of agreement.
-fn tolerance(fraction: f64) -> f64 {
-    if fraction <= 0.35 {
+/// The tolerance reef is held to on `config` at `fraction` of BookSim2's saturation
+/// throughput: the 5 % the comparison asks for up to 70 % of saturation (worst measured
+/// −2.2 %). At 90 % the gaps measured (docs/booksim.md "How close": worst −6.6 %) with a
+/// little room, a guard that lets them only narrow; and `mesh88_lat` there, where BookSim2
+/// stops at its first convergence of 1,000-cycle samples, far from steady state (+36 %;
+/// run with 10,000-cycle samples, `mesh88_lat-90%-long`, the two agree within 5 %).
+fn tolerance(config: &str, fraction: f64) -> f64 {
+    if fraction <= 0.75 {
         0.05
-    } else if fraction <= 0.75 {
-        0.12
-    } else {
+    } else if config == "mesh88_lat" {
         0.40
+    } else {
+        0.08
     }
 }
 
@@ -392,13 +393,17 @@ fn reef_agrees_with_booksims_own_numbers_below_saturation() {
             };
             let reef = reef_latency(&pts);
             let dev = (reef - booksim) / booksim;
+            eprintln!(
+                "{config} at {load:?}: reef {reef:.2}, BookSim2 {booksim:.2} ({:+.1} %)",
+                100.0 * dev
+            );
             assert!(
-                dev.abs() <= tolerance(fraction),
+                dev.abs() <= tolerance(config, fraction),
                 "{config} at {load:?} ({:.0} % of saturation): reef {reef:.2}, BookSim2 \
                  {booksim:.2} cycles ({:+.1} %, tolerance {:.0} %)",
                 100.0 * fraction,
                 100.0 * dev,
-                100.0 * tolerance(fraction)
+                100.0 * tolerance(config, fraction)
             );
             checked += 1;
         }
@@ -411,8 +416,8 @@ fn reef_saturates_near_booksim() {
     // The highest load each calls stable, found by bisection the same way on both sides:
     // for BookSim2 its own verdict (converged, latency under latency_thres = 500 cycles),
     // for reef not saturated and a mean packet latency under 500 cycles. reef is run with
-    // the first seed, BookSim2's figure is the mean over three. reef saturates 1.6–7.1 %
-    // later (docs/booksim.md): held within 10 %, the gap measured, not the 5 % asked for.
+    // the first seed, BookSim2's figure is the mean over three. reef saturates within
+    // −0.8…+1.7 % of BookSim2 (docs/booksim.md): held within 3 %.
     for (config, booksim, command) in booksim_saturation() {
         let path = Path::new("tests/data/booksim").join(&command[1]);
         let base: Vec<String> = command[2..]
@@ -434,8 +439,12 @@ fn reef_saturates_near_booksim() {
             }
         }
         let dev = (lo - booksim) / booksim;
+        eprintln!(
+            "{config}: reef saturates at {lo:.4}, BookSim2 at {booksim:.4} ({:+.1} %)",
+            100.0 * dev
+        );
         assert!(
-            dev.abs() <= 0.10,
+            dev.abs() <= 0.03,
             "{config}: reef saturates at {lo:.4}, BookSim2 at {booksim:.4} flits/node/cycle ({:+.1} %)",
             100.0 * dev
         );
@@ -477,5 +486,51 @@ fn waiting_for_the_tail_credit_costs_nothing_at_zero_load_and_spaces_packets() {
         tail.accepted_flits_per_node_cycle > 0.6,
         "{}",
         tail.accepted_flits_per_node_cycle
+    );
+}
+
+#[test]
+fn a_freed_vc_goes_to_a_waiting_head_as_booksims_vc_allocation_gives_it() {
+    // BookSim2 frees an output VC when the tail wins switch allocation; a head waiting for
+    // it wins it in the next cycle's VC allocation and switch allocation the cycle after:
+    // it starts vc_alloc_delay + sw_alloc_delay cycles after the tail (translated to
+    // switch.vc_reuse_delay), one idle cycle on the channel with the default pipeline. On
+    // a hot spot every host always has a packet for host 0, and its switch's ejection
+    // output passes from one input to another at every packet: 4 flits every 5 cycles, not
+    // every 4. (BookSim2 on the 8×8 mesh, `workloads/mesh8x8-uniform
+    // traffic=hotspot({0})`, saturates with host 0 receiving 0.70 flits a cycle; reef 0.70
+    // with the delay, 0.73 without.)
+    let net = |delay: &str| {
+        format!(
+            "[sim]\nwarmup = \"1000 cycles\"\nmeasure = \"20000 cycles\"\nseed = 5\n\
+             [topology]\nkind = \"mesh\"\nk = [2, 2]\n\
+             [channel]\nvcs = 1\nbuffer = 8\nlatency = \"1 cycles\"\ncredit_delay = \"1 cycles\"\n\
+             [switch]\nrouter_delay = \"3 cycles\"\nvc_reuse_delay = \"{delay}\"\n\
+             [traffic]\npattern = \"hot-spot\"\nhot = [0]\nhot_fraction = 1.0\n\
+             include_self = true\ninjection = \"backlogged\"\npacket_size = 4\n"
+        )
+    };
+    let hot = |delay| run(&spec(&net(delay))).accepted_max_flits_per_node_cycle;
+    assert!((hot("0 cycles") - 1.0).abs() < 1e-3, "{}", hot("0 cycles"));
+    assert!((hot("2 cycles") - 0.8).abs() < 1e-3, "{}", hot("2 cycles"));
+    // The translation: the VCs in turn, the delay from the pipeline's allocation stages.
+    let p = example("torus88");
+    for (over, delay) in [(vec![], "2 cycles"), (vec!["vc_alloc_delay=2"], "3 cycles")] {
+        let mut args = vec!["convert", p.to_str().unwrap()];
+        args.extend(over.iter().copied());
+        let (code, toml, err) = reef(&args);
+        assert_eq!(code, 0, "{err}");
+        assert!(toml.contains("vc_choice = \"round-robin\""), "{toml}");
+        assert!(
+            toml.contains(&format!("vc_reuse_delay = \"{delay}\"")),
+            "{over:?}: {toml}"
+        );
+    }
+    // The express engine does not model either: `reef check` says so.
+    let (code, out, err) = reef(&["check", p.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("engine: general, because of VCs chosen round robin"),
+        "{out}"
     );
 }

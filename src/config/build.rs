@@ -15,7 +15,7 @@ use crate::routing::{
     source::SourceRoutes,
     table, updown,
 };
-use crate::switch::{Arbitration, Selection, SwitchMode, SwitchParams, VcRelease};
+use crate::switch::{Arbitration, Selection, SwAllocator, SwitchMode, SwitchParams, VcChoice, VcRelease};
 use crate::time::{Clock, Quantity, Ratio, SEC, Time, UNIT_HINT, parse_decimal, parse_quantity};
 use crate::workload::{Pattern, PatternSpec, Process, Sizes, Workload, rng};
 use std::path::Path;
@@ -996,6 +996,9 @@ pub(super) fn switch_key(s: &RawSwitch) -> Option<&'static str> {
         ("arbitration", s.arbitration.is_some()),
         ("speedup", s.speedup.is_some()),
         ("vc_release", s.vc_release.is_some()),
+        ("vc_choice", s.vc_choice.is_some()),
+        ("vc_reuse_delay", s.vc_reuse_delay.is_some()),
+        ("allocator", s.allocator.is_some()),
         ("output_buffer", s.output_buffer.is_some()),
         ("crossbar_time", s.crossbar_time.is_some()),
     ]
@@ -1202,6 +1205,19 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             Some("switch.mode = \"wormhole\""),
         ));
     }
+    let mut fab = fab;
+    fab.vc_choice = match raw.switch.vc_choice.unwrap_or(VcChoiceKind::Lowest) {
+        VcChoiceKind::Lowest => VcChoice::Lowest,
+        VcChoiceKind::RoundRobin => VcChoice::RoundRobin,
+    };
+    fab.vc_reuse = u.ps_or("switch.vc_reuse_delay", &raw.switch.vc_reuse_delay, Ratio::int(0))?;
+    fab.sw_allocator = match raw.switch.allocator.unwrap_or(SwAllocatorKind::Greedy) {
+        SwAllocatorKind::Greedy => SwAllocator::Greedy,
+        // One iteration of iSLIP is the separable output-first allocator (pointers moved
+        // only past accepted grants in both).
+        SwAllocatorKind::Islip | SwAllocatorKind::SeparableOutputFirst => SwAllocator::SeparableOutputFirst,
+        SwAllocatorKind::SeparableInputFirst => SwAllocator::SeparableInputFirst,
+    };
     // Output buffers go in after routing is built: stages pass packets through.
     let fab = match raw.switch.output_buffer.unwrap_or(0) {
         0 => {

@@ -156,6 +156,22 @@ pub enum VcReleaseKind {
     TailCredit,
 }
 
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum VcChoiceKind {
+    Lowest,
+    RoundRobin,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum SwAllocatorKind {
+    Greedy,
+    Islip,
+    SeparableOutputFirst,
+    SeparableInputFirst,
+}
+
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct RawSwitch {
@@ -165,6 +181,12 @@ pub struct RawSwitch {
     pub arbitration: Option<ArbitrationKind>,
     pub speedup: Option<u32>,
     pub vc_release: Option<VcReleaseKind>,
+    /// Which free VC a head is given (every switch and host).
+    pub vc_choice: Option<VcChoiceKind>,
+    /// After a tail starts on an output VC, how long before another packet's head may.
+    pub vc_reuse_delay: Option<String>,
+    /// How a switch whose inputs share the crossbar allocates it.
+    pub allocator: Option<SwAllocatorKind>,
     /// Flits of FIFO after every switch output (0: none).
     pub output_buffer: Option<u32>,
     /// Time to move one flit through the crossbar into an output buffer.

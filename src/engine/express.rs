@@ -295,6 +295,15 @@ pub(crate) fn ineligible(sim: &Sim) -> Option<&'static str> {
     if sim.timing.len() > 255 {
         return Some("too many channel timings");
     }
+    if fab.vc_choice != crate::switch::VcChoice::Lowest {
+        return Some("VCs chosen round robin (switch.vc_choice = \"round-robin\")");
+    }
+    if fab.vc_reuse != 0 {
+        return Some("a VC-reuse delay (switch.vc_reuse_delay)");
+    }
+    if fab.sw_allocator != crate::switch::SwAllocator::Greedy {
+        return Some("a separable switch allocator (switch.allocator)");
+    }
     for (ci, ch) in fab.channels.iter().enumerate() {
         let lp = &ch.params;
         if sim.chans[ci].nvc > 32 {

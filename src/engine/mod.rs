@@ -22,7 +22,8 @@ pub mod watchdog;
 use crate::fabric::Fabric;
 use crate::routing::{Routing, Want};
 use crate::stats::{Batch, LatencyAcc};
-use crate::switch::{Arbitration, Selection, SwitchMode, VcRelease};
+use crate::switch::separable::Separable;
+use crate::switch::{Arbitration, Selection, SwAllocator, SwitchMode, VcChoice, VcRelease};
 use crate::time::{Clock, Ratio, Time};
 use crate::workload::rng::{Purpose, Stream};
 use crate::workload::{Arrivals, Process, Workload};
@@ -502,6 +503,9 @@ pub(crate) struct Sw {
     /// Output VCs are given only once the buffer downstream is empty
     /// ([`crate::switch::VcRelease::TailCredit`]).
     pub tail_credit: bool,
+    /// A head gets the free VC after the one its input VC was last given
+    /// ([`crate::switch::VcChoice::RoundRobin`]), not the lowest.
+    pub vc_rr: bool,
 }
 
 const _: () = assert!(
@@ -541,6 +545,11 @@ pub(crate) struct HostState {
     pub recv_free: Time,
     pub cur: u32,
     pub cur_vc: u32,
+    /// The injection VC (0-based) the last packet started on, `NONE` before the first; read
+    /// only where VCs are chosen round robin ([`Self::vc_rr`]).
+    pub last_vc: u32,
+    /// Packets start on the VC after the last one's ([`crate::switch::VcChoice::RoundRobin`]).
+    pub vc_rr: bool,
     pub cur_sent: u32,
     /// Flits of the current packet this host sends (header stripping downstream shortens
     /// the packet, not what the host puts on its channel).
@@ -661,6 +670,9 @@ pub struct Sim<'a> {
     pub(crate) inflight: Vec<u32>,
     /// Round-robin selection state per input VC.
     pub(crate) sel_rr: Vec<u16>,
+    /// Per switch input VC: the output VC it was last given (`NONE`: none yet), where VCs are
+    /// chosen round robin ([`crate::switch::VcChoice::RoundRobin`]; empty otherwise).
+    pub(crate) va_last: Vec<u32>,
     /// Per input VC: in `DRAIN`, when the tail of its train passes (in flit-by-flit time);
     /// in `ROUTING`, when the head's router delay ends; in `AWAIT_TAIL`, when the head is at
     /// the front [ps].
@@ -670,6 +682,17 @@ pub struct Sim<'a> {
     pub(crate) last_move: Arr<Time>,
     /// Per output VC held by a train (`HELD`, `HELD_EV`): when its tail passes [ps].
     pub(crate) held: Arr<Time>,
+    /// After a tail starts on a switch's output VC, how long before another packet's head
+    /// may start on it [ps] (0: once the tail has passed). BookSim2 gives a freed output VC
+    /// to a waiting head in the VC-allocation stage of the next cycle, and the head goes to
+    /// switch allocation after it (`iq_router.cpp`: the VC is freed in `_SWAllocUpdate`,
+    /// after that cycle's `_VCAllocEvaluate`).
+    pub(crate) vc_reuse: Time,
+    /// Switches whose inputs share the crossbar allocate it with this each cycle.
+    pub(crate) sw_allocator: SwAllocator,
+    /// The separable allocators' state ([`crate::switch::SwAllocator`]; empty for the
+    /// greedy one).
+    pub(crate) sep: Separable,
     /// Time of the pending credit wake-up of each VC's sender.
     pub(crate) cwake: Vec<Time>,
     /// Admissible output sets of routed heads that may take more than one port.
@@ -985,6 +1008,7 @@ impl<'a> Sim<'a> {
                     .max(1),
                 xbar,
                 tail_credit: sp.release == VcRelease::TailCredit,
+                vc_rr: fab.vc_choice == VcChoice::RoundRobin,
             });
             // Only trains that could meet competition look at the heads being routed.
             let one_vc_out = fab.out_chan[s]
@@ -1078,6 +1102,8 @@ impl<'a> Sim<'a> {
                 recv_free: 0,
                 cur: NONE,
                 cur_vc: NONE,
+                last_vc: NONE,
+                vc_rr: fab.vc_choice == VcChoice::RoundRobin,
                 cur_sent: 0,
                 cur_len: 0,
                 gen_at: Time::MAX,
@@ -1091,6 +1117,13 @@ impl<'a> Sim<'a> {
                 gated: false,
             });
         }
+        let sep = if fab.sw_allocator == SwAllocator::Greedy {
+            Separable::default()
+        } else {
+            let max_ports = sws.iter().map(|w: &Sw| w.n_ports).max().unwrap_or(0);
+            let smax = sws.iter().map(|w: &Sw| w.speedup).max().unwrap_or(1);
+            Separable::new(port_out.len(), max_ports as usize, smax as usize)
+        };
         let route_stride = routing.max_header().max(p.max_header);
         let nodes = fab.nodes.len();
         let wants = vec![Want::port(0, 1); vcs.len()];
@@ -1128,9 +1161,17 @@ impl<'a> Sim<'a> {
             ring: Arr(ring),
             inflight: vec![0; if p.check { caps.len() } else { 0 }],
             sel_rr: vec![0; caps.len()],
+            va_last: if fab.vc_choice == VcChoice::RoundRobin {
+                vec![NONE; caps.len()]
+            } else {
+                Vec::new()
+            },
             t_aux: Arr(vec![0; caps.len()]),
             last_move: Arr(vec![0; caps.len()]),
             held: Arr(vec![0; caps.len()]),
+            vc_reuse: fab.vc_reuse,
+            sw_allocator: fab.sw_allocator,
+            sep,
             cwake: vec![Time::MAX; caps.len()],
             caps,
             wants,

@@ -133,6 +133,13 @@ pub struct Fabric {
     pub in_chan: Vec<Vec<Option<ChannelId>>>,
     /// Per node (switches; hosts hold a copy that is not used).
     pub switch_params: Vec<SwitchParams>,
+    /// Which free VC a head (and a host's packet) is given, in every switch and host.
+    pub vc_choice: crate::switch::VcChoice,
+    /// How long after a tail starts on a switch's output VC another packet's head may start
+    /// on it [ps] (0: as soon as the tail has passed); see `switch.vc_reuse_delay`.
+    pub vc_reuse: crate::time::Time,
+    /// How switches whose inputs share the crossbar allocate it.
+    pub sw_allocator: crate::switch::SwAllocator,
     pub shape: Shape,
 }
 
@@ -315,6 +322,9 @@ impl FabricBuilder {
         let hosts = (0..self.hosts).map(|h| NodeId(self.switches + h)).collect();
         Ok(Fabric {
             switch_params: vec![switch_params; self.nodes.len()],
+            vc_choice: crate::switch::VcChoice::Lowest,
+            vc_reuse: 0,
+            sw_allocator: crate::switch::SwAllocator::Greedy,
             nodes: self.nodes,
             channels: self.channels,
             hosts,

@@ -219,8 +219,12 @@ impl Sim<'_> {
             NEED_LEN => size,
             n => n,
         };
-        let Some(vv) = (0..ch.nvc as u32).find(|&vv| need == 0 || self.has_credits(ch.vc_base + vv, need))
-        else {
+        let vv = if self.hosts[h].vc_rr {
+            self.injection_vc_rr(h, ch.vc_base, ch.nvc as u32, need)
+        } else {
+            (0..ch.nvc as u32).find(|&vv| need == 0 || self.has_credits(ch.vc_base + vv, need))
+        };
+        let Some(vv) = vv else {
             return Ok(false);
         };
         let mut header = std::mem::take(&mut self.scratch_route);
@@ -293,9 +297,24 @@ impl Sim<'_> {
         let hs = &mut self.hosts[h];
         hs.cur = pid;
         hs.cur_vc = ch.vc_base + vv;
+        hs.last_vc = vv;
         hs.cur_sent = 0;
         hs.cur_len = len;
         Ok(true)
+    }
+
+    /// The VC of the `nvc` from `base` of host `h`'s injection channel that its next packet
+    /// starts on where VCs are chosen round robin: the first after the last packet's with
+    /// `need` credits (0: any); before the first packet, VC 0 or none (as BookSim2's source
+    /// tries only VC 0 then, `trafficmanager.cpp`).
+    #[inline(never)]
+    fn injection_vc_rr(&mut self, h: usize, base: u32, nvc: u32, need: u32) -> Option<u32> {
+        let last = self.hosts[h].last_vc;
+        let ok = |this: &mut Self, vv: u32| need == 0 || this.has_credits(base + vv, need);
+        if last == NONE || last >= nvc {
+            return ok(self, 0).then_some(0);
+        }
+        (1..=nvc).map(|j| (last + j) % nvc).find(|&vv| ok(self, vv))
     }
 
     /// The first of `k` flits of one packet arrives at its destination host through input
@@ -508,5 +527,33 @@ impl Sim<'_> {
             None => (since as u128 * n as u128 / span as u128) as u64,
         };
         (b as usize).min(n - 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::{NONE, Sim};
+
+    /// Where VCs are chosen round robin, a host starts each packet on the VC after its last
+    /// packet's (wrapping), skipping VCs without the credits it needs; its first packet
+    /// tries VC 0 only, as BookSim2's source does.
+    #[test]
+    fn a_host_takes_its_injection_vcs_in_turn() {
+        let net = "[topology]\nkind = \"mesh\"\nk = [2, 2]\n[channel]\nvcs = 4\nbuffer = 4\n\
+                   [switch]\nvc_choice = \"round-robin\"\n[traffic]\nload = 0.1\n";
+        let spec = crate::config::load_str("rr.toml", net, std::path::Path::new("."), &[]).unwrap();
+        let mut sim = Sim::new(&spec).unwrap();
+        assert!(sim.hosts[0].vc_rr);
+        let base = sim.chans[sim.hosts[0].inj as usize].vc_base;
+        assert_eq!(sim.hosts[0].last_vc, NONE);
+        assert_eq!(sim.injection_vc_rr(0, base, 4, 1), Some(0));
+        sim.hosts[0].last_vc = 0;
+        assert_eq!(sim.injection_vc_rr(0, base, 4, 1), Some(1));
+        sim.hosts[0].last_vc = 3;
+        assert_eq!(sim.injection_vc_rr(0, base, 4, 1), Some(0));
+        // Every VC is empty: each has the 4 credits of its buffer, none has 5.
+        sim.hosts[0].last_vc = 1;
+        assert_eq!(sim.injection_vc_rr(0, base, 4, 4), Some(2));
+        assert_eq!(sim.injection_vc_rr(0, base, 4, 5), None);
     }
 }

@@ -19,7 +19,7 @@
 //! stride two, the second starting one flit time later. The flit-by-flit path (`trains =
 //! false`) is the reference; the tests require identical results.
 
-use super::{Arbitration, Selection, SwitchMode};
+use super::{Arbitration, Selection, SwAllocator, SwitchMode};
 use crate::engine::arr::Arr;
 use crate::engine::*;
 use crate::routing::{At, Header, PortSet, RouteError, Want};
@@ -426,7 +426,9 @@ impl Sim<'_> {
                     self.allocate(s, p);
                 }
             }
-            if xbar {
+            if xbar && self.sw_allocator != SwAllocator::Greedy {
+                self.separable_send(s);
+            } else if xbar {
                 // Outputs compete for shared crossbar inputs: start at a rotating output so
                 // none always has the first pick.
                 // The rotation follows time, not the number of visits, so that it does not
@@ -664,17 +666,62 @@ impl Sim<'_> {
         let hi = hi.min(port.nvc - 1);
         let mut vv = lo;
         while vv <= hi {
-            let o = base + vv as u32;
-            let owner = self.vcs[o as usize].owner;
-            if owner == HELD || owner == HELD_EV {
-                self.look_at_held(o, owner);
-            }
-            if self.vcs[o as usize].owner == NONE && (need == 0 || !credit || self.has_credits(o, need)) {
+            if self.vc_free(base + vv as u32, need, credit) {
                 return Some(vv);
             }
             vv += 1;
         }
         None
+    }
+
+    /// Whether output VC `o` is free, with at least `need` credits (0: any) where the
+    /// channel has credits.
+    #[inline(always)]
+    fn vc_free(&mut self, o: u32, need: u32, credit: bool) -> bool {
+        let owner = self.vcs[o as usize].owner;
+        if owner == HELD || owner == HELD_EV {
+            self.look_at_held(o, owner);
+        }
+        self.vcs[o as usize].owner == NONE && (need == 0 || !credit || self.has_credits(o, need))
+    }
+
+    /// [`Self::free_vc`] for input VC `i` where VCs are chosen round robin
+    /// ([`crate::switch::VcChoice::RoundRobin`]): the first free one after the VC `i` was
+    /// last given if that was one of these, wrapping within `lo..=hi`; else from `lo`.
+    #[inline(never)]
+    fn free_vc_rr(&mut self, pi: usize, i: u32, lo: u8, hi: u8, need: u32) -> Option<u8> {
+        let port = &self.ports[pi];
+        let (base, credit) = (port.vc_base, port.credit);
+        let hi = hi.min(port.nvc - 1) as u32;
+        let lo = lo as u32;
+        if lo > hi {
+            return None;
+        }
+        let last = self.va_last[i as usize];
+        let start = if last != NONE && last >= base + lo && last < base + hi {
+            last - base + 1
+        } else {
+            lo
+        };
+        let n = hi - lo + 1;
+        for j in 0..n {
+            let vv = start + j;
+            let vv = if vv > hi { vv - n } else { vv };
+            if self.vc_free(base + vv, need, credit) {
+                return Some(vv as u8);
+            }
+        }
+        None
+    }
+
+    /// [`Self::free_vc`], or [`Self::free_vc_rr`] for input VC `i` if `rr`.
+    #[inline(always)]
+    fn free_vc_for(&mut self, rr: bool, pi: usize, i: u32, lo: u8, hi: u8, need: u32) -> Option<u8> {
+        if rr {
+            self.free_vc_rr(pi, i, lo, hi, need)
+        } else {
+            self.free_vc(pi, lo, hi, need)
+        }
     }
 
     /// Output VC `o` is held by a train whose tail passes at `end`, and a head looks at it:
@@ -731,7 +778,7 @@ impl Sim<'_> {
     /// at input VC `i` asks for. `None` if none is free (it then waits for all).
     fn select(&mut self, s: usize, i: u32, len: u32) -> Option<u16> {
         let sw = &self.sws[s];
-        let (port_base, selection) = (sw.port_base, sw.selection);
+        let (port_base, selection, rr) = (sw.port_base, sw.selection, sw.vc_rr);
         let want = self.wants[i as usize];
         let need = Self::need(sw.mode, sw.tail_credit, len);
         let free = |this: &mut Self, p: u16| -> Option<u32> {
@@ -739,10 +786,11 @@ impl Sim<'_> {
             if this.ports[pi].out == NONE {
                 return None;
             }
-            this.free_vc(pi, want.vc_lo, want.vc_hi, need).map(|vv| {
-                let o = this.ports[pi].vc_base + vv as u32;
-                this.credits_now(o)
-            })
+            this.free_vc_for(rr, pi, i, want.vc_lo, want.vc_hi, need)
+                .map(|vv| {
+                    let o = this.ports[pi].vc_base + vv as u32;
+                    this.credits_now(o)
+                })
         };
         match selection {
             Selection::FirstFree => want.ports.iter().find(|&p| free(self, p).is_some()),
@@ -790,7 +838,7 @@ impl Sim<'_> {
     /// from the input after the last one granted (or oldest packet first).
     fn allocate(&mut self, s: usize, p: u32) {
         let sw = &self.sws[s];
-        let (port_base, req_base, words, n_in, in_base, mode, arb, tail_credit) = (
+        let (port_base, req_base, words, n_in, in_base, mode, arb, tail_credit, rr) = (
             sw.port_base,
             sw.req_base,
             sw.words,
@@ -799,6 +847,7 @@ impl Sim<'_> {
             sw.mode,
             sw.arbitration,
             sw.tail_credit,
+            sw.vc_rr,
         );
         let pi = (port_base + p) as usize;
         let (c, single_vc) = (self.ports[pi].out, self.ports[pi].nvc == 1);
@@ -847,7 +896,7 @@ impl Sim<'_> {
                         0
                     };
                     let need = self.need_of(mode, tail_credit, pid);
-                    let Some(vv) = self.free_vc(pi, vc_lo, vc_hi, need) else {
+                    let Some(vv) = self.free_vc_for(rr, pi, i, vc_lo, vc_hi, need) else {
                         continue;
                     };
                     match arb {
@@ -881,7 +930,7 @@ impl Sim<'_> {
     #[inline(always)]
     fn allocate_alone(&mut self, s: usize, p: u32, l: u32, i: u32, pid: u32) -> bool {
         let sw = &self.sws[s];
-        let (pi, mode, tail_credit) = ((sw.port_base + p) as usize, sw.mode, sw.tail_credit);
+        let (pi, mode, tail_credit, rr) = ((sw.port_base + p) as usize, sw.mode, sw.tail_credit, sw.vc_rr);
         let c = self.ports[pi].out;
         if c == NONE {
             return false;
@@ -893,7 +942,7 @@ impl Sim<'_> {
         {
             self.c.lone_grants += 1;
         }
-        match self.free_vc(pi, vc_lo, vc_hi, need) {
+        match self.free_vc_for(rr, pi, i, vc_lo, vc_hi, need) {
             Some(vv) => {
                 self.grant::<false>(s, p, l, i, c, vv);
                 true
@@ -911,6 +960,9 @@ impl Sim<'_> {
             (sw.req_base, sw.words, sw.port_base, sw.bits_base, sw.pwords);
         let pi = (port_base + p) as usize;
         let o = self.ports[pi].vc_base + vv as u32;
+        if sw.vc_rr {
+            self.va_last[i as usize] = o;
+        }
         self.vcs[o as usize].owner = i;
         let v = &mut self.vcs[i as usize];
         v.fwd = o;
@@ -1108,7 +1160,7 @@ impl Sim<'_> {
     }
 
     #[inline]
-    fn output_has_work(&self, c: u32) -> bool {
+    pub(crate) fn output_has_work(&self, c: u32) -> bool {
         let ch = &self.chans[c as usize];
         (0..ch.nvc as u32).any(|vv| {
             let ov = &self.vcs[(ch.vc_base + vv) as usize];
@@ -1123,7 +1175,7 @@ impl Sim<'_> {
     /// or (`train`) as many of the same packet as are buffered and covered by credits.
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    fn send_flits(&mut self, s: usize, p: u32, i: u32, o: u32, c: u32, in_port: u32, train: bool) {
+    pub(crate) fn send_flits(&mut self, s: usize, p: u32, i: u32, o: u32, c: u32, in_port: u32, train: bool) {
         let now = self.now;
         let mut k = 1;
         let v = &self.vcs[i as usize];
@@ -1136,7 +1188,14 @@ impl Sim<'_> {
         // No trains on a channel that tokens interleave with, nor out of a token channel's
         // buffer (its slots must free at their own times, token by token).
         let no_trains = self.tm(c).no_trains || v.flags & F_TOKENS != 0;
-        if self.spec.params.trains && !ends_tail && len > 1 && !no_trains {
+        // A separable allocator sends one flit a match (trains through other switches, with
+        // one VC per input, are exact as they are).
+        if self.spec.params.trains
+            && !ends_tail
+            && len > 1
+            && !no_trains
+            && (self.sw_allocator == SwAllocator::Greedy || !self.sws[s].xbar)
+        {
             // Without competition for the output or the crossbar input (one VC, one VC per
             // input), a train runs to the tail; otherwise only until something could compete.
             let horizon = if train {
@@ -1186,10 +1245,10 @@ impl Sim<'_> {
     }
 
     /// The tail of input VC `i`'s packet, sent on output VC `o` (port `p`), passes at
-    /// `last_start`, after now (flit-by-flit time): the output is held until then, released
-    /// lazily or, if a head waits for it, by an event then (`class`: the delay class from
-    /// now, if there is one). The input moves on now; its next head reaches the front no
-    /// earlier.
+    /// `last_start`, after now (flit-by-flit time): the output is held until then (and the
+    /// VC-reuse delay after, [`Sim::vc_reuse`]), released lazily or, if a head waits for it,
+    /// by an event then (`class`: the delay class from now to `last_start`, if there is one).
+    /// The input moves on now; its next head reaches the front no earlier than `last_start`.
     #[inline(always)]
     fn tail_later(
         &mut self,
@@ -1200,7 +1259,28 @@ impl Sim<'_> {
         last_start: Time,
         class: Option<crate::engine::queue::Class>,
     ) {
-        self.held[o as usize] = last_start;
+        if self.vc_reuse == 0 {
+            self.hold_out(s, p, o, last_start, class);
+        } else {
+            self.hold_out(s, p, o, last_start + self.vc_reuse, None);
+        }
+        let v = &mut self.vcs[i as usize];
+        v.fwd = NONE;
+        if v.len > 0 {
+            self.start_next(i, last_start);
+        } else {
+            debug_assert_eq!(v.state, ACTIVE);
+            v.state = DRAIN;
+            self.t_aux[i as usize] = last_start;
+        }
+    }
+
+    /// Output VC `o` (port `p` of switch `s`) is held until `end` (after now), released
+    /// lazily or, if a head waits for it, by an event then (`class`: the delay class from
+    /// now to `end`, if there is one).
+    #[inline(always)]
+    fn hold_out(&mut self, s: usize, p: u32, o: u32, end: Time, class: Option<crate::engine::queue::Class>) {
+        self.held[o as usize] = end;
         let sw = &self.sws[s];
         let waiting = any_bit(
             &self.bits,
@@ -1212,19 +1292,10 @@ impl Sim<'_> {
             let e = ev(K_TAILGONE, o, 0);
             match class {
                 Some(cl) => self.q.push(cl, self.now, e),
-                None => self.q.push_at(self.now, last_start, e),
+                None => self.q.push_at(self.now, end, e),
             }
         } else {
             self.vcs[o as usize].owner = HELD;
-        }
-        let v = &mut self.vcs[i as usize];
-        v.fwd = NONE;
-        if v.len > 0 {
-            self.start_next(i, last_start);
-        } else {
-            debug_assert_eq!(v.state, ACTIVE);
-            v.state = DRAIN;
-            self.t_aux[i as usize] = last_start;
         }
     }
 
@@ -1673,14 +1744,18 @@ impl Sim<'_> {
         v.state = IDLE;
         v.fwd = NONE;
         let more = v.len > 0;
-        self.release_out(s, p, o);
+        if self.vc_reuse == 0 {
+            self.release_out(s, p, o);
+        } else {
+            self.hold_out(s, p, o, self.now + self.vc_reuse, None);
+        }
         if more {
             self.start_front(i, Some(self.now), true);
         }
     }
 
     /// Output VC `o` (port `p` of switch `s`) is free: a head waiting for it may have it.
-    fn release_out(&mut self, s: usize, p: u32, o: u32) {
+    pub(crate) fn release_out(&mut self, s: usize, p: u32, o: u32) {
         self.vcs[o as usize].owner = NONE;
         let sw = &self.sws[s];
         let (req_base, words, bits_base) = (sw.req_base, sw.words, sw.bits_base);
@@ -1895,5 +1970,94 @@ packet_size = 6
             assert_eq!(none, 0);
             assert!(trains == flits, "{extra:?}: crossbar turns change the result");
         }
+    }
+
+    /// BookSim2's allocation, as reef models it, changes nothing about trains: with the VCs
+    /// given in turn, a VC-reuse delay and separable switch allocators, trains give what
+    /// flit by flit gives (and the invariant checks hold, `check = true`).
+    #[test]
+    fn vcs_in_turn_and_reuse_delay_keep_trains_exact() {
+        for extra in [
+            vec!["switch.vc_choice=\"round-robin\""],
+            vec!["switch.vc_reuse_delay=\"2 cycles\""],
+            vec![
+                "switch.vc_choice=\"round-robin\"",
+                "switch.vc_reuse_delay=\"3 cycles\"",
+                "channel.vcs=1",
+                "traffic.load=0.25",
+            ],
+            vec![
+                "switch.vc_choice=\"round-robin\"",
+                "switch.vc_reuse_delay=\"2 cycles\"",
+                "switch.vc_release=\"tail-credit\"",
+                "traffic.load=0.2",
+            ],
+            vec!["switch.allocator=\"islip\""],
+            vec![
+                "switch.allocator=\"separable-input-first\"",
+                "switch.vc_choice=\"round-robin\"",
+                "switch.vc_reuse_delay=\"2 cycles\"",
+            ],
+            vec![
+                "switch.allocator=\"separable-output-first\"",
+                "switch.speedup=2",
+                "channel.vcs=4",
+            ],
+        ] {
+            let set: Vec<String> = extra.iter().map(|x| x.to_string()).collect();
+            let (trains, _, _) = run(&set);
+            let mut flat = set.clone();
+            flat.push("sim.trains=false".into());
+            let (flits, _, _) = run(&flat);
+            assert!(trains == flits, "{extra:?}: trains change the result");
+            let (plain, _, _) = run(&[]);
+            assert!(trains != plain, "{extra:?}: changes nothing");
+        }
+    }
+
+    /// A hand-worked case of [`Sim::free_vc_rr`]: input VC `i` was last given VC `v` of an
+    /// output of 4 VCs; the next head it holds gets the first free VC after `v`, wrapping
+    /// within its range, and the lowest of its range when it was last given another output.
+    #[test]
+    fn vcs_in_turn_start_after_the_last_one_given() {
+        let set = vec![
+            "channel.vcs=4".to_string(),
+            "switch.vc_choice=\"round-robin\"".to_string(),
+        ];
+        let spec = crate::config::load_str("rr.toml", NET, std::path::Path::new("."), &set).unwrap();
+        let mut sim = Sim::new(&spec).unwrap();
+        let sw = sim.sws[5];
+        // An output of switch 5 that leads to another switch, and an input VC of it.
+        let (pi, other) = {
+            let mut ps = (sw.port_base..sw.port_base + sw.n_ports)
+                .map(|p| p as usize)
+                .filter(|&p| sim.ports[p].out != crate::engine::NONE && sim.ports[p].nvc == 4);
+            (ps.next().unwrap(), ps.next().unwrap())
+        };
+        let i = sim.sw_in[sw.in_base as usize];
+        let base = sim.ports[pi].vc_base;
+        // None given yet: the lowest.
+        assert_eq!(sim.free_vc_rr(pi, i, 0, 3, 0), Some(0));
+        sim.va_last[i as usize] = base + 1;
+        assert_eq!(sim.free_vc_rr(pi, i, 0, 3, 0), Some(2));
+        // VC 2 taken: the next free after it.
+        sim.vcs[(base + 2) as usize].owner = 12345;
+        assert_eq!(sim.free_vc_rr(pi, i, 0, 3, 0), Some(3));
+        // The last one given was the top of the range: wrap to its bottom.
+        sim.va_last[i as usize] = base + 3;
+        assert_eq!(sim.free_vc_rr(pi, i, 0, 3, 0), Some(0));
+        assert_eq!(sim.free_vc_rr(pi, i, 1, 3, 0), Some(1));
+        // Within a range (a dateline class) the turn wraps at its top: 1 was last, 2 is
+        // taken, so 1 again.
+        sim.va_last[i as usize] = base + 1;
+        assert_eq!(sim.free_vc_rr(pi, i, 1, 2, 0), Some(1));
+        // Last given a VC of another output: from the bottom of the range.
+        sim.va_last[i as usize] = sim.ports[other].vc_base + 1;
+        assert_eq!(sim.free_vc_rr(pi, i, 0, 3, 0), Some(0));
+        // Everything taken: none.
+        for v in 0..4 {
+            sim.vcs[(base + v) as usize].owner = 12345;
+        }
+        assert_eq!(sim.free_vc_rr(pi, i, 0, 3, 0), None);
     }
 }

@@ -1,6 +1,7 @@
 //! The crossbar switch: per-input-VC FIFOs, a routing stage with a delay for the head,
-//! output-VC allocation with per-output round-robin arbitration, and switch allocation per
-//! output channel, in wormhole, virtual cut-through or store-and-forward mode.
+//! output-VC allocation with per-output round-robin arbitration (the lowest free VC, or the
+//! VCs in turn per input VC as BookSim2's VC allocators give them: [`VcChoice`]), and switch
+//! allocation per output channel, in wormhole, virtual cut-through or store-and-forward mode.
 //!
 //! The parameters are plain data here; the allocation logic that runs on the engine's arrays
 //! is in [`alloc`]. Numbers (router delay, buffer depth) come from the config; the defaults
@@ -8,6 +9,7 @@
 //! delay, DESIGN.md "Reference workloads").
 
 pub mod alloc;
+pub mod separable;
 
 use crate::time::Time;
 
@@ -75,6 +77,47 @@ pub enum VcRelease {
     /// downstream is empty (BookSim2's `wait_for_tail_credit = 1`). Packets never share a
     /// VC's buffer.
     TailCredit,
+}
+
+/// Which of an output's free VCs (those in the head's admissible range) a head is given, in
+/// every switch of a fabric; hosts start packets on their injection channel's VCs alike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum VcChoice {
+    /// The lowest-numbered free VC (a host: the lowest with a credit).
+    #[default]
+    Lowest,
+    /// The first free VC after the one this input VC was last given on this output,
+    /// wrapping within the range; from the bottom of the range if it was last given another
+    /// output. This is how the input-side pointers of BookSim2's VC allocators move (iSLIP's
+    /// accept pointer, the input arbiter of the separable ones: one per input VC over the
+    /// output VCs, moved past the one granted; `src/allocators/islip.cpp`,
+    /// `separable_input_first.cpp`). A host starts each packet on the VC after the one its
+    /// last packet took, among those with a credit, as BookSim2's source does (`_last_vc`
+    /// in `trafficmanager.cpp`; its first packet tries VC 0 only).
+    RoundRobin,
+}
+
+/// How a switch whose inputs share the crossbar (more VCs at an input than its speed-up)
+/// matches its inputs to its outputs for the next flits, in every switch of a fabric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SwAllocator {
+    /// Event-driven: at each instant every free output, from a rotating first one, sends the
+    /// next of its VCs in round-robin order whose crossbar input is free. A match that
+    /// cannot be extended (maximal).
+    #[default]
+    Greedy,
+    /// A separable allocator of one iteration, run every cycle on the cycle's requests
+    /// (one a pair of crossbar input and output, from the input's VCs in round-robin order):
+    /// each output grants an input, each input accepts one grant, round-robin pointers moved
+    /// only past an accepted pair. BookSim2's `islip` and `separable_output_first` with
+    /// `alloc_iters = 1` and round-robin arbiters (`src/allocators/islip.cpp`,
+    /// `separable_output_first.cpp`). An input whose grant it did not accept leaves that
+    /// output idle for the cycle: the match is not maximal.
+    SeparableOutputFirst,
+    /// As [`Self::SeparableOutputFirst`], the inputs choosing first: each input asks for one
+    /// output, each output grants one of those that asked (BookSim2's
+    /// `separable_input_first`).
+    SeparableInputFirst,
 }
 
 impl Default for SwitchParams {

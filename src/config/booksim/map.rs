@@ -454,23 +454,34 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
             return Err(c.err(
                 key,
                 format!("reef does not model BookSim2's `{a}` allocator"),
-                Some("reef's switch approximates the separable allocators: islip, separable_input_first, separable_output_first"),
+                Some("reef models the separable allocators: islip, separable_input_first, separable_output_first"),
             ));
         }
     }
+    // All three give each input VC the output VCs in turn (a pointer per input VC, moved
+    // past the VC granted), and BookSim2's source takes its injection VCs in turn.
+    t.put(&c, "switch", "vc_choice", quote("round-robin"), &["vc_allocator"]);
+    // An output VC freed by a tail in one cycle's switch allocation goes to a waiting head
+    // in the next cycle's VC allocation, which then goes to switch allocation: the head
+    // starts vc_alloc_delay + sw_alloc_delay cycles after the tail.
+    t.put(
+        &c,
+        "switch",
+        "vc_reuse_delay",
+        cycles(va + sa),
+        &["vc_alloc_delay", "sw_alloc_delay"],
+    );
+    // The switch allocator, cycle by cycle, where VCs share a crossbar input.
+    let sw_alloc = c.str("sw_allocator").replace('_', "-");
+    t.put(&c, "switch", "allocator", quote(&sw_alloc), &["sw_allocator"]);
     c.notes.borrow_mut().push(format!(
-        "BookSim2's allocators (vc_allocator = {}, sw_allocator = {}) are approximated by reef's \
-         switch: a free output VC to a waiting head, and each output's flits, in round-robin order \
+        "BookSim2's VC allocator (vc_allocator = {}) is approximated by reef's: output VCs in \
+         turn per input VC, a free one to a waiting head in round-robin order \
          (docs/booksim.md, \"How close\")",
         c.shown("vc_allocator"),
-        c.shown("sw_allocator")
     ));
-    if speedup > 1 {
-        c.note(
-            "input_speedup",
-            "reef's speed-up lets an input start a flit every 1/speedup cycle, not split it into crossbar inputs",
-        );
-    }
+    // An input speed-up splits an input's VCs over that many crossbar inputs (VC v on
+    // v mod speed-up), as reef's separable allocators do.
 
     // Routing.
     let rf = c.str("routing_function");
