@@ -350,7 +350,12 @@ pub fn clos(fab: &Fabric, adaptive: bool) -> Option<Table> {
 }
 
 /// Tables for a k-ary n-tree: up to the nearest common ancestor (any up-link when
-/// `adaptive`, else up-link `digit l` of the destination leaf), then down.
+/// `adaptive`), then down. Deterministic routing is destination-mod-k (Zahavi et al.,
+/// "Optimized InfiniBand fat-tree routing for shift all-to-all communication patterns",
+/// 2010): from level `l` up-link `digit l` of the destination *host* (digit 0 its place on
+/// its leaf), so the k hosts of a leaf are reached through k different parents, and every
+/// down-link carries the traffic of one host; any up-link reaches the ancestor (going up
+/// changes only the switch's digit `l`), so the choice only spreads the load.
 pub fn fat_tree(fab: &Fabric, adaptive: bool) -> Option<Table> {
     let Shape::FatTree { k, n } = fab.shape else {
         return None;
@@ -373,7 +378,7 @@ pub fn fat_tree(fab: &Fabric, adaptive: bool) -> Option<Table> {
                 } else if adaptive {
                     PortSet::range(k as u16, 2 * k as u16 - 1)
                 } else {
-                    PortSet::single((k + digit(leaf, k, l)) as u16)
+                    PortSet::single((k + digit(dst, k, l)) as u16)
                 };
                 b.set(s, 0, dst, want_ports(fab, s, ports));
             }
