@@ -1,6 +1,7 @@
 //! `reef bench`: the reference workloads (the configs in `benches/`, compiled in), each
 //! timed on one thread, with flit-hops per second and, when run in a child process of its
-//! own, its peak resident memory.
+//! own, its peak resident memory; `--scale` runs the scale workloads instead, networks far
+//! larger than the caches.
 
 use crate::config;
 use crate::engine::Sim;
@@ -20,6 +21,19 @@ pub const WORKLOADS: [(&str, &str); 3] = [
     (
         "torus16x16-uniform-0.1",
         include_str!("../benches/torus16x16-uniform-0.1.toml"),
+    ),
+];
+
+/// The scale workloads (`reef bench --scale`): networks far larger than the processor's
+/// caches, to measure what a flit-hop costs as a network grows, with their peak memory.
+pub const SCALE_WORKLOADS: [(&str, &str); 2] = [
+    (
+        "mesh256x256-uniform-0.01",
+        include_str!("../benches/mesh256x256-uniform-0.01.toml"),
+    ),
+    (
+        "fattree16x3-uniform-0.2",
+        include_str!("../benches/fattree16x3-uniform-0.2.toml"),
     ),
 ];
 
@@ -182,16 +196,19 @@ pub fn clock_ghz() -> Option<f64> {
     None
 }
 
-/// The config text of reference workload `name`, or an error naming the workloads there are.
+/// The config text of workload `name` (a reference or a scale workload), or an error naming
+/// the workloads there are.
 pub fn workload(name: &str) -> Result<&'static str, String> {
     WORKLOADS
         .iter()
+        .chain(&SCALE_WORKLOADS)
         .find(|w| w.0 == name)
         .map(|w| w.1)
         .ok_or_else(|| {
             format!(
-                "no workload `{name}` (have: {})",
-                WORKLOADS.map(|w| w.0).join(", ")
+                "no workload `{name}` (have: {}; with --scale: {})",
+                WORKLOADS.map(|w| w.0).join(", "),
+                SCALE_WORKLOADS.map(|w| w.0).join(", ")
             )
         })
 }

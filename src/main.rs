@@ -275,9 +275,14 @@ enum Cmd {
         /// Write one JSON record per workload.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
-        /// Only this workload.
+        /// Only this workload (a reference or a scale workload).
         #[arg(long)]
         only: Option<String>,
+        /// Run the scale workloads instead of the reference ones: a 256×256 mesh (65,536
+        /// hosts, about 350 MB) and a 16-ary 3-tree (4,096 hosts, 32-port switches), to
+        /// measure what a flit-hop costs beyond the caches (a few minutes).
+        #[arg(long, conflicts_with = "only")]
+        scale: bool,
         /// Run flit by flit (no trains): the reference path.
         #[arg(long)]
         no_trains: bool,
@@ -950,6 +955,7 @@ fn real_main() -> Result<ExitCode> {
         Cmd::Bench {
             json,
             only,
+            scale,
             no_trains,
             general,
             in_process,
@@ -969,6 +975,7 @@ fn real_main() -> Result<ExitCode> {
                     bench::workload(n).map_err(|m| anyhow::anyhow!("--only: {m}"))?;
                     vec![n.as_str()]
                 }
+                None if scale => bench::SCALE_WORKLOADS.iter().map(|w| w.0).collect(),
                 None => bench::WORKLOADS.iter().map(|w| w.0).collect(),
             };
             if child {
