@@ -273,7 +273,7 @@ pub(crate) fn ineligible(sim: &Sim) -> Option<&'static str> {
     let Routing::Dor(d) = sim.routing else {
         return Some("routing other than dimension order");
     };
-    let crate::fabric::Shape::Cube { k, wrap, .. } = &fab.shape else {
+    let crate::fabric::Shape::Cube { wrap, .. } = &fab.shape else {
         return Some("a fabric other than a mesh or torus");
     };
     if *wrap && !d.dateline() {
@@ -329,10 +329,6 @@ pub(crate) fn ineligible(sim: &Sim) -> Option<&'static str> {
         if sim.sws[s].n_in > 64 || sim.sws[s].n_ports > 64 {
             return Some("switches of more than 64 ports or input VCs");
         }
-    }
-    // Hop counts ride in a head's slot (eight bits above the destination).
-    if k.iter().map(|&x| x as u64 - 1).sum::<u64>() >= 255 {
-        return Some("meshes too wide for the hop count");
     }
     None
 }
@@ -1144,7 +1140,7 @@ impl Express {
                 let mut dst = slot.dst;
                 if slot.flit & HEAD != 0 {
                     // One more switch crossed.
-                    dst += 1 << DST_BITS;
+                    dst = self.hop(sim, dst, slot.flit);
                 }
                 // The host takes it as it lands: the slot holds its credit from then on.
                 let io = (obuf + (otl.wrapping_add(j) & omask)) as usize;
@@ -1174,9 +1170,10 @@ impl Express {
             // The last flit lands its own unit after it leaves; a head (only a train's
             // first flit can be one) has crossed one more switch.
             at_mut(ring, (obuf + (otl.wrapping_add(k - 1) & omask)) as usize).time = a_last;
-            let first = at_mut(ring, (obuf + (otl & omask)) as usize);
+            let first = *at_mut(ring, (obuf + (otl & omask)) as usize);
             if first.flit & HEAD != 0 {
-                first.dst += 1 << DST_BITS;
+                let dst = self.hop(sim, first.dst, first.flit);
+                at_mut(&mut sim.ring.0[..], (obuf + (otl & omask)) as usize).dst = dst;
             }
         }
         let a = a_last;
@@ -1261,6 +1258,25 @@ impl Express {
         }
     }
 
+    /// A head's slot `dst` with one more switch crossed: the count rides in the slot's top
+    /// eight bits; at 255 the packet record takes 256 and the slot starts again from 0, as in
+    /// the general engine (a mesh more than 255 hops wide).
+    #[inline(always)]
+    fn hop(&self, sim: &mut Sim, dst: u32, flit: u32) -> u32 {
+        let (next, carry) = dst.overflowing_add(1 << DST_BITS);
+        if carry {
+            Self::hops_256(sim, flit);
+        }
+        next
+    }
+
+    /// A head's 256th hop since its slot last counted from 0 ([`Self::hop`]).
+    #[cold]
+    #[inline(never)]
+    fn hops_256(sim: &mut Sim, flit: u32) {
+        sim.pkts[(flit & PID) as usize].hops += 256;
+    }
+
     /// A flit just sent lands at its host at `a`: counted in the window, and a tail
     /// delivers its packet then.
     #[inline(always)]
@@ -1273,7 +1289,7 @@ impl Express {
         }
         let pid = flit & PID;
         if flit & HEAD != 0 {
-            sim.pkts[pid as usize].hops = (dst >> DST_BITS) as u16;
+            sim.pkts[pid as usize].hops += (dst >> DST_BITS) as u16;
         }
         if flit & TAIL != 0 {
             sim.q.push_at(sim.now, a, (X_DELIVER << 62) | pid as u64);
