@@ -322,18 +322,160 @@ fn reef_latency(refs: &[&Reference]) -> f64 {
 }
 
 /// The tolerance reef is held to on `config` at `fraction` of BookSim2's saturation
-/// throughput: the 5 % the comparison asks for up to 70 % of saturation (worst measured
-/// −2.2 %). At 90 % the gaps measured (docs/booksim.md "How close": worst −6.6 %) with a
-/// little room, a guard that lets them only narrow; and `mesh88_lat` there, where BookSim2
-/// stops at its first convergence of 1,000-cycle samples, far from steady state (+36 %;
-/// run with 10,000-cycle samples, `mesh88_lat-90%-long`, the two agree within 5 %).
+/// throughput, both measured as BookSim2 measures (its sample periods and convergence test,
+/// `sim.sampling = "booksim"`): the 5 % the comparison asks for up to 70 % of saturation
+/// (worst measured +2.6 %). At 90 % the gaps measured (docs/booksim.md "How close": worst
+/// −6.0 %) with a little room, a guard that lets them only narrow; and `mesh88_lat` there
+/// (+35.9 %), which BookSim2's sampling does not explain: BookSim2 and reef measure the same
+/// periods (seed 1: both run all 10 without converging) and reef's network is further from
+/// its steady state after them (docs/booksim.md).
 fn tolerance(config: &str, fraction: f64) -> f64 {
     if fraction <= 0.75 {
         0.05
     } else if config == "mesh88_lat" {
-        0.40
+        0.38
     } else {
-        0.08
+        0.07
+    }
+}
+
+/// `a` and `b` are the same text, else the first line that differs.
+fn same(what: &str, a: &str, b: &str) {
+    if let Some((x, y)) = a.lines().zip(b.lines()).find(|(x, y)| x != y) {
+        panic!("{what}: {x} against {y}");
+    }
+    assert_eq!(a.lines().count(), b.lines().count(), "{what}");
+}
+
+#[test]
+fn booksims_sampling_decides_the_window() {
+    // mesh88_lat at a low load (0.03 flits/node/cycle, a fifth of saturation): BookSim2's 3 warm-up periods of 1,000 cycles, then periods
+    // until three in a row pass its convergence test, at most 10 in all.
+    let low = config::load(
+        &example("mesh88_lat"),
+        &strings(&["injection_rate_uses_flits=1", "injection_rate=0.03", "seed=1"]),
+    )
+    .unwrap();
+    let r = run(&low);
+    let s = r.sampling.clone().expect("BookSim2's sampling");
+    assert_eq!(s.warmup_periods, 3, "{s:?}");
+    assert!((3..=7).contains(&s.measured_periods), "{s:?}");
+    assert!(s.converged && s.unstable.is_none() && !r.saturated, "{s:?}");
+    assert_eq!(r.window_cycles, 1000.0 * s.measured_periods as f64);
+    // The window it decided, run as a fixed one, gives the same numbers, bit for bit; and
+    // so do the flit-by-flit path, the general engine and the reversed event order.
+    let mut plain = low.clone();
+    plain.params.sampling = None;
+    plain.params.warmup = 3000 * 1000;
+    plain.params.measure = s.measured_periods as u64 * 1000 * 1000;
+    let mut want = run(&plain);
+    want.sampling = r.sampling.clone();
+    same("a fixed window", &json(&want), &json(&r));
+    let mut slow = low.clone();
+    (slow.params.trains, slow.params.express) = (false, false);
+    same(
+        "flit by flit",
+        &without_events(run(&slow)),
+        &without_events(r.clone()),
+    );
+    same(
+        "reversed",
+        &without_events(run_reversed(&low)),
+        &without_events(r.clone()),
+    );
+    // warmup_periods = 0: the warm-up lasts until its own test passes.
+    let by_test = config::load(
+        &example("mesh88_lat"),
+        &strings(&[
+            "injection_rate_uses_flits=1",
+            "injection_rate=0.03",
+            "seed=1",
+            "warmup_periods=0",
+        ]),
+    )
+    .unwrap();
+    let t = run(&by_test).sampling.unwrap();
+    assert!(
+        t.warmup_periods >= 1 && t.measured_periods >= 3 && t.unstable.is_none(),
+        "{t:?}"
+    );
+    // In the text summary.
+    let (code, out, err) = reef(&[
+        "run",
+        example("mesh88_lat").to_str().unwrap(),
+        "injection_rate_uses_flits=1",
+        "injection_rate=0.03",
+        "seed=1",
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!(
+            "sampling  BookSim2's: 3 warm-up and {} measured sample periods, converged",
+            s.measured_periods
+        )),
+        "{out}"
+    );
+}
+
+#[test]
+fn past_saturation_booksims_sampling_says_unstable() {
+    // Far past saturation (0.158 flits/node/cycle) the average age of what is delivered and
+    // what waits passes latency_thres (500 cycles): BookSim2 calls the run unstable and so
+    // does reef, as saturated, never with quiet averages.
+    let spec = config::load(
+        &example("mesh88_lat"),
+        &strings(&["injection_rate_uses_flits=1", "injection_rate=0.4", "seed=1"]),
+    )
+    .unwrap();
+    let r = run(&spec);
+    let s = r.sampling.clone().unwrap();
+    assert!(!s.converged, "{s:?}");
+    assert!(
+        s.unstable
+            .as_deref()
+            .unwrap_or("")
+            .contains("latency_thres of 500 cycles"),
+        "{s:?}"
+    );
+    assert!(r.saturated);
+    assert!(
+        r.saturation_reason
+            .unwrap()
+            .starts_with("unstable, as BookSim2 would say")
+    );
+}
+
+#[test]
+fn booksims_sampling_in_a_reef_config() {
+    let base = "[topology]\nkind = \"mesh\"\nk = [4, 4]\n[traffic]\nload = 0.1\n";
+    // A fixed window, as before: no sampling in the result or its JSON.
+    let r = run(&spec(base));
+    assert!(r.sampling.is_none() && !json(&r).contains("\"sampling\""));
+    // BookSim2's, with its keys.
+    let text = format!(
+        "[sim]\nsampling = \"booksim\"\nsample_period = \"500 cycles\"\nwarmup_periods = 2\n\
+         max_samples = 12\nlatency_thres = \"off\"\nstopping_thres = 0.02\n{base}"
+    );
+    let r = run(&spec(&text));
+    let s = r.sampling.clone().unwrap();
+    assert_eq!(s.warmup_periods, 2);
+    assert_eq!(r.window_cycles, 500.0 * s.measured_periods as f64);
+    assert!(json(&r).contains("\"sampling\""));
+    // Its keys without it, or the fixed window's with it: errors naming the key.
+    for (text, key) in [
+        (format!("[sim]\nmax_samples = 5\n{base}"), "sim.max_samples"),
+        (
+            format!("[sim]\nsampling = \"booksim\"\nmeasure = \"1000 cycles\"\n{base}"),
+            "sim.measure",
+        ),
+        (
+            format!("[sim]\nsampling = \"booksim\"\nwarmup_periods = 4\nmax_samples = 4\n{base}"),
+            "sim.warmup_periods",
+        ),
+    ] {
+        let e = config::load_str("t.toml", &text, Path::new("."), &[]).unwrap_err();
+        assert_eq!(e.key, key, "{e}");
     }
 }
 

@@ -231,6 +231,7 @@ fn chain_with_header_deletion() -> Spec {
             trains: true,
             express: true,
             max_header: 2,
+            sampling: None,
         },
         host: HostParams::default(),
         messages: None,

@@ -55,6 +55,7 @@ fn link_throughput(l: u32, h: u32, both: bool, trains: bool) -> f64 {
             trains,
             express: true,
             max_header: 0,
+            sampling: None,
         },
         host: HostParams::default(),
         messages: None,

@@ -1354,18 +1354,20 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             )),
         ));
     }
-    let warmup = if messages.is_some() {
-        0
+    let sampling = sampling(&u, s, messages.is_some())?;
+    let (warmup, measure) = if messages.is_some() {
+        (0, MAX_SPAN)
+    } else if let Some(p) = &sampling {
+        // The longest the test may take: the default drain limit and the span checks.
+        let warm = p.warmup_periods.max(1).min(p.max_samples - 1) as Time;
+        (p.period * warm, p.period * (p.max_samples as Time - warm))
     } else {
-        u.ps_or("sim.warmup", &s.warmup, Ratio::int(10_000))?
-    };
-    let measure = if messages.is_some() {
-        MAX_SPAN
-    } else {
-        u.positive(
+        let warmup = u.ps_or("sim.warmup", &s.warmup, Ratio::int(10_000))?;
+        let measure = u.positive(
             "sim.measure",
             u.ps_or("sim.measure", &s.measure, Ratio::int(50_000))?,
-        )?
+        )?;
+        (warmup, measure)
     };
     let drain_limit = match &s.drain_limit {
         Some(x) => u.ps("sim.drain_limit", x)?,
@@ -1509,10 +1511,118 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             trains: s.trains.unwrap_or(true),
             express: s.express.unwrap_or(true),
             max_header: 0,
+            sampling,
         },
         host: hp,
         messages,
     })
+}
+
+/// BookSim2's sampling (`sim.sampling = "booksim"` and its keys), or `None` for the fixed
+/// window, refusing the keys of the one not chosen.
+fn sampling(u: &Units, s: &RawSim, messages: bool) -> R<Option<crate::stats::sampling::Sampling>> {
+    let src = u.src;
+    let booksim = s.sampling == Some(SamplingKind::Booksim);
+    let own = [
+        ("sample_period", s.sample_period.is_some()),
+        ("warmup_periods", s.warmup_periods.is_some()),
+        ("max_samples", s.max_samples.is_some()),
+        ("latency_thres", s.latency_thres.is_some()),
+        ("warmup_thres", s.warmup_thres.is_some()),
+        ("acc_warmup_thres", s.acc_warmup_thres.is_some()),
+        ("stopping_thres", s.stopping_thres.is_some()),
+        ("acc_stopping_thres", s.acc_stopping_thres.is_some()),
+    ];
+    if !booksim {
+        if let Some(k) = own.iter().find(|k| k.1) {
+            return Err(src.err(
+                &format!("sim.{}", k.0),
+                "is read only with BookSim2's sampling",
+                Some("set sim.sampling = \"booksim\", or remove it"),
+            ));
+        }
+        return Ok(None);
+    }
+    if messages {
+        return Err(src.err(
+            "sim.sampling",
+            "a message workload runs until its messages are through: it has no sample periods",
+            Some("remove it (on the command line: --unset sim.sampling)"),
+        ));
+    }
+    if let Some(k) = [("warmup", s.warmup.is_some()), ("measure", s.measure.is_some())]
+        .iter()
+        .find(|k| k.1)
+    {
+        return Err(src.err(
+            &format!("sim.{}", k.0),
+            "BookSim2's sampling decides the warm-up and the window",
+            Some("remove it, or set sim.warmup_periods, sim.sample_period and sim.max_samples"),
+        ));
+    }
+    let cycle = u.cycle.floor().max(1);
+    let mut p = crate::stats::sampling::Sampling::booksim_defaults(cycle);
+    if let Some(x) = &s.sample_period {
+        p.period = u.positive("sim.sample_period", u.ps("sim.sample_period", x)?)?;
+    }
+    if let Some(n) = s.max_samples {
+        if n == 0 {
+            return Err(src.err("sim.max_samples", "must be at least 1", None));
+        }
+        p.max_samples = n;
+    }
+    if let Some(n) = s.warmup_periods {
+        p.warmup_periods = n;
+    }
+    if p.warmup_periods >= p.max_samples {
+        return Err(src.err(
+            if s.warmup_periods.is_some() {
+                "sim.warmup_periods"
+            } else {
+                "sim.max_samples"
+            },
+            format!(
+                "{} warm-up periods leave none to measure in max_samples = {}",
+                p.warmup_periods, p.max_samples
+            ),
+            Some("max_samples counts the warm-up periods too"),
+        ));
+    }
+    within_span(
+        src,
+        "sim.max_samples",
+        p.period as u128 * p.max_samples as u128 * 2,
+        || "max_samples sample periods and their drain".to_string(),
+    )?;
+    if let Some(x) = &s.latency_thres {
+        p.latency_thres = if x.trim() == "off" {
+            None
+        } else {
+            Some(u.ps("sim.latency_thres", x)?)
+        };
+    }
+    for (key, v, slot) in [
+        ("sim.warmup_thres", s.warmup_thres, &mut p.warmup_thres),
+        (
+            "sim.acc_warmup_thres",
+            s.acc_warmup_thres,
+            &mut p.acc_warmup_thres,
+        ),
+        ("sim.stopping_thres", s.stopping_thres, &mut p.stopping_thres),
+        (
+            "sim.acc_stopping_thres",
+            s.acc_stopping_thres,
+            &mut p.acc_stopping_thres,
+        ),
+    ] {
+        if let Some(v) = v {
+            if !v.is_finite() {
+                return Err(src.err(key, "must be a number (negative: no test)", None));
+            }
+            *slot = v;
+        }
+    }
+    Ok(Some(p))
 }
 
 /// Credits a sender is sure to be able to hold at once, which a cut-through head needs for

@@ -40,6 +40,26 @@ pub struct RawSim {
     pub watchdog: Option<String>,
     pub trains: Option<bool>,
     pub express: Option<bool>,
+    /// `"booksim"`: BookSim2's sample periods and convergence test decide the warm-up and
+    /// the window (the keys below, BookSim2's names); `"window"` (the default): `warmup`
+    /// and `measure`.
+    pub sampling: Option<SamplingKind>,
+    pub sample_period: Option<String>,
+    pub warmup_periods: Option<u32>,
+    pub max_samples: Option<u32>,
+    /// A time, or `"off"`.
+    pub latency_thres: Option<String>,
+    pub warmup_thres: Option<f64>,
+    pub acc_warmup_thres: Option<f64>,
+    pub stopping_thres: Option<f64>,
+    pub acc_stopping_thres: Option<f64>,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum SamplingKind {
+    Window,
+    Booksim,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]

@@ -194,6 +194,9 @@ pub struct SimParams {
     /// Room for header symbols per packet, beyond what the routing itself needs (for agents
     /// that give packets their own headers) [symbols].
     pub max_header: usize,
+    /// Warm-up and window decided by BookSim2's convergence test instead of `warmup` and
+    /// `measure` ([`crate::stats::sampling`]; `None`: the fixed window).
+    pub sampling: Option<crate::stats::sampling::Sampling>,
 }
 
 /// A complete, validated simulation input.
@@ -772,6 +775,12 @@ pub struct Sim<'a> {
     pub(crate) tok: Vec<crate::link::ds::TokChan>,
     /// Token channels with a token due at this instant.
     pub(crate) fct_due: Vec<u32>,
+    /// BookSim2's sampling, in the run that decides the window ([`Sim::run`]).
+    pub(crate) sampler: Option<Box<crate::stats::sampling::Sampler>>,
+    /// When `sampler` next looks [ps] (`Time::MAX`: never).
+    pub(crate) next_sample: Time,
+    /// How BookSim2's sampling decided this run's window.
+    pub(crate) sampling: Option<crate::stats::sampling::SamplingOutcome>,
 }
 
 impl<'a> Sim<'a> {
@@ -1221,6 +1230,9 @@ impl<'a> Sim<'a> {
             host_params: vec![spec.host; n as usize],
             tok,
             fct_due: Vec::new(),
+            sampler: None,
+            next_sample: Time::MAX,
+            sampling: None,
         };
         sim.tokens_start();
         Ok(sim)
@@ -1914,6 +1926,43 @@ impl<'a> Sim<'a> {
     /// Runs to the end of the measurement window and the drain, or until a deadlock stops
     /// the network. `progress` is called now and then.
     pub fn run(&mut self, progress: &mut dyn FnMut(Progress)) -> Result<RunOutcome, SimError> {
+        if let Some(p) = self.spec.params.sampling.clone()
+            && self.sampler.is_none()
+            && self.sampling.is_none()
+        {
+            // BookSim2's sampling decides the window as the network goes; a first run of
+            // the same network (the same packets, whatever the window) finds it, and this
+            // one measures it as a fixed window, so that everything counted against the
+            // window (trains, batches, channel use) is counted as for any other.
+            let mut probe = Sim::new(self.spec)?;
+            probe.interruptible = self.interruptible;
+            probe.cancel = self.cancel;
+            probe.reverse_order = self.reverse_order;
+            let last = p.period.saturating_mul(p.max_samples as Time);
+            probe.ms = if p.warmup_periods > 0 {
+                p.period.saturating_mul(p.warmup_periods as Time).min(last)
+            } else {
+                last
+            };
+            probe.me = last;
+            probe.next_sample = p.period;
+            let cycle = self.spec.params.cycle.floor().max(1);
+            probe.sampler = Some(Box::new(crate::stats::sampling::Sampler::new(
+                p,
+                self.hosts.len(),
+                cycle,
+            )));
+            let out = probe.run(progress)?;
+            let s = probe.sampler.as_ref().expect("the probe samples");
+            let o = s.outcome();
+            if out.interrupted || out.deadlock.is_some() {
+                // Nothing decided: measure what the probe measured.
+                (self.ms, self.me) = (probe.ms, probe.ms.max(probe.me.min(probe.now)));
+            } else {
+                (self.ms, self.me) = (probe.ms, probe.me.max(probe.ms));
+            }
+            self.sampling = Some(o);
+        }
         if let Some(r) = self.run_express(progress) {
             return r.map_err(|e| *e);
         }
@@ -2153,6 +2202,9 @@ impl<'a> Sim<'a> {
     /// queues are counted once, before the first instant at or after the window's end
     /// (`finalized`).
     fn ends_before(&mut self, t: Time, finalized: &mut bool, drain_failed: &mut bool) -> bool {
+        if t >= self.next_sample && self.sample_until(t) {
+            return true;
+        }
         if !*finalized && t >= self.me {
             self.finalize_window();
             *finalized = true;
@@ -2170,6 +2222,40 @@ impl<'a> Sim<'a> {
             *drain_failed = true;
             self.end = self.me.saturating_add(self.spec.params.drain_limit);
             return true;
+        }
+        false
+    }
+
+    /// BookSim2's sampling at every period's end up to `t` (before anything at `t`):
+    /// the window's start and end as it decides them. Returns whether the run is to stop
+    /// (unstable).
+    #[inline(never)]
+    fn sample_until(&mut self, t: Time) -> bool {
+        use crate::stats::sampling::Verdict;
+        let Some(s) = self.sampler.as_mut() else {
+            self.next_sample = Time::MAX;
+            return false;
+        };
+        while t >= self.next_sample {
+            let b = self.next_sample;
+            match s.period_end(b) {
+                Verdict::Continue => {}
+                Verdict::WarmedUp => self.ms = b,
+                Verdict::Measured => (self.ms, self.me) = (s.window_start(), b),
+                Verdict::Unstable => {
+                    // The window ends where the test stopped the run (empty if the warm-up
+                    // had not ended).
+                    if b <= self.ms {
+                        (self.ms, self.me) = (b, b);
+                    } else {
+                        self.me = self.me.min(b);
+                    }
+                    self.end = b;
+                    self.next_sample = Time::MAX;
+                    return true;
+                }
+            }
+            self.next_sample = s.next_period_end();
         }
         false
     }

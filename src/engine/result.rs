@@ -82,6 +82,11 @@ pub struct RunResult {
     /// packets still in flight are left out; the run is neither steady state nor saturated.
     #[serde(default)]
     pub interrupted: bool,
+    /// How BookSim2's sampling (`sim.sampling = "booksim"`) decided the window: its sample
+    /// periods of warm-up and of measurement, whether it converged (absent with a fixed
+    /// window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<crate::stats::sampling::SamplingOutcome>,
     /// Wall-clock time of the run [s] (not serialized).
     #[serde(skip)]
     pub wall_s: f64,
@@ -188,6 +193,11 @@ impl Sim<'_> {
             reason = Some(format!(
                 "accepted throughput {accepted:.4} is below the offered {o:.4} flits/cycle/host"
             ));
+        }
+        if let Some(u) = self.sampling.as_ref().and_then(|s| s.unstable.as_ref())
+            && !outcome.interrupted
+        {
+            reason = Some(format!("unstable, as BookSim2 would say: {u}"));
         }
         if let Some(d) = &outcome.deadlock {
             reason = Some(format!("deadlock at {}", cycles_text(d.time, cycle)));
@@ -298,6 +308,7 @@ impl Sim<'_> {
             sim_end_ns: if self.end == Time::MAX { self.now } else { self.end } as f64 / 1000.0,
             deadlock: outcome.deadlock.clone(),
             interrupted: outcome.interrupted,
+            sampling: self.sampling.clone(),
             wall_s: outcome.wall_s,
         }
     }

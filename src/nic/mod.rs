@@ -186,6 +186,9 @@ impl Sim<'_> {
     pub(crate) fn count_injected(&mut self, created: Time, size: u32) -> bool {
         let measured = created >= self.ms && created < self.me;
         self.c.packets_injected += 1;
+        if let Some(s) = self.sampler.as_mut() {
+            s.injected(created, size);
+        }
         // After the window, packets created in it were already counted from the source
         // queues (finalize_window); count only those injected within it here.
         if measured && self.now < self.me {
@@ -477,6 +480,9 @@ impl Sim<'_> {
             return Ok(());
         }
         let done = now;
+        if let Some(s) = self.sampler.as_mut() {
+            s.delivered(pkt.created, done, pkt.len);
+        }
         if pkt.measured {
             let pl = done - pkt.created;
             let nl = done - pkt.head_inj;

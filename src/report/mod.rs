@@ -45,6 +45,20 @@ pub fn summary(r: &RunResult) -> String {
         format!("{:.3}", r.cycle_ps)
     };
     let _ = writeln!(s, "  one cycle = {cycle} ps; injection {}", r.injection);
+    if let Some(o) = &r.sampling {
+        let how = if o.unstable.is_some() {
+            "unstable"
+        } else if o.converged {
+            "converged"
+        } else {
+            "NOT converged: max_samples ended it (BookSim2 prints its averages all the same)"
+        };
+        let _ = writeln!(
+            s,
+            "  sampling  BookSim2's: {} warm-up and {} measured sample periods, {how}",
+            o.warmup_periods, o.measured_periods
+        );
+    }
     let no_window = r.window_cycles <= 0.0 && r.deadlock.is_some();
     match r.offered_flits_per_node_cycle {
         _ if no_window => {

@@ -3,6 +3,8 @@
 //! batch means with Student-t confidence intervals (Law & Kelton, *Simulation Modeling and
 //! Analysis*, §9.5). Nothing here stores a record per packet.
 
+pub mod sampling;
+
 use hdrhistogram::Histogram;
 use serde::Serialize;
 

@@ -546,29 +546,43 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
     let rate = load(&c, &mut t, mean)?;
     injection(&c, &mut t, rate)?;
 
-    // Measurement: BookSim2 warms up for warmup_periods sample periods, then samples until
-    // its convergence test passes, at most max_samples periods in all; reef measures the
-    // longest window BookSim2 would.
+    // Measurement: BookSim2's sample periods and convergence test, as reef's
+    // `sim.sampling = "booksim"` runs them (docs/booksim.md, "Sampling").
     let period = c.int_in("sample_period", 1, 100_000_000)?;
     let warm = c.int_in("warmup_periods", 0, 1_000_000)?;
     let max = c.int_in("max_samples", 1, 1_000_000)?;
-    if warm == 0 {
-        c.note(
+    if warm >= max {
+        return Err(c.err(
             "warmup_periods",
-            "BookSim2 then warms up until its convergence test passes; reef warms up for one sample period",
-        );
+            format!("{warm} warm-up periods leave none to measure in max_samples = {max}"),
+            Some("max_samples counts the warm-up periods too"),
+        ));
     }
-    let warm = warm.max(1);
-    let measure = (max - warm).max(1);
-    let win = ["warmup_periods", "sample_period"];
-    t.put(&c, "sim", "warmup", cycles(warm * period), &win);
-    t.put(
-        &c,
-        "sim",
-        "measure",
-        cycles(measure * period),
-        &["max_samples", "warmup_periods", "sample_period"],
-    );
+    t.put(&c, "sim", "sampling", quote("booksim"), &["sim_type"]);
+    t.put(&c, "sim", "sample_period", cycles(period), &["sample_period"]);
+    t.put(&c, "sim", "warmup_periods", warm.to_string(), &["warmup_periods"]);
+    t.put(&c, "sim", "max_samples", max.to_string(), &["max_samples"]);
+    for key in THRESHOLD_KEYS {
+        if c.s.str.get(*key).is_some_and(|v| !v.value.is_empty()) {
+            return Err(c.err(
+                key,
+                "a list of thresholds is one per traffic class; reef runs one class",
+                Some(&format!("{key} = 0.05;")),
+            ));
+        }
+    }
+    let lt = c.float("latency_thres");
+    let lt = if lt < 0.0 {
+        quote("off")
+    } else if lt.fract() == 0.0 && lt < 1e15 {
+        cycles(lt as i64)
+    } else {
+        quote(&format!("{lt} cycles"))
+    };
+    t.put(&c, "sim", "latency_thres", lt, &["latency_thres"]);
+    for key in &THRESHOLD_KEYS[1..] {
+        t.put(&c, "sim", key, real(c.float(key)), &[key]);
+    }
     let seed = c.str("seed");
     if !seed.is_empty() {
         return Err(c.err(
@@ -605,8 +619,6 @@ fn leftovers(c: &Cfg) -> R<()> {
             "BookSim2's own trace and statistics output; reef writes its own (--json, --csv, --svg)"
         } else if POWER_KEYS.contains(&name) {
             "BookSim2's power model (sim_power = 0): no effect on a run"
-        } else if THRESHOLD_KEYS.contains(&name) {
-            "BookSim2's convergence test; reef measures a fixed window (sim.measure)"
         } else if BATCH_KEYS.contains(&name) {
             "used only when sim_type = batch (as in BookSim2)"
         } else if name.starts_with("read_") || name.starts_with("write_") {
@@ -669,9 +681,29 @@ pub(super) mod tests {
         assert_eq!(t["traffic"]["include_self"].as_bool(), Some(true));
         // 0.15 packets of one flit.
         assert_eq!(t["traffic"]["load"].as_float(), Some(0.15));
-        // 3 warm-up periods of 1000 cycles, then at most 10 - 3.
-        assert_eq!(t["sim"]["warmup"].as_str(), Some("3000 cycles"));
-        assert_eq!(t["sim"]["measure"].as_str(), Some("7000 cycles"));
+        // BookSim2's sampling: 1000-cycle periods, 3 of warm-up, at most 10 in all.
+        assert_eq!(t["sim"]["sampling"].as_str(), Some("booksim"));
+        assert_eq!(t["sim"]["sample_period"].as_str(), Some("1000 cycles"));
+        assert_eq!(t["sim"]["warmup_periods"].as_integer(), Some(3));
+        assert_eq!(t["sim"]["max_samples"].as_integer(), Some(10));
+        assert_eq!(t["sim"]["latency_thres"].as_str(), Some("500 cycles"));
+        assert_eq!(t["sim"]["stopping_thres"].as_float(), Some(0.05));
+        assert!(t["sim"].get("warmup").is_none() && t["sim"].get("measure").is_none());
+    }
+
+    #[test]
+    fn the_convergence_test_keys_carry_over() {
+        let base = "topology = mesh;\nk = 4;\nn = 2;\nrouting_function = dor;\n";
+        let t = toml(&format!(
+            "{base}latency_thres = -1;\nwarmup_periods = 0;\nacc_stopping_thres = 0.1;\n"
+        ));
+        assert_eq!(t["sim"]["latency_thres"].as_str(), Some("off"));
+        assert_eq!(t["sim"]["warmup_periods"].as_integer(), Some(0));
+        assert_eq!(t["sim"]["acc_stopping_thres"].as_float(), Some(0.1));
+        let e = tr(&format!("{base}stopping_thres = {{0.05,0.1}};\n")).unwrap_err();
+        assert_eq!((e.key, e.from), ("stopping_thres", Some(From::Line(5))));
+        let e = tr(&format!("{base}warmup_periods = 10;\n")).unwrap_err();
+        assert!(e.msg.contains("leave none to measure"), "{}", e.msg);
     }
 
     #[test]
@@ -688,6 +720,7 @@ pub(super) mod tests {
             ("routing_function = min_adapt;", "routing_function"),
             ("sw_allocator = wavefront;", "sw_allocator"),
             ("sim_type = throughput;", "sim_type"),
+            ("sim_count = 2;", "sim_count"),
             ("seed = time;", "seed"),
             ("classes = 2;", "classes"),
         ] {

@@ -3,7 +3,7 @@
 //! ([`parse`], [`keys`]) and translated into reef's TOML ([`map`]), which is then built like
 //! any reef config. `reef convert FILE` prints the translation. Every key reef does not
 //! model is an error naming the key and its line, unless it is at BookSim2's default; keys
-//! that cannot change a run (trace and power output, statistics thresholds) are reported
+//! that cannot change a run (trace and power output) are reported
 //! as notes. docs/booksim.md says which keys map onto what and how close the result is.
 
 pub mod keys;

@@ -167,6 +167,7 @@ fn params(seed: u64) -> SimParams {
         trains: true,
         express: true,
         max_header: 0,
+        sampling: None,
     }
 }
 

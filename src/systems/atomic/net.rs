@@ -142,6 +142,7 @@ pub fn spec(lf: &LanFabric, name: &str) -> Spec {
             trains: true,
             express: true,
             max_header: 512,
+            sampling: None,
         },
         host: HostParams::default(),
         messages: None,

@@ -295,6 +295,7 @@ pub fn spec(net: &Net, seed: u64, limit: u64, max_header: usize) -> Result<Spec,
             trains: true,
             express: true,
             max_header,
+            sampling: None,
         },
         host: HostParams {
             send_overhead: DISPATCH,

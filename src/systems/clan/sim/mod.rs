@@ -142,6 +142,7 @@ pub fn spec(nic_latency: Time) -> Result<Spec, String> {
             trains: true,
             express: true,
             max_header: 0,
+            sampling: None,
         },
         host: HostParams::default(),
         messages: None,
