@@ -671,11 +671,14 @@ fn real_main() -> Result<ExitCode> {
             if let Some(m) = memory_limit {
                 reef::memory::set_limit(m);
             }
-            if collect.is_some()
+            let on_plan = [("--run", &run), ("--collect", &collect), ("--slurm", &slurm)]
+                .into_iter()
+                .find(|(_, d)| d.is_some());
+            if let Some((opt, _)) = on_plan
                 && !(params.is_empty() && set.is_empty() && unset.is_empty() && seed.is_none())
             {
                 anyhow::bail!(
-                    "--collect: the plan fixes the config and its overrides; give --set, --unset, \
+                    "{opt}: the plan fixes the config and its overrides; give --set, --unset, \
                      --seed and KEY=VALUE to --plan"
                 );
             }

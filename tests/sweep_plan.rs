@@ -206,6 +206,9 @@ fn plans_refuse_what_would_mix_results() {
     let (code, _, err) = reef(&["sweep", "--collect", s(&dir), "--seed", "3"]);
     assert_eq!(code, 1);
     assert!(err.contains("give --set"), "{err}");
+    let (code, _, err) = reef(&["sweep", "--run", s(&dir), "--set", "sim.seed=3"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--run: the plan fixes the config"), "{err}");
     assert_ne!(reef(&["sweep", MESH, "--load", LOADS, "--task", "1"]).0, 0);
     assert_ne!(reef(&["sweep", "--run", s(&dir), "--json", "x.json"]).0, 0);
     // A failed point is the sweep's error when collected, and is run again by --run.
