@@ -1000,6 +1000,40 @@ impl Sim<'_> {
         set_bit(&mut self.bits, (bits_base + words + pwords) as usize, p as usize);
     }
 
+    /// Releases the output VCs among `vc_base..vc_base + nvc` (of output `p` of switch `s`)
+    /// whose train's tail has passed by `now`: before anything else looks at the output.
+    #[inline(always)]
+    pub(crate) fn release_passed_trains(&mut self, s: usize, p: u32, vc_base: u32, nvc: u32, now: Time) {
+        let mut w = vc_base;
+        while w < vc_base + nvc {
+            let owner = self.vcs[w as usize].owner;
+            if (owner == HELD || owner == HELD_EV) && self.held[w as usize] <= now {
+                self.release_out(s, p, w);
+            }
+            w += 1;
+        }
+    }
+
+    /// The input VC holding output VC `o` with its front flit here at `now`: `Ok(i)`; else
+    /// `Err(t)`, `t` when that flit arrives (announced by a train but not here yet), or
+    /// `Time::MAX` if no live worm holds `o`.
+    #[inline(always)]
+    pub(crate) fn ready_front(&self, o: u32, now: Time) -> Result<u32, Time> {
+        let i = self.vcs[o as usize].owner;
+        if i >= HELD_EV {
+            return Err(Time::MAX);
+        }
+        let iv = &self.vcs[i as usize];
+        if iv.len == 0 || iv.state != ACTIVE {
+            return Err(Time::MAX);
+        }
+        let front_in = self.ring[(iv.buf + (iv.head & iv.mask)) as usize].time;
+        if front_in > now {
+            return Err(front_in);
+        }
+        Ok(i)
+    }
+
     /// The head at input VC `i` was granted output `p` (channel `c`): the routing's header
     /// operation and the link's header deletion happen as it leaves. Stripped header flits
     /// are not sent on; their buffer slots are freed now.
@@ -1083,15 +1117,7 @@ impl Sim<'_> {
         let ch = &self.chans[c as usize];
         let (nvc, vc_base, rr, credit, tx_busy) =
             (ch.nvc as u32, ch.vc_base, ch.rr as u32, ch.credit, ch.tx_busy);
-        // A train's tail passing now releases its output VC before anything else.
-        let mut w = vc_base;
-        while w < vc_base + nvc {
-            let owner = self.vcs[w as usize].owner;
-            if (owner == HELD || owner == HELD_EV) && self.held[w as usize] <= now {
-                self.release_out(s, p, w);
-            }
-            w += 1;
-        }
+        self.release_passed_trains(s, p, vc_base, nvc, now);
         if tx_busy > now {
             if self.output_has_work(c) {
                 self.ensure_txfree(c, tx_busy);
@@ -1112,20 +1138,14 @@ impl Sim<'_> {
         for _ in 0..nvc {
             vv = if vv + 1 >= nvc { 0 } else { vv + 1 };
             let o = vc_base + vv;
-            let i = self.vcs[o as usize].owner;
-            if i >= HELD_EV {
-                continue;
-            }
+            let i = match self.ready_front(o, now) {
+                Ok(i) => i,
+                Err(t) => {
+                    xbar_wait = xbar_wait.min(t);
+                    continue;
+                }
+            };
             let iv = &self.vcs[i as usize];
-            if iv.len == 0 || iv.state != ACTIVE {
-                continue;
-            }
-            let front_in = self.ring[(iv.buf + (iv.head & iv.mask)) as usize].time;
-            if front_in > now {
-                // Announced by a train but not here yet.
-                xbar_wait = xbar_wait.min(front_in);
-                continue;
-            }
             let in_port = port_base + iv.in_port as u32;
             if credit && !self.has_credits(o, 1) {
                 continue;

@@ -251,12 +251,7 @@ impl Sim<'_> {
         let ch = &self.chans[c as usize];
         let (nvc, vc_base, credit, tx_busy) = (ch.nvc as u32, ch.vc_base, ch.credit, ch.tx_busy);
         // A train's tail passing now releases its output VC before anything else.
-        for w in vc_base..vc_base + nvc {
-            let owner = self.vcs[w as usize].owner;
-            if (owner == HELD || owner == HELD_EV) && self.held[w as usize] <= now {
-                self.release_out(s, p, w);
-            }
-        }
+        self.release_passed_trains(s, p, vc_base, nvc, now);
         let start = self.tm(c).next_start(now);
         if tx_busy > now || start != now {
             if self.output_has_work(c) {
@@ -270,19 +265,14 @@ impl Sim<'_> {
         let mut any = false;
         for vv in 0..nvc {
             let o = vc_base + vv;
-            let i = self.vcs[o as usize].owner;
-            if i >= HELD_EV {
-                continue;
-            }
+            let i = match self.ready_front(o, now) {
+                Ok(i) => i,
+                Err(t) => {
+                    wait = wait.min(t);
+                    continue;
+                }
+            };
             let iv = &self.vcs[i as usize];
-            if iv.len == 0 || iv.state != ACTIVE {
-                continue;
-            }
-            let front_in = self.ring[(iv.buf + (iv.head & iv.mask)) as usize].time;
-            if front_in > now {
-                wait = wait.min(front_in);
-                continue;
-            }
             let (vc, in_port) = (iv.vc as u32, iv.in_port as u32);
             let nvc_in = self.chans[iv.chan as usize].nvc as u32;
             if credit && !self.has_credits(o, 1) {
