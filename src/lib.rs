@@ -20,6 +20,7 @@ pub mod output;
 pub mod plan;
 pub mod protocol;
 pub mod report;
+pub mod rng;
 pub mod routing;
 pub mod runner;
 pub mod stats;

@@ -25,6 +25,12 @@ pub const MS: Time = 1_000_000_000;
 /// One second [ps].
 pub const SEC: Time = 1_000_000_000_000;
 
+/// The longest span reef takes in a config, 1,000 s: one duration, a clock period, or what
+/// one packet may take on one hop (its flits on a channel, the credit and router delays and
+/// the host costs). Simulated time is `u64` picoseconds (about 213 days), so the sums the
+/// engine forms from a few such spans cannot overflow.
+pub const MAX_SPAN: Time = 1_000 * SEC;
+
 /// A non-negative exact rational number, kept reduced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Ratio {

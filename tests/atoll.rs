@@ -40,7 +40,7 @@ fn bench(
         host: reef::nic::hostif::HostIf::default(),
     };
     let mut s = spec.clone();
-    s.params.measure = reef::config::build::MAX_SPAN;
+    s.params.measure = reef::time::MAX_SPAN;
     s.params.warmup = 0;
     s.params.drain_limit = 0;
     run_size(&s, &m, size, count).unwrap_or_else(|e| panic!("{e}"))

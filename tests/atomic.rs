@@ -324,8 +324,8 @@ fn the_control_plane_is_deterministic_with_and_without_trains() {
 
 #[test]
 fn round_robin_along_a_chain_is_geometric_and_oldest_first_can_be_fair() {
+    use reef::fabric::Arbitration;
     use reef::fabric::mosaic::LanParams;
-    use reef::switch::Arbitration;
     let rr = ex::chain_shares(Arbitration::RoundRobin, true);
     assert_eq!(rr.len(), ex::CHAIN as usize);
     assert!((rr.iter().sum::<f64>() - 1.0).abs() < 1e-9);

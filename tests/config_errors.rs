@@ -463,7 +463,7 @@ fn r31_unset_removes_a_key() {
     .unwrap();
     assert!(matches!(
         s.fabric.channels[0].params.flow,
-        reef::link::FlowControl::Tokens { .. }
+        reef::fabric::FlowControl::Tokens { .. }
     ));
     // To a message benchmark: the synthetic keys go, the message keys come.
     let mut o: Vec<String> = [

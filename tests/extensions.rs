@@ -6,11 +6,11 @@ mod common;
 use common::*;
 use reef::engine::agent::{Agent, Ctl, Delivery, Message};
 use reef::engine::{HostParams, Sim, SimParams, Spec};
+use reef::fabric::SwitchParams;
 use reef::fabric::{FabricBuilder, NodeId, Shape};
-use reef::link::{FlowControl, LinkParams};
+use reef::fabric::{FlowControl, LinkParams};
 use reef::routing::table::{HeaderTable, TableBuilder};
 use reef::routing::{PortSet, Routing, Want, cdg};
-use reef::switch::SwitchParams;
 use reef::time::{Ratio, Time};
 use reef::workload::Workload;
 

@@ -1,11 +1,11 @@
 //! IEEE 1355 / Macramé: DS-link token flow control against the spec's computed ceilings.
 
 use reef::engine::{HostParams, Sim, SimParams, Spec};
+use reef::fabric::SwitchParams;
 use reef::fabric::{FabricBuilder, Shape};
-use reef::link::{FlowControl, LinkParams};
+use reef::fabric::{FlowControl, LinkParams};
 use reef::routing::Routing;
 use reef::routing::table::TableBuilder;
-use reef::switch::SwitchParams;
 use reef::time::Ratio;
 use reef::workload::{Pattern, Process, Sizes, Workload};
 

@@ -7,17 +7,18 @@ use super::raw::*;
 use super::{ConfigError, locate, parse_path};
 use crate::engine::{HostParams, SimParams, Spec};
 use crate::fabric::{self, Fabric};
-use crate::link::{FlowControl, LinkParams};
+use crate::fabric::{Arbitration, Selection, SwAllocator, SwitchMode, SwitchParams, VcChoice, VcRelease};
+use crate::fabric::{FlowControl, LinkParams};
 use crate::memory::Counts;
+use crate::rng;
 use crate::routing::{
     Routing,
     dor::{DatelineClass, Dor, DorOptions, Ties},
     source::SourceRoutes,
     table, updown,
 };
-use crate::switch::{Arbitration, Selection, SwAllocator, SwitchMode, SwitchParams, VcChoice, VcRelease};
-use crate::time::{Clock, Quantity, Ratio, SEC, Time, UNIT_HINT, parse_decimal, parse_quantity};
-use crate::workload::{Pattern, PatternSpec, Process, Sizes, Workload, rng};
+use crate::time::{Clock, MAX_SPAN, Quantity, Ratio, SEC, Time, UNIT_HINT, parse_decimal, parse_quantity};
+use crate::workload::{Pattern, PatternSpec, Process, Sizes, Workload};
 use std::path::Path;
 
 /// Where a config came from, for error messages.
@@ -50,12 +51,6 @@ pub(super) type R<T> = Result<T, ConfigError>;
 
 /// The most on-periods an on-off source may span per packet on average (see `workload`).
 const MAX_ONOFF_PERIODS: f64 = 1e4;
-
-/// The longest span reef takes in a config, 1,000 s: one duration, a clock period, or what
-/// one packet may take on one hop (its flits on a channel, the credit and router delays and
-/// the host costs). Simulated time is `u64` picoseconds (about 213 days), so the sums the
-/// engine forms from a few such spans cannot overflow.
-pub const MAX_SPAN: Time = 1_000 * SEC;
 
 /// `what` spans `t` ps: an error past [`MAX_SPAN`].
 pub(super) fn within_span(src: &Source, key: &str, t: u128, what: impl FnOnce() -> String) -> R<Time> {
@@ -1630,7 +1625,7 @@ fn sampling(u: &Units, s: &RawSim, messages: bool) -> R<Option<crate::stats::sam
 /// many slots are free and not yet granted, so a sender left with r < grant credits may get
 /// no more than the grants that fit in the rest: sure is min(buffer, outstanding limit) −
 /// grant + 1.
-fn grantable(p: &crate::link::LinkParams) -> u32 {
+fn grantable(p: &crate::fabric::LinkParams) -> u32 {
     match p.flow {
         FlowControl::Tokens {
             grant,

@@ -295,13 +295,13 @@ pub(crate) fn ineligible(sim: &Sim) -> Option<&'static str> {
     if sim.timing.len() > 255 {
         return Some("too many channel timings");
     }
-    if fab.vc_choice != crate::switch::VcChoice::Lowest {
+    if fab.vc_choice != crate::fabric::VcChoice::Lowest {
         return Some("VCs chosen round robin (switch.vc_choice = \"round-robin\")");
     }
     if fab.vc_reuse != 0 {
         return Some("a VC-reuse delay (switch.vc_reuse_delay)");
     }
-    if fab.sw_allocator != crate::switch::SwAllocator::Greedy {
+    if fab.sw_allocator != crate::fabric::SwAllocator::Greedy {
         return Some("a separable switch allocator (switch.allocator)");
     }
     for (ci, ch) in fab.channels.iter().enumerate() {
@@ -318,7 +318,7 @@ pub(crate) fn ineligible(sim: &Sim) -> Option<&'static str> {
     }
     for (s, sp) in fab.switch_params[..fab.switches as usize].iter().enumerate() {
         if sp.mode != SwitchMode::Wormhole
-            || sp.release != crate::switch::VcRelease::Tail
+            || sp.release != crate::fabric::VcRelease::Tail
             || sp.arbitration != Arbitration::RoundRobin
             || sp.router_delay == 0
         {

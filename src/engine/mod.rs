@@ -20,12 +20,12 @@ pub mod result;
 pub mod watchdog;
 
 use crate::fabric::Fabric;
+use crate::fabric::{Arbitration, Selection, SwAllocator, SwitchMode, VcChoice, VcRelease};
+use crate::rng::{Purpose, Stream};
 use crate::routing::{Routing, Want};
 use crate::stats::{Batch, LatencyAcc};
 use crate::switch::separable::Separable;
-use crate::switch::{Arbitration, Selection, SwAllocator, SwitchMode, VcChoice, VcRelease};
 use crate::time::{Clock, Ratio, Time};
-use crate::workload::rng::{Purpose, Stream};
 use crate::workload::{Arrivals, Process, Workload};
 use arr::Arr;
 use queue::{Class, EventQueue};
@@ -305,7 +305,7 @@ pub(crate) struct Timing {
     pub delete_header: bool,
     /// Flits go one at a time: tokens may come between them on this channel.
     pub no_trains: bool,
-    /// The clock a clocked channel sends on ([`crate::link::LinkParams::clock`]).
+    /// The clock a clocked channel sends on ([`crate::fabric::LinkParams::clock`]).
     pub clock: Option<Clock>,
 }
 
@@ -504,10 +504,10 @@ pub(crate) struct Sw {
     /// resource in switch allocation.
     pub xbar: bool,
     /// Output VCs are given only once the buffer downstream is empty
-    /// ([`crate::switch::VcRelease::TailCredit`]).
+    /// ([`crate::fabric::VcRelease::TailCredit`]).
     pub tail_credit: bool,
     /// A head gets the free VC after the one its input VC was last given
-    /// ([`crate::switch::VcChoice::RoundRobin`]), not the lowest.
+    /// ([`crate::fabric::VcChoice::RoundRobin`]), not the lowest.
     pub vc_rr: bool,
 }
 
@@ -551,7 +551,7 @@ pub(crate) struct HostState {
     /// The injection VC (0-based) the last packet started on, `NONE` before the first; read
     /// only where VCs are chosen round robin ([`Self::vc_rr`]).
     pub last_vc: u32,
-    /// Packets start on the VC after the last one's ([`crate::switch::VcChoice::RoundRobin`]).
+    /// Packets start on the VC after the last one's ([`crate::fabric::VcChoice::RoundRobin`]).
     pub vc_rr: bool,
     pub cur_sent: u32,
     /// Flits of the current packet this host sends (header stripping downstream shortens
@@ -674,7 +674,7 @@ pub struct Sim<'a> {
     /// Round-robin selection state per input VC.
     pub(crate) sel_rr: Vec<u16>,
     /// Per switch input VC: the output VC it was last given (`NONE`: none yet), where VCs are
-    /// chosen round robin ([`crate::switch::VcChoice::RoundRobin`]; empty otherwise).
+    /// chosen round robin ([`crate::fabric::VcChoice::RoundRobin`]; empty otherwise).
     pub(crate) va_last: Vec<u32>,
     /// Per input VC: in `DRAIN`, when the tail of its train passes (in flit-by-flit time);
     /// in `ROUTING`, when the head's router delay ends; in `AWAIT_TAIL`, when the head is at
@@ -693,7 +693,7 @@ pub struct Sim<'a> {
     pub(crate) vc_reuse: Time,
     /// Switches whose inputs share the crossbar allocate it with this each cycle.
     pub(crate) sw_allocator: SwAllocator,
-    /// The separable allocators' state ([`crate::switch::SwAllocator`]; empty for the
+    /// The separable allocators' state ([`crate::fabric::SwAllocator`]; empty for the
     /// greedy one).
     pub(crate) sep: Separable,
     /// Time of the pending credit wake-up of each VC's sender.
@@ -963,12 +963,12 @@ impl<'a> Sim<'a> {
         #[allow(clippy::needless_range_loop)] // s indexes five parallel per-node tables
         for s in 0..fab.switches as usize {
             let node = &fab.nodes[s];
-            if node.ports as usize > crate::routing::MAX_PORTS {
+            if node.ports as usize > crate::fabric::MAX_PORTS {
                 return Err(SimError::TooLarge(format!(
                     "switch {} has {} ports; reef routes switches of up to {} ports",
                     node.name,
                     node.ports,
-                    crate::routing::MAX_PORTS
+                    crate::fabric::MAX_PORTS
                 )));
             }
             let in_base = sw_in.len() as u32;

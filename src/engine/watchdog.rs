@@ -46,7 +46,7 @@ impl Sim<'_> {
                 let sw = &self.sws[v.node as usize];
                 let need = if sw.tail_credit {
                     super::NEED_ALL
-                } else if sw.mode == crate::switch::SwitchMode::Wormhole {
+                } else if sw.mode == crate::fabric::SwitchMode::Wormhole {
                     0
                 } else {
                     let pid = self.ring[(v.buf + (v.head & v.mask)) as usize].flit & super::PID;

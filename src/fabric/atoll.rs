@@ -10,8 +10,8 @@
 //! `systems::atoll::params`.
 
 use super::{Fabric, FabricBuilder, FabricError, Shape, full::port_to};
-use crate::link::LinkParams;
-use crate::switch::SwitchParams;
+use crate::fabric::LinkParams;
+use crate::fabric::SwitchParams;
 
 /// Link ports, host ports and all ports of a chip.
 pub const LINK_PORTS: u16 = 4;

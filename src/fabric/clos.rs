@@ -13,8 +13,8 @@
 //! `digit l of w`. Leaf `(0, w)` has host `w·k + p` on down port `p`.
 
 use super::{Fabric, FabricBuilder, FabricError, Shape, check_radix};
-use crate::link::LinkParams;
-use crate::switch::SwitchParams;
+use crate::fabric::LinkParams;
+use crate::fabric::SwitchParams;
 
 /// Builds a two-level folded Clos.
 pub fn folded_clos(

@@ -4,8 +4,8 @@
 //! `switches − 1 + h` and host `i · conc + h`.
 
 use super::{Fabric, FabricBuilder, FabricError, Shape, check_radix};
-use crate::link::LinkParams;
-use crate::switch::SwitchParams;
+use crate::fabric::LinkParams;
+use crate::fabric::SwitchParams;
 
 /// The port of switch `i` that leads to switch `j` (`i ≠ j`).
 pub fn port_to(i: u32, j: u32) -> u16 {

@@ -9,8 +9,8 @@
 //! grid leave their outward ports unconnected.
 
 use super::{Fabric, FabricBuilder, FabricError, Shape, check_radix};
-use crate::link::LinkParams;
-use crate::switch::SwitchParams;
+use crate::fabric::LinkParams;
+use crate::fabric::SwitchParams;
 
 /// Directions in port order.
 pub const PLUS_X: u32 = 0;

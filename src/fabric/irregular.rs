@@ -15,8 +15,8 @@
 //! Every host needs a channel out and in on port 0, both to one switch port.
 
 use super::{Fabric, FabricBuilder, FabricError, NodeId, Shape};
-use crate::link::LinkParams;
-use crate::switch::SwitchParams;
+use crate::fabric::LinkParams;
+use crate::fabric::SwitchParams;
 use crate::time::{Quantity, Ratio, parse_quantity};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,11 +39,11 @@ fn parse_end(tok: &str) -> Result<(End, u16), String> {
             n,
             p.parse::<u16>()
                 .ok()
-                .filter(|&p| (p as usize) < crate::routing::MAX_PORTS)
+                .filter(|&p| (p as usize) < crate::fabric::MAX_PORTS)
                 .ok_or_else(|| {
                     format!(
                         "`{p}` in `{tok}` is not a port number (0 to {})",
-                        crate::routing::MAX_PORTS - 1
+                        crate::fabric::MAX_PORTS - 1
                     )
                 })?,
         ),
@@ -76,7 +76,7 @@ fn parse_option(kv: &str, params: &mut LinkParams, cycle: Option<Ratio>) -> Resu
                 q => return Err(format!("latency must be a duration, got {}", q.kind())),
             };
             params.latency = ps.round();
-            if params.latency > crate::config::build::MAX_SPAN {
+            if params.latency > crate::time::MAX_SPAN {
                 return Err(format!("latency {v} is longer than reef's limit of 1000 s"));
             }
         }
@@ -94,9 +94,9 @@ fn parse_option(kv: &str, params: &mut LinkParams, cycle: Option<Ratio>) -> Resu
                 .ok_or_else(|| format!("vcs must be 1..=64, got `{v}`"))?
         }
         "cable" => {
-            let mft = crate::link::parse_feet(v)
+            let mft = crate::fabric::parse_feet(v)
                 .ok_or_else(|| format!("cable must be a length in feet, e.g. cable=2ft, got `{v}`"))?;
-            *params = params.over_cable(crate::link::Handshake::MOSAIC, mft);
+            *params = params.over_cable(crate::fabric::Handshake::MOSAIC, mft);
         }
         _ => {
             return Err(format!(
@@ -160,16 +160,16 @@ pub fn parse(
                     line,
                     format!(
                         "`ports={given}`: a port count is a whole number from 1 to {}",
-                        crate::routing::MAX_PORTS
+                        crate::fabric::MAX_PORTS
                     ),
                 )
             })?;
-            if ports as usize > crate::routing::MAX_PORTS {
+            if ports as usize > crate::fabric::MAX_PORTS {
                 return Err(err(
                     line,
                     format!(
                         "s{s} declares {ports} ports; reef supports up to {}",
-                        crate::routing::MAX_PORTS
+                        crate::fabric::MAX_PORTS
                     ),
                 ));
             }

@@ -7,8 +7,8 @@
 //! torus); with k = 2 the two directions are two separate links to the same neighbour.
 
 use super::{Fabric, FabricBuilder, FabricError, Shape, check_radix};
-use crate::link::LinkParams;
-use crate::switch::SwitchParams;
+use crate::fabric::LinkParams;
+use crate::fabric::SwitchParams;
 
 /// Coordinates of switch `s` in a cube of radices `k`.
 pub fn coords(k: &[u32], mut s: u32) -> Vec<u32> {

@@ -13,10 +13,17 @@ pub mod grid;
 pub mod irregular;
 pub mod mesh;
 pub mod mosaic;
+mod params;
 
-use crate::link::LinkParams;
-use crate::switch::SwitchParams;
+pub use params::{
+    Arbitration, FlowControl, Handshake, LinkParams, Selection, SwAllocator, SwitchMode, SwitchParams,
+    VcChoice, VcRelease, parse_feet,
+};
 use std::fmt;
+
+/// Most ports a switch may have (the width of the routing layer's port sets,
+/// [`crate::routing::PortSet`]).
+pub const MAX_PORTS: usize = 128;
 
 /// A node of the fabric (switch or host), numbered from 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -134,12 +141,12 @@ pub struct Fabric {
     /// Per node (switches; hosts hold a copy that is not used).
     pub switch_params: Vec<SwitchParams>,
     /// Which free VC a head (and a host's packet) is given, in every switch and host.
-    pub vc_choice: crate::switch::VcChoice,
+    pub vc_choice: VcChoice,
     /// How long after a tail starts on a switch's output VC another packet's head may start
     /// on it [ps] (0: as soon as the tail has passed); see `switch.vc_reuse_delay`.
     pub vc_reuse: crate::time::Time,
     /// How switches whose inputs share the crossbar allocate it.
-    pub sw_allocator: crate::switch::SwAllocator,
+    pub sw_allocator: SwAllocator,
     pub shape: Shape,
 }
 
@@ -178,12 +185,12 @@ pub fn check_buffer(flits: u64) -> Result<u32, String> {
     }
 }
 
-/// Rejects switches with more ports than routing can address ([`crate::routing::MAX_PORTS`]).
+/// Rejects switches with more ports than routing can address ([`MAX_PORTS`]).
 pub fn check_radix(ports: u64) -> Result<(), FabricError> {
-    if ports > crate::routing::MAX_PORTS as u64 {
+    if ports > MAX_PORTS as u64 {
         return Err(FabricError::Impossible(format!(
             "a switch would have {ports} ports; reef supports up to {}",
-            crate::routing::MAX_PORTS
+            MAX_PORTS
         )));
     }
     Ok(())
@@ -322,9 +329,9 @@ impl FabricBuilder {
         let hosts = (0..self.hosts).map(|h| NodeId(self.switches + h)).collect();
         Ok(Fabric {
             switch_params: vec![switch_params; self.nodes.len()],
-            vc_choice: crate::switch::VcChoice::Lowest,
+            vc_choice: VcChoice::Lowest,
             vc_reuse: 0,
-            sw_allocator: crate::switch::SwAllocator::Greedy,
+            sw_allocator: SwAllocator::Greedy,
             nodes: self.nodes,
             channels: self.channels,
             hosts,

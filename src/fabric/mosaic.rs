@@ -13,11 +13,11 @@
 //! node `s`'s processor is host `s`, then the HIs in the order given.
 
 use super::{Fabric, FabricBuilder, FabricError, NodeId, Shape};
-use crate::link::{FlowControl, Handshake, LinkParams};
+use crate::fabric::{Arbitration, SwitchParams};
+use crate::fabric::{FlowControl, Handshake, LinkParams};
+use crate::rng::{Purpose, Stream};
 use crate::routing::mosaic::{EAST, NORTH, PROC, SOUTH, WEST};
-use crate::switch::{Arbitration, SwitchParams};
 use crate::time::Time;
-use crate::workload::rng::{Purpose, Stream};
 
 /// An edge port of a board node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

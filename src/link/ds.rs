@@ -22,7 +22,7 @@
 
 use crate::engine::*;
 use crate::fabric::Fabric;
-use crate::link::FlowControl;
+use crate::fabric::FlowControl;
 use crate::time::Time;
 
 /// Credit time of a slot whose flit has left but whose token is not yet sent.

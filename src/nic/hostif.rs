@@ -20,8 +20,8 @@
 //! The parameters are plain data; `reef reproduce atoll` fills them from the ATOLL spec and
 //! its calibration, `[nic]` in a config (docs/config.md) from the user.
 
+use crate::rng::{Purpose, Stream};
 use crate::time::Time;
-use crate::workload::rng::{Purpose, Stream};
 
 /// The host side of one NIC, the same at every host.
 #[derive(Clone, Copy, Debug, PartialEq)]

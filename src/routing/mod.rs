@@ -18,10 +18,7 @@ pub mod source;
 pub mod table;
 pub mod updown;
 
-use crate::fabric::{ChannelId, Fabric};
-
-/// Most ports a switch may have for routing (the width of [`PortSet`]).
-pub const MAX_PORTS: usize = 128;
+use crate::fabric::{ChannelId, Fabric, MAX_PORTS};
 
 /// A set of ports of one switch, as a bit mask.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -201,7 +198,7 @@ impl Routing {
     }
 
     /// What the header undergoes when the packet leaves `at` on `port`, apart from the
-    /// header deletion a link itself may do ([`crate::link::LinkParams::delete_header`]).
+    /// header deletion a link itself may do ([`crate::fabric::LinkParams::delete_header`]).
     #[inline]
     pub fn header_op(&self, fab: &Fabric, at: At, h: Header, port: u16) -> HeaderOp {
         let _ = port;

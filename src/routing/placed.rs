@@ -504,10 +504,10 @@ impl Placed {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fabric::LinkParams;
+    use crate::fabric::SwitchParams;
     use crate::fabric::mesh::cube;
-    use crate::link::LinkParams;
     use crate::routing::cdg::find_cycle;
-    use crate::switch::SwitchParams;
 
     /// The channel-dependency graph of every placed route has no cycle, and every route
     /// leads where it says.

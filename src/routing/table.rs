@@ -414,9 +414,9 @@ pub fn full(fab: &Fabric) -> Option<Table> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fabric::LinkParams;
+    use crate::fabric::SwitchParams;
     use crate::fabric::clos::folded_clos;
-    use crate::link::LinkParams;
-    use crate::switch::SwitchParams;
 
     fn at(s: u32) -> At {
         At {

@@ -19,9 +19,9 @@
 //! stride two, the second starting one flit time later. The flit-by-flit path (`trains =
 //! false`) is the reference; the tests require identical results.
 
-use super::{Arbitration, Selection, SwAllocator, SwitchMode};
 use crate::engine::arr::Arr;
 use crate::engine::*;
+use crate::fabric::{Arbitration, Selection, SwAllocator, SwitchMode};
 use crate::routing::{At, Header, PortSet, RouteError, Want};
 use crate::time::Time;
 
@@ -686,7 +686,7 @@ impl Sim<'_> {
     }
 
     /// [`Self::free_vc`] for input VC `i` where VCs are chosen round robin
-    /// ([`crate::switch::VcChoice::RoundRobin`]): the first free one after the VC `i` was
+    /// ([`crate::fabric::VcChoice::RoundRobin`]): the first free one after the VC `i` was
     /// last given if that was one of these, wrapping within `lo..=hi`; else from `lo`.
     #[inline(never)]
     fn free_vc_rr(&mut self, pi: usize, i: u32, lo: u8, hi: u8, need: u32) -> Option<u8> {

@@ -21,8 +21,8 @@
 //! elsewhere: under load the crossbar carries fewer flits a cycle, as BookSim2's does.
 //! Flits go one at a time (no trains through such a switch).
 
-use super::SwAllocator;
 use crate::engine::*;
+use crate::fabric::SwAllocator;
 use crate::time::Time;
 
 /// The separable allocators' pointers, per output and per crossbar input of every switch,

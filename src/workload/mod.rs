@@ -1,9 +1,8 @@
 //! Traffic: who sends to whom ([`pattern`]), when and how much ([`source`]), drawn from
-//! seeded per-component streams ([`rng`]).
+//! seeded per-component streams ([`crate::rng`]).
 
 pub mod message;
 pub mod pattern;
-pub mod rng;
 pub mod source;
 
 pub use pattern::{Pattern, PatternSpec};

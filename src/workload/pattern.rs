@@ -25,10 +25,10 @@
 //! coordinate as on a mesh; `neighbour` is not the papers' best case, nor transpose their
 //! worst.
 
-use super::rng::Stream;
 use crate::fabric::Shape;
 use crate::fabric::grid::{host_at, host_place};
 use crate::fabric::mesh::{coords, index};
+use crate::rng::Stream;
 
 /// A pattern, as configured.
 #[derive(Clone, Debug, PartialEq)]
@@ -260,7 +260,7 @@ impl Pattern {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::rng::Purpose;
+    use crate::rng::Purpose;
 
     fn build(spec: PatternSpec, shape: &Shape, n: u32) -> Vec<u32> {
         let mut r = Stream::new(1, Purpose::Setup, 0);

@@ -8,7 +8,7 @@
 //! gaps. Periodic: the n-th packet at phase + ⌊n·P⌋ with a random phase per host. On/off:
 //! Bernoulli during on-periods; on and off periods are geometric with the configured means.
 
-use super::rng::Stream;
+use crate::rng::Stream;
 use crate::time::{Clock, Ratio, Time};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -236,7 +236,7 @@ impl Arrivals {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::rng::Purpose;
+    use crate::rng::Purpose;
 
     fn rate(process: Process, horizon: Time) -> f64 {
         let sizes = Sizes::Fixed(1);

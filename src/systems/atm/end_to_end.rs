@@ -20,8 +20,8 @@ use thiserror::Error;
 use crate::protocol::atm::VirtualCircuit;
 use crate::protocol::atm::aal34::cs::cs_pdu_len;
 use crate::protocol::atm::aal34::{Reassembler, ReassemblerConfig, SegmentError, Segmenter};
+use crate::rng::Stream;
 use crate::time::{SEC, Time};
-use crate::workload::rng::Stream;
 
 use super::bus::{Bus, MicroChannel};
 use super::driver::{Driver, DriverError, Host, HostCosts, Writer};
@@ -213,7 +213,7 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::rng::Purpose;
+    use crate::rng::Purpose;
 
     const COSTS: HostCosts = HostCosts {
         overhead: 266_000_000,

@@ -29,7 +29,7 @@ use crate::protocol::atm::aal34::{
 use crate::protocol::atm::bit_errors::{BitErrorError, aal34_frame_undetected, cell_error_rates};
 use crate::protocol::atm::crc::crc10;
 use crate::protocol::atm::{CELL_BYTES, CellError, HEADER_BYTES, hec};
-use crate::workload::rng::Stream;
+use crate::rng::Stream;
 
 use super::end_to_end::{CIRCUIT, MID, fill_random};
 use super::link::{BadRate, BitErrors};
@@ -196,7 +196,7 @@ fn passes_checks(cell: &[u8; CELL_BYTES]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::rng::Purpose;
+    use crate::rng::Purpose;
 
     fn streams(i: u64) -> (Stream, Stream) {
         (

@@ -12,8 +12,8 @@
 use thiserror::Error;
 
 use crate::protocol::atm::CELL_BYTES;
+use crate::rng::Stream;
 use crate::time::{Clock, Time};
-use crate::workload::rng::Stream;
 
 use super::params::{PROPAGATION, cell_clock};
 
@@ -166,7 +166,7 @@ impl BitErrors {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::rng::Purpose;
+    use crate::rng::Purpose;
 
     #[test]
     fn cells_take_the_next_free_slot() {

@@ -28,8 +28,8 @@ pub mod segmenter;
 use serde_json::json;
 
 use crate::report::plot::{Plot, Series, svg};
+use crate::rng::{Purpose, Stream};
 use crate::time::NS;
-use crate::workload::rng::{Purpose, Stream};
 
 use super::{Artifact, Options, Record, Report};
 use bus::{Bus, MicroChannel};

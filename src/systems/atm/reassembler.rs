@@ -20,8 +20,8 @@ use crate::protocol::atm::aal34::{
     Reassembler, ReassemblerConfig, ReassemblyError, SegmentError, Segmenter, cell_count,
 };
 use crate::protocol::atm::{CELL_BYTES, VirtualCircuit};
+use crate::rng::Stream;
 use crate::time::{SEC, Time, US};
-use crate::workload::rng::Stream;
 
 use super::end_to_end::fill_random;
 use super::link::Link;

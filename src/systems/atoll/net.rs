@@ -8,12 +8,12 @@ use super::params as P;
 use crate::engine::{HostParams, SimParams, Spec};
 use crate::fabric::atoll::{Wiring, build};
 use crate::fabric::{Fabric, Shape};
+use crate::rng::{Purpose, Stream};
 use crate::routing::Routing;
 use crate::routing::placed::{Placed, PlacedStats};
 use crate::routing::source::SourceRoutes;
 use crate::time::{SEC, Time};
 use crate::workload::pattern::{Pattern, PatternSpec};
-use crate::workload::rng::{Purpose, Stream};
 use crate::workload::{Process, Sizes, Workload};
 
 /// A built ATOLL network with its routing strings.
@@ -65,7 +65,7 @@ impl Net {
             Workload::silent(n),
             SimParams {
                 warmup: 0,
-                measure: crate::config::build::MAX_SPAN,
+                measure: crate::time::MAX_SPAN,
                 drain_limit: 0,
                 batches: 1,
                 ..params(seed)

@@ -7,9 +7,9 @@
 //! [`super::calibrate`], never written down here.
 
 use crate::fabric::atoll::Chip;
-use crate::link::{FlowControl, LinkParams};
+use crate::fabric::{Arbitration, Selection, SwitchMode, SwitchParams, VcRelease};
+use crate::fabric::{FlowControl, LinkParams};
 use crate::nic::hostif::{HostIf, Noise};
-use crate::switch::{Arbitration, Selection, SwitchMode, SwitchParams, VcRelease};
 use crate::time::{Clock, NS, Ratio, SEC, Time, US};
 
 pub const SPEC: &str = "shared/systems/atoll.md";

@@ -31,9 +31,9 @@
 use super::params::*;
 use super::traffic::Window;
 use crate::engine::agent::{Agent, Ctl, Delivery, Message};
+use crate::rng::{Purpose, Stream};
 use crate::stats::{LatencyAcc, batch_ci, t95};
 use crate::time::Time;
-use crate::workload::rng::{Purpose, Stream};
 
 pub const BUFFERS: u32 = 256;
 pub const FEX: u32 = 80;

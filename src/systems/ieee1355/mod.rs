@@ -4,7 +4,7 @@
 //! pairings ([`pairs`]), the ATLAS fan-in generator ([`atlas`]), and the experiments
 //! `reef reproduce ieee1355` runs ([`experiments`]), their notes and plots ([`report`]).
 //!
-//! The DS link's flow control is the engine's [`crate::link::FlowControl::Tokens`], the
+//! The DS link's flow control is the engine's [`crate::fabric::FlowControl::Tokens`], the
 //! STC104's interval tables are [`crate::routing::interval`], the grid and torus are
 //! [`crate::fabric::grid`].
 

@@ -5,10 +5,10 @@
 
 use super::params::*;
 use crate::engine::{HostParams, SimParams, Spec};
+use crate::fabric::{Arbitration, Selection, SwitchMode, SwitchParams, VcRelease};
 use crate::fabric::{Fabric, clos::folded_clos, grid::switch_grid};
-use crate::link::{FlowControl, LinkParams};
+use crate::fabric::{FlowControl, LinkParams};
 use crate::routing::{Routing, interval};
-use crate::switch::{Arbitration, Selection, SwitchMode, SwitchParams, VcRelease};
 use crate::time::Ratio;
 use crate::workload::{Pattern, Process, Sizes, Workload};
 
@@ -237,7 +237,7 @@ pub fn fabric_and_routing(net: &Net) -> Result<(Fabric, Routing), String> {
     let mut fab = fab;
     if net.timing == Timing::ClockSkew {
         // One draw per link, the same for every run of this network.
-        let mut r = crate::workload::rng::Stream::new(0x1355, crate::workload::rng::Purpose::Setup, 0);
+        let mut r = crate::rng::Stream::new(0x1355, crate::rng::Purpose::Setup, 0);
         for ch in &mut fab.channels {
             ch.params.latency += r.below(JITTER_MAX / BIT + 1) * BIT;
         }

@@ -14,10 +14,10 @@
 
 use super::params::*;
 use crate::engine::agent::{Agent, Ctl, Delivery, Message};
+use crate::rng::{Purpose, Stream};
 use crate::stats::{LatencyAcc, batch_ci};
 use crate::time::Time;
 use crate::workload::pattern::SILENT;
-use crate::workload::rng::{Purpose, Stream};
 
 /// Who sends to whom.
 #[derive(Clone, Debug)]

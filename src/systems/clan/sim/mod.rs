@@ -30,9 +30,9 @@ pub use agent::max_write;
 use super::params as P;
 use crate::engine::{HostParams, Sim, SimParams, Spec};
 use crate::fabric::full::fully_connected;
-use crate::link::{FlowControl, LinkParams};
+use crate::fabric::{Arbitration, Selection, SwitchMode, SwitchParams, VcRelease};
+use crate::fabric::{FlowControl, LinkParams};
 use crate::routing::{Routing, table};
-use crate::switch::{Arbitration, Selection, SwitchMode, SwitchParams, VcRelease};
 use crate::time::{Ratio, Time};
 use crate::workload::Workload;
 
