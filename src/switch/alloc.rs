@@ -8,394 +8,18 @@
 //! whole packet downstream before the head is granted; store-and-forward routes the head only
 //! once the whole packet is in the buffer.
 //!
-//! Trains: when an output channel has one VC, its owner is the only thing that can use it
-//! until the tail passes, so the buffered flits it has credit for can be sent in one step at
-//! their flit-by-flit times ([`Sim::send_train`]). The one thing that happens later, the tail
-//! passing, is replayed at its own time: the output stays `HELD` until then and is released
-//! lazily, or by a `TAILGONE` event at that instant if a head waits for it; the input VC
-//! moves on at once, its next head reaching the front no earlier than the tail leaves. Two
-//! worms on the two VCs of one channel take turns flit by flit; while nothing else can come
-//! between them, their turns go as one interleaved train ([`Sim::send_pair`]): two trains of
-//! stride two, the second starting one flit time later. The flit-by-flit path (`trains =
-//! false`) is the reference; the tests require identical results.
+//! This module evaluates a switch at an instant and allocates output VCs (the lowest free
+//! one or in turn, round robin or oldest first); its inputs are in `receive`, routing in
+//! `route`, the outputs' sending (and trains) in `send`, the separable switch allocators in
+//! [`super::separable`].
 
 use crate::engine::arr::Arr;
 use crate::engine::*;
 use crate::fabric::{Arbitration, Selection, SwAllocator, SwitchMode};
-use crate::routing::{At, Header, PortSet, RouteError, Want};
+use crate::routing::PortSet;
 use crate::time::Time;
 
 impl Sim<'_> {
-    /// The first of `k` flits of one packet lands in input VC `o` of a switch; the others
-    /// follow one unit each later and go into the buffer now, marked with their arrival.
-    #[inline]
-    pub(crate) fn switch_receive(&mut self, o: u32, first: u32, k: u32, ends_tail: bool) -> Res<()> {
-        if self.vcs[o as usize].strip_pending > 0 {
-            return self.receive_stripping(o, first, k, ends_tail);
-        }
-        self.receive_at::<false>(o, first, k, ends_tail, self.now, 0)
-    }
-
-    /// Flits land in a buffer that owes header strips: the first ones (never a tail) are
-    /// removed as they land, their credits going back at once; the rest are received.
-    #[cold]
-    fn receive_stripping(&mut self, o: u32, first: u32, k: u32, ends_tail: bool) -> Res<()> {
-        let now = self.now;
-        let v = &self.vcs[o as usize];
-        let c = v.chan;
-        let pace = self.tm(c).land_pace();
-        let droppable = if ends_tail { k - 1 } else { k };
-        let j = (v.strip_pending as u32).min(droppable);
-        if j > 0 {
-            // Through the ring and straight out, as a host takes flits.
-            let v = &mut self.vcs[o as usize];
-            v.head = v.head.wrapping_add(j);
-            v.strip_pending -= j as u8;
-            self.return_credits(o, j, now, pace, pace.at(now, j - 1));
-        }
-        let v = &mut self.vcs[o as usize];
-        if ends_tail && j == k - 1 {
-            v.strip_pending = 0;
-        }
-        if j == k {
-            return Ok(());
-        }
-        let first = first & PID;
-        // The rest lands from flit j on; a lone tail after the stripped flits lands at the
-        // tail's own time (its unit time may differ from a flit's).
-        let a0 = self.train_arrival(c, now, j, k, ends_tail);
-        self.receive_at::<false>(o, first, k - j, ends_tail, a0, 0)
-    }
-
-    /// As [`Self::switch_receive`], the first flit landing at `a0` (now or later) and the
-    /// others one unit apart or, `STRIDED`, `stride` apart (two flit times for an
-    /// interleaved train, whose channel has tail time = flit time).
-    #[inline]
-    pub(crate) fn receive_at<const STRIDED: bool>(
-        &mut self,
-        o: u32,
-        first: u32,
-        k: u32,
-        ends_tail: bool,
-        a0: Time,
-        stride: Time,
-    ) -> Res<()> {
-        let now = self.now;
-        let v = &self.vcs[o as usize];
-        if v.len + k > v.mask + 1 {
-            self.buffer_full(o, k)?;
-        }
-        let c = self.vcs[o as usize].chan;
-        if self.vcs[o as usize].len == 0 {
-            self.last_move[o as usize] = a0;
-        }
-        let dst = self.pkts[(first & PID) as usize].dst;
-        self.ring_put::<STRIDED>(o, first, dst, k, ends_tail, a0, stride);
-        if self.chans[c as usize].tokens {
-            self.tokens_arrived(c);
-        }
-        let v = &self.vcs[o as usize];
-        let (state, fwd_port, node) = (v.state, v.fwd_port, v.node);
-        match state {
-            ACTIVE => {
-                let sw = &self.sws[node as usize];
-                let base = (sw.bits_base + sw.words + sw.pwords) as usize;
-                set_bit(&mut self.bits, base, fwd_port as usize);
-                self.mark_dirty(node);
-            }
-            IDLE | DRAIN => {
-                if self.check && first & HEAD == 0 {
-                    return Err(Box::new(SimError::Invariant {
-                        time: now,
-                        what: format!(
-                            "a body flit of packet {} reached the front of an empty VC",
-                            first & PID
-                        ),
-                    }));
-                }
-                // Behind a train whose tail passes at `t_aux`, the head waits for it.
-                let freed = (state == DRAIN).then(|| self.t_aux[o as usize]);
-                self.start_front(o, freed, false);
-            }
-            AWAIT_TAIL if ends_tail => {
-                // Routing starts when the tail is in and the head at the front.
-                let t = if STRIDED {
-                    a0 + (k - 1) as Time * stride
-                } else {
-                    self.train_arrival(c, a0, k - 1, k, ends_tail)
-                };
-                let front = self.t_aux[o as usize];
-                if t > front {
-                    self.start_at(o, t, false, false);
-                } else {
-                    let late = self.vcs[o as usize].flags & F_FRONT_LATE != 0;
-                    self.start_at(o, front, late, false);
-                }
-            }
-            _ => {}
-        }
-        Ok(())
-    }
-
-    /// Puts `k` flits of one packet at the back of input VC `o`'s buffer, the first landing at
-    /// `a0` and each next one `stride` later: one flit time, or two for an interleaved train
-    /// (the tail lands its own unit, not a flit time, after its slot starts).
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn ring_put<const STRIDED: bool>(
-        &mut self,
-        o: u32,
-        first: u32,
-        dst: u32,
-        k: u32,
-        ends_tail: bool,
-        a0: Time,
-        stride: Time,
-    ) {
-        let c = self.vcs[o as usize].chan;
-        let tm = self.tm(c);
-        if !STRIDED && tm.clock.is_some() {
-            return self.ring_put_clocked(o, first, dst, k, ends_tail, a0);
-        }
-        let (ft, tt) = if STRIDED {
-            (stride, stride - tm.flit_time + tm.tail_time)
-        } else {
-            (tm.flit_time, tm.tail_time)
-        };
-        let (buf, mask, mut at, first) = self.ring_back(o, first, k);
-        let ring = &mut self.ring;
-        let tail = if ends_tail { TAIL } else { 0 };
-        if k == 1 {
-            ring[(buf + (at & mask)) as usize] = Slot {
-                time: a0,
-                flit: first | tail,
-                dst,
-            };
-            return;
-        }
-        ring[(buf + (at & mask)) as usize] = Slot {
-            time: a0,
-            flit: first,
-            dst,
-        };
-        let body = first & PID;
-        // Only the head's slot carries the hop count.
-        let dst = dst & DST_MASK;
-        let mut t = a0 + ft;
-        for _ in 1..k - 1 {
-            at = at.wrapping_add(1);
-            ring[(buf + (at & mask)) as usize] = Slot {
-                time: t,
-                flit: body,
-                dst,
-            };
-            t += ft;
-        }
-        // The tail lands its own unit time after its slot starts.
-        at = at.wrapping_add(1);
-        ring[(buf + (at & mask)) as usize] = Slot {
-            time: if ends_tail { t - ft + tt } else { t },
-            flit: body | tail,
-            dst,
-        };
-    }
-
-    /// [`Self::ring_put`] from a clocked channel: flit j lands j edges of its clock after
-    /// flit 0 (each flit, the tail too, takes one period).
-    #[inline(never)]
-    fn ring_put_clocked(&mut self, o: u32, first: u32, dst: u32, k: u32, ends_tail: bool, a0: Time) {
-        let pace = self.tm(self.vcs[o as usize].chan).land_pace();
-        let (buf, mask, at, first) = self.ring_back(o, first, k);
-        for j in 0..k {
-            let flit = if j == 0 { first } else { first & PID };
-            let tail = if ends_tail && j + 1 == k { TAIL } else { 0 };
-            self.ring[(buf + (at.wrapping_add(j) & mask)) as usize] = Slot {
-                time: pace.at(a0, j),
-                flit: flit | tail,
-                // Only the head's slot carries the hop count.
-                dst: if j == 0 { dst } else { dst & DST_MASK },
-            };
-        }
-    }
-
-    /// Makes room for `k` flits at the back of input VC `o`'s ring: its buffer, mask and the
-    /// position of the first, and the first flit's word (a head, if the header before it was
-    /// stripped as it landed).
-    #[inline(always)]
-    fn ring_back(&mut self, o: u32, first: u32, k: u32) -> (u32, u32, u32, u32) {
-        let v = &mut self.vcs[o as usize];
-        let at = v.head.wrapping_add(v.len);
-        v.len += k;
-        let first = if v.flags & F_HEAD_NEXT != 0 {
-            v.flags &= !F_HEAD_NEXT;
-            first | HEAD
-        } else {
-            first
-        };
-        (v.buf, v.mask, at, first)
-    }
-
-    /// Flits arrive at a full buffer: an error under credit flow control, a bigger buffer
-    /// without.
-    #[cold]
-    fn buffer_full(&mut self, o: u32, k: u32) -> Res<()> {
-        let v = self.vcs[o as usize];
-        if self.chans[v.chan as usize].credit {
-            return Err(Box::new(SimError::Invariant {
-                time: self.now,
-                what: format!(
-                    "buffer of {} vc {} overflows its {} flits",
-                    self.fab.channel_name(crate::fabric::ChannelId(v.chan)),
-                    v.vc,
-                    self.caps[o as usize]
-                ),
-            }));
-        }
-        // Flow control `none`: the buffer grows (its old slots are abandoned).
-        let new_cap = ((v.mask + 1) * 2).max(v.len + k).next_power_of_two().max(8);
-        let base = self.ring.len() as u32;
-        for j in 0..v.len {
-            let slot = self.ring[(v.buf + (v.head.wrapping_add(j) & v.mask)) as usize];
-            self.ring.push(slot);
-        }
-        self.ring
-            .resize((base + new_cap) as usize, crate::engine::Slot::default());
-        let v = &mut self.vcs[o as usize];
-        v.buf = base;
-        v.head = 0;
-        v.cr_head = 0;
-        v.mask = new_cap - 1;
-        Ok(())
-    }
-
-    /// A credit that output `port` of switch `s` was waiting for has landed.
-    #[inline]
-    pub(crate) fn switch_credit(&mut self, s: u32, port: u16, owner: u32) {
-        let sw = &self.sws[s as usize];
-        let (bb, words, pwords, rq) = (sw.bits_base, sw.words, sw.pwords, sw.req_base);
-        let whole = sw.mode != SwitchMode::Wormhole || sw.tail_credit;
-        if owner < HELD_EV {
-            set_bit(&mut self.bits, (bb + words + pwords) as usize, port as usize);
-        }
-        // Heads that wait for credits (not only for a free VC) are woken by them.
-        if whole && any_bit(&self.bits, (rq + port as u32 * words) as usize, words as usize) {
-            set_bit(&mut self.bits, (bb + words) as usize, port as usize);
-        }
-        self.mark_dirty(s);
-    }
-
-    /// The head at the front of input VC `i` starts its way through the switch: when it is
-    /// there (a train may have announced it before it lands) and, if the packet before it
-    /// leaves at `freed` (its tail passes then), not before. Store-and-forward also waits
-    /// for the packet's tail. `sending`: called from this instant's send phase.
-    #[inline(always)]
-    pub(crate) fn start_front(&mut self, i: u32, freed: Option<Time>, sending: bool) {
-        let now = self.now;
-        let v = &self.vcs[i as usize];
-        let front = self.ring[(v.buf + (v.head & v.mask)) as usize];
-        let arrival = front.time;
-        let (mut t, mut late) = match freed {
-            Some(f) if f >= arrival => (f, true),
-            _ => (arrival.max(now), false),
-        };
-        if self.sws[v.node as usize].mode == SwitchMode::StoreAndForward {
-            // Routing starts when the whole packet is in: when its tail arrives.
-            match self.tail_arrival(i) {
-                None => {
-                    self.t_aux[i as usize] = t;
-                    self.set_state(i, AWAIT_TAIL);
-                    let v = &mut self.vcs[i as usize];
-                    v.flags = if late {
-                        v.flags | F_FRONT_LATE
-                    } else {
-                        v.flags & !F_FRONT_LATE
-                    };
-                    return;
-                }
-                Some(ta) if ta > t => (t, late) = (ta, false),
-                _ => {}
-            }
-        }
-        self.start_at(i, t, late, sending);
-        let node = self.vcs[i as usize].node;
-        self.route_ahead(node as usize, i, front.dst & DST_MASK);
-    }
-
-    /// Arrival time of the front packet's tail, if it is in the buffer.
-    fn tail_arrival(&self, i: u32) -> Option<Time> {
-        let v = &self.vcs[i as usize];
-        (0..v.len)
-            .map(|k| (v.buf + (v.head.wrapping_add(k) & v.mask)) as usize)
-            .find(|&slot| self.ring[slot].flit & TAIL != 0)
-            .map(|slot| self.ring[slot].time)
-    }
-
-    /// Routing of the head at the front of input VC `i` starts at `t` (now or later); it is
-    /// ready a router delay later. `late`: it came to the front because a tail left at `t`,
-    /// which flit by flit happens in `t`'s send phase, so without router delay it is routed
-    /// only after that instant's first switch allocation. `sending`: we are in that phase.
-    #[inline(always)]
-    pub(crate) fn start_at(&mut self, i: u32, t: Time, late: bool, sending: bool) {
-        let now = self.now;
-        self.vcs[i as usize].flags &= !F_ROUTED;
-        let node = self.vcs[i as usize].node;
-        let sw = &self.sws[node as usize];
-        let r = sw.router_delay;
-        if r == 0 && t == now {
-            // Not an event at the present instant: those are being applied now, and one
-            // added now would be applied or not depending on their order.
-            let base = if late && !sending {
-                sw.late_base()
-            } else {
-                sw.bits_base
-            };
-            self.set_state(i, READY);
-            let local = self.vcs[i as usize].local;
-            set_bit(&mut self.bits, base as usize, local as usize);
-            self.mark_dirty(node);
-            return;
-        }
-        let class = sw.route_class;
-        // Without router delay, a head that came to the front as a tail left at `t` is
-        // routed after that instant's first switch allocation, as flit by flit.
-        let base = if late && r == 0 {
-            sw.late_base()
-        } else {
-            sw.bits_base
-        };
-        let e = route_event(node, base, self.vcs[i as usize].local);
-        self.set_state(i, ROUTING);
-        self.t_aux[i as usize] = t + r;
-        if t == now {
-            self.q.push(class, now, e);
-        } else {
-            self.q.push_at(now, t + r, e);
-        }
-    }
-
-    /// The router delay of a head at switch `node` has passed: `bit` files it for routing.
-    /// (Its state stays `ROUTING`, its delay over: `t_aux` is now or earlier.)
-    #[inline(always)]
-    pub(crate) fn route_timer_done(&mut self, node: u32, bit: u32) {
-        self.bits[(bit >> 6) as usize] |= 1 << (bit & 63);
-        self.mark_dirty(node);
-    }
-
-    /// The tail of a train passes output VC `o` now, and a head waits for it: the output is
-    /// released in this instant's send phase, as flit by flit.
-    #[inline(always)]
-    pub(crate) fn held_due(&mut self, o: u32) {
-        if self.vcs[o as usize].owner != HELD_EV || self.held[o as usize] != self.now {
-            return;
-        }
-        let ch = &self.chans[self.vcs[o as usize].chan as usize];
-        let (node, port) = (ch.src, ch.src_port);
-        let sw = &self.sws[node as usize];
-        let base = (sw.bits_base + sw.words + sw.pwords) as usize;
-        set_bit(&mut self.bits, base, port as usize);
-        self.mark_dirty(node);
-    }
-
     /// Everything switch `s` does at the present instant: route the heads whose router delay
     /// is over, grant free outputs to waiting heads, and send on every output that can.
     pub(crate) fn eval_switch(&mut self, s: usize) -> Res<()> {
@@ -522,145 +146,9 @@ impl Sim<'_> {
         }
     }
 
-    /// Routes the head at local input `l` of switch `s` and files its requests. `last`: no
-    /// other head is routed after it in this pass.
-    fn route_head(&mut self, s: usize, l: u32, last: bool) -> Res<()> {
-        let sw = &self.sws[s];
-        let (in_base, words, req_base, bits_base) = (sw.in_base, sw.words, sw.req_base, sw.bits_base);
-        let i = self.sw_in[(in_base + l) as usize];
-        let v = &self.vcs[i as usize];
-        let front = self.ring[(v.buf + (v.head & v.mask)) as usize];
-        let (pid, dst) = (front.flit & PID, front.dst & DST_MASK);
-        if v.flags & F_ROUTED != 0 {
-            // Routed ahead, when it reached the front: its outputs are kept with it.
-            self.vcs[i as usize].flags &= !F_ROUTED;
-        } else {
-            let want = self.routing_step(s, i, dst, pid).map_err(|err| {
-                Box::new(SimError::Route {
-                    time: self.now,
-                    src: self.pkts[pid as usize].src,
-                    dst,
-                    err,
-                })
-            })?;
-            self.keep_want(i, want);
-        }
-        self.set_state(i, WAITING);
-        // One admissible output (the usual case) is asked for as it is; among several, the
-        // selection policy picks one that is free, or the head asks for all.
-        let one = self.vcs[i as usize].want_port;
-        let chosen = if one != u16::MAX {
-            Some(one)
-        } else {
-            let len = self.pkts[pid as usize].len;
-            self.select(s, i, len)
-        };
-        let vb = (bits_base + words) as usize;
-        match chosen {
-            Some(p) => {
-                let rq = (req_base + p as u32 * words) as usize;
-                // The last head routed in this pass, asking for one output that no other head
-                // asks for and that is not up for allocation yet: the allocation phase would
-                // look at this output for this head alone, so it does so now.
-                let alone = last
-                    && one != u16::MAX
-                    && self.bits[vb + (p as usize >> 6)] & (1 << (p & 63)) == 0
-                    && !any_bit(&self.bits, rq, words as usize);
-                if alone {
-                    // Its request is filed only if it has to wait.
-                    if !self.allocate_alone(s, p as u32, l, i, pid) {
-                        set_bit(&mut self.bits, rq, l as usize);
-                    }
-                } else {
-                    set_bit(&mut self.bits, rq, l as usize);
-                    set_bit(&mut self.bits, vb, p as usize);
-                }
-            }
-            None => {
-                for p in self.wants[i as usize].ports.iter() {
-                    set_bit(&mut self.bits, (req_base + p as u32 * words) as usize, l as usize);
-                    set_bit(&mut self.bits, vb, p as usize);
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// The routing step for the head of packet `pid` to host `dst` at the front of input VC
-    /// `i` of switch `s` (reads only).
-    #[inline(always)]
-    fn routing_step(&self, s: usize, i: u32, dst: u32, pid: u32) -> Result<Want, RouteError> {
-        let v = &self.vcs[i as usize];
-        // The packet record only for routes carried in the packet.
-        let sym: &[u16] = if self.route_stride == 0 {
-            &[]
-        } else {
-            let pkt = &self.pkts[pid as usize];
-            let base = pid as usize * self.route_stride;
-            &self.route_store[base + pkt.route_pos as usize..base + pkt.route_len as usize]
-        };
-        let at = At {
-            switch: s as u32,
-            in_port: v.in_port,
-            in_vc: v.vc,
-            in_class: if self.uses_class {
-                self.chans[v.chan as usize].class
-            } else {
-                0
-            },
-        };
-        self.routing.route(self.fab, at, Header { dst, sym })
-    }
-
-    /// Keeps the routed head's admissible outputs with input VC `i`.
-    #[inline(always)]
-    fn keep_want(&mut self, i: u32, want: Want) {
-        let single = want.ports.len() == 1;
-        let v = &mut self.vcs[i as usize];
-        v.want_lo = want.vc_lo;
-        v.want_hi = want.vc_hi;
-        v.want_port = if single {
-            want.ports.0.trailing_zeros() as u16
-        } else {
-            u16::MAX
-        };
-        if !single {
-            self.wants[i as usize] = want;
-        }
-    }
-
-    /// A head to host `dst` has just become the front of input VC `i` of switch `s` (from a
-    /// sender that has it in hand, on landing, or as the packet before it left): where the
-    /// route does not depend on header symbols (which later header operations could
-    /// change), it is taken now, while its slot is at hand, so that the switch's evaluation
-    /// can fetch the output ahead and trains can tell that the head will not compete with
-    /// them (`F_ROUTED`). The router delay still runs before the head asks for an output. A
-    /// failing step is left to the usual path, which reports it at the routing time.
-    #[inline(always)]
-    pub(crate) fn route_ahead(&mut self, s: usize, i: u32, dst: u32) {
-        if self.route_stride != 0 {
-            return;
-        }
-        if let crate::routing::Routing::Dor(d) = &self.routing
-            && (s as u32) < self.fab.stage_base
-        {
-            // Dimension-order routing has one output: kept as it is, without a port set.
-            let v = &mut self.vcs[i as usize];
-            if let Some((port, lo, hi)) = d.route_port(s as u32, v.in_port, v.vc, dst) {
-                (v.want_port, v.want_lo, v.want_hi) = (port, lo, hi);
-                v.flags |= F_ROUTED;
-            }
-            return;
-        }
-        if let Ok(want) = self.routing_step(s, i, dst, 0) {
-            self.keep_want(i, want);
-            self.vcs[i as usize].flags |= F_ROUTED;
-        }
-    }
-
     /// A free output VC of channel `c` among `lo..=hi` with at least `need` credits (0: any).
     #[inline(always)]
-    fn free_vc(&mut self, pi: usize, lo: u8, hi: u8, need: u32) -> Option<u8> {
+    pub(super) fn free_vc(&mut self, pi: usize, lo: u8, hi: u8, need: u32) -> Option<u8> {
         let port = &self.ports[pi];
         let (base, credit) = (port.vc_base, port.credit);
         let hi = hi.min(port.nvc - 1);
@@ -677,7 +165,7 @@ impl Sim<'_> {
     /// Whether output VC `o` is free, with at least `need` credits (0: any) where the
     /// channel has credits.
     #[inline(always)]
-    fn vc_free(&mut self, o: u32, need: u32, credit: bool) -> bool {
+    pub(super) fn vc_free(&mut self, o: u32, need: u32, credit: bool) -> bool {
         let owner = self.vcs[o as usize].owner;
         if owner == HELD || owner == HELD_EV {
             self.look_at_held(o, owner);
@@ -689,7 +177,7 @@ impl Sim<'_> {
     /// ([`crate::fabric::VcChoice::RoundRobin`]): the first free one after the VC `i` was
     /// last given if that was one of these, wrapping within `lo..=hi`; else from `lo`.
     #[inline(never)]
-    fn free_vc_rr(&mut self, pi: usize, i: u32, lo: u8, hi: u8, need: u32) -> Option<u8> {
+    pub(super) fn free_vc_rr(&mut self, pi: usize, i: u32, lo: u8, hi: u8, need: u32) -> Option<u8> {
         let port = &self.ports[pi];
         let (base, credit) = (port.vc_base, port.credit);
         let hi = hi.min(port.nvc - 1) as u32;
@@ -716,7 +204,15 @@ impl Sim<'_> {
 
     /// [`Self::free_vc`], or [`Self::free_vc_rr`] for input VC `i` if `rr`.
     #[inline(always)]
-    fn free_vc_for(&mut self, rr: bool, pi: usize, i: u32, lo: u8, hi: u8, need: u32) -> Option<u8> {
+    pub(super) fn free_vc_for(
+        &mut self,
+        rr: bool,
+        pi: usize,
+        i: u32,
+        lo: u8,
+        hi: u8,
+        need: u32,
+    ) -> Option<u8> {
         if rr {
             self.free_vc_rr(pi, i, lo, hi, need)
         } else {
@@ -728,7 +224,7 @@ impl Sim<'_> {
     /// it is free if that is past (or now, after this instant's first send phase, where the
     /// tail went flit by flit); else the release must now happen on time, for this head.
     #[inline]
-    fn look_at_held(&mut self, o: u32, owner: u32) {
+    pub(super) fn look_at_held(&mut self, o: u32, owner: u32) {
         let end = self.held[o as usize];
         if end < self.now || (end == self.now && self.sent_phase) {
             self.vcs[o as usize].owner = NONE;
@@ -740,7 +236,7 @@ impl Sim<'_> {
     /// Output VC `o`, held by a train whose tail passes at `end` (now or later), is wanted:
     /// it is released then by an event (or in this instant's send phase).
     #[inline(never)]
-    fn release_on_time(&mut self, o: u32, end: Time) {
+    pub(super) fn release_on_time(&mut self, o: u32, end: Time) {
         self.vcs[o as usize].owner = HELD_EV;
         if end == self.now {
             self.held_due(o);
@@ -753,7 +249,7 @@ impl Sim<'_> {
     /// packet's length (cut-through, store-and-forward), or the whole buffer where the VC
     /// waits for the last tail's credit.
     #[inline]
-    fn need(mode: SwitchMode, tail_credit: bool, len: u32) -> u32 {
+    pub(super) fn need(mode: SwitchMode, tail_credit: bool, len: u32) -> u32 {
         if tail_credit {
             NEED_ALL
         } else if mode == SwitchMode::Wormhole {
@@ -766,7 +262,7 @@ impl Sim<'_> {
     /// [`Self::need`] of packet `pid`'s head; a wormhole switch that releases VCs with the
     /// tail needs nothing, and then the packet is not read.
     #[inline(always)]
-    fn need_of(&self, mode: SwitchMode, tail_credit: bool, pid: u32) -> u32 {
+    pub(super) fn need_of(&self, mode: SwitchMode, tail_credit: bool, pid: u32) -> u32 {
         if mode == SwitchMode::Wormhole && !tail_credit {
             0
         } else {
@@ -776,7 +272,7 @@ impl Sim<'_> {
 
     /// The selection policy: which of the admissible outputs, among those free now, the head
     /// at input VC `i` asks for. `None` if none is free (it then waits for all).
-    fn select(&mut self, s: usize, i: u32, len: u32) -> Option<u16> {
+    pub(super) fn select(&mut self, s: usize, i: u32, len: u32) -> Option<u16> {
         let sw = &self.sws[s];
         let (port_base, selection, rr) = (sw.port_base, sw.selection, sw.vc_rr);
         let want = self.wants[i as usize];
@@ -836,7 +332,7 @@ impl Sim<'_> {
 
     /// Grants free VCs of output `p` of switch `s` to waiting heads, in round-robin order
     /// from the input after the last one granted (or oldest packet first).
-    fn allocate(&mut self, s: usize, p: u32) {
+    pub(super) fn allocate(&mut self, s: usize, p: u32) {
         let sw = &self.sws[s];
         let (port_base, req_base, words, n_in, in_base, mode, arb, tail_credit, rr) = (
             sw.port_base,
@@ -928,7 +424,7 @@ impl Sim<'_> {
     /// it waits. Whatever the arbitration, a lone requester is the one chosen. Returns whether
     /// it was granted (its request is not filed).
     #[inline(always)]
-    fn allocate_alone(&mut self, s: usize, p: u32, l: u32, i: u32, pid: u32) -> bool {
+    pub(super) fn allocate_alone(&mut self, s: usize, p: u32, l: u32, i: u32, pid: u32) -> bool {
         let sw = &self.sws[s];
         let (pi, mode, tail_credit, rr) = ((sw.port_base + p) as usize, sw.mode, sw.tail_credit, sw.vc_rr);
         let c = self.ports[pi].out;
@@ -954,7 +450,7 @@ impl Sim<'_> {
     /// Grants VC `vv` of output `p` (channel `c`) to the head at local input `l` (input VC
     /// `i`). `FILED`: its requests are filed (and are withdrawn now).
     #[inline(always)]
-    fn grant<const FILED: bool>(&mut self, s: usize, p: u32, l: u32, i: u32, c: u32, vv: u8) {
+    pub(super) fn grant<const FILED: bool>(&mut self, s: usize, p: u32, l: u32, i: u32, c: u32, vv: u8) {
         let sw = &self.sws[s];
         let (req_base, words, port_base, bits_base, pwords) =
             (sw.req_base, sw.words, sw.port_base, sw.bits_base, sw.pwords);
@@ -1033,768 +529,13 @@ impl Sim<'_> {
         }
         Ok(i)
     }
-
-    /// The head at input VC `i` was granted output `p` (channel `c`): the routing's header
-    /// operation and the link's header deletion happen as it leaves. Stripped header flits
-    /// are not sent on; their buffer slots are freed now.
-    #[cold]
-    fn header_op(&mut self, s: usize, p: u32, i: u32, c: u32, pid: u32) {
-        let v = &self.vcs[i as usize];
-        // Header flits may be stripped: the hop count leaves the head's slot first.
-        let front = &mut self.ring[(v.buf + (v.head & v.mask)) as usize];
-        self.pkts[pid as usize].hops += (front.dst >> DST_BITS) as u16;
-        front.dst &= DST_MASK;
-        let ch_in = &self.chans[v.chan as usize];
-        let at = At {
-            switch: s as u32,
-            in_port: self.fab.channels[v.chan as usize].dst_port,
-            in_vc: v.vc,
-            in_class: ch_in.class,
-        };
-        let pkt = &self.pkts[pid as usize];
-        let base = pid as usize * self.route_stride;
-        let sym = &self.route_store[base + pkt.route_pos as usize..base + pkt.route_len as usize];
-        let mut op = self
-            .routing
-            .header_op(self.fab, at, Header { dst: pkt.dst, sym }, p as u16);
-        if self.tm(c).delete_header {
-            op.advance += 1;
-            op.strip += self.routing.header_width();
-        }
-        let pkt = &mut self.pkts[pid as usize];
-        pkt.route_pos = (pkt.route_pos + op.advance as u16).min(pkt.route_len);
-        if let Some(x) = op.set
-            && pkt.route_pos < pkt.route_len
-        {
-            let at = base + pkt.route_pos as usize;
-            self.route_store[at] = x;
-        }
-        // A packet's last flit is never stripped (a packet of header bytes only keeps its
-        // last one), nor the forced tail of a cut packet.
-        let strip = (op.strip as u32).min(self.pkts[pid as usize].len.saturating_sub(1));
-        for _ in 0..strip {
-            let v = &mut self.vcs[i as usize];
-            let slot = (v.buf + (v.head & v.mask)) as usize;
-            let flit = self.ring[slot].flit;
-            if v.len > 0 && flit & TAIL != 0 {
-                break;
-            }
-            if v.len == 0 {
-                // Not here yet: removed as it lands.
-                v.strip_pending += 1;
-                v.flags |= F_HEAD_NEXT;
-            } else {
-                // Here, or announced by a train: leaves now, its credit going back from the
-                // moment it lands.
-                let t = self.ring[slot].time.max(self.now);
-                v.head = v.head.wrapping_add(1);
-                v.len -= 1;
-                let c_in = v.chan;
-                let pace = self.tm(c_in).land_pace();
-                self.return_credits(i, 1, t, pace, t);
-                let v = &mut self.vcs[i as usize];
-                if v.len > 0 {
-                    let front = (v.buf + (v.head & v.mask)) as usize;
-                    self.ring[front].flit |= HEAD;
-                } else {
-                    v.flags |= F_HEAD_NEXT;
-                }
-            }
-            self.pkts[pid as usize].len -= 1;
-            self.c.flits_stripped += 1;
-        }
-    }
-
-    /// Output `p` of switch `s` sends what it can: the next flit, or a train of flits.
-    fn try_send(&mut self, s: usize, p: u32) {
-        let sw = &self.sws[s];
-        let (port_base, xbar) = (sw.port_base, sw.xbar);
-        let c = self.ports[(port_base + p) as usize].out;
-        if c == NONE {
-            return;
-        }
-        let now = self.now;
-        let ch = &self.chans[c as usize];
-        let (nvc, vc_base, rr, credit, tx_busy) =
-            (ch.nvc as u32, ch.vc_base, ch.rr as u32, ch.credit, ch.tx_busy);
-        self.release_passed_trains(s, p, vc_base, nvc, now);
-        if tx_busy > now {
-            if self.output_has_work(c) {
-                self.ensure_txfree(c, tx_busy);
-            }
-            return;
-        }
-        // A clocked channel sends from the edges of its clock only.
-        let start = self.tm(c).next_start(now);
-        if start != now {
-            if self.output_has_work(c) {
-                self.ensure_txfree(c, start);
-            }
-            return;
-        }
-        let mut xbar_wait = Time::MAX;
-        // The VCs in round-robin order from the one after the last that sent.
-        let mut vv = rr;
-        for _ in 0..nvc {
-            vv = if vv + 1 >= nvc { 0 } else { vv + 1 };
-            let o = vc_base + vv;
-            let i = match self.ready_front(o, now) {
-                Ok(i) => i,
-                Err(t) => {
-                    xbar_wait = xbar_wait.min(t);
-                    continue;
-                }
-            };
-            let iv = &self.vcs[i as usize];
-            let in_port = port_base + iv.in_port as u32;
-            if credit && !self.has_credits(o, 1) {
-                continue;
-            }
-            if xbar {
-                let xf = self.ports[in_port as usize].xbar_free;
-                if xf > now {
-                    xbar_wait = xbar_wait.min(xf);
-                    continue;
-                }
-            }
-            // With a worm on the other VC of two, the two may take turns as one train.
-            // (Most often the other VC has no worm: that is seen here, without the call.)
-            let paired = nvc == 2 && {
-                let ob = vc_base + (1 - vv);
-                self.vcs[ob as usize].owner < HELD_EV && self.send_pair(s, p, c, (i, o), ob)
-            };
-            if !paired {
-                self.send_flits(s, p, i, o, c, in_port, nvc == 1 && !xbar);
-                self.chans[c as usize].rr = vv as u8;
-            }
-            // More to send on this output once these flits are out?
-            let busy = self.chans[c as usize].tx_busy;
-            if self.output_has_work(c) {
-                self.ensure_txfree(c, busy);
-            }
-            return;
-        }
-        if xbar_wait != Time::MAX {
-            self.ensure_txfree(c, xbar_wait);
-        }
-    }
-
-    #[inline]
-    pub(crate) fn output_has_work(&self, c: u32) -> bool {
-        let ch = &self.chans[c as usize];
-        (0..ch.nvc as u32).any(|vv| {
-            let ov = &self.vcs[(ch.vc_base + vv) as usize];
-            ov.owner < HELD_EV && {
-                let iv = &self.vcs[ov.owner as usize];
-                iv.len > 0 && iv.state == ACTIVE
-            }
-        })
-    }
-
-    /// Moves flits from the front of input VC `i` out on output VC `o` of channel `c`: one,
-    /// or (`train`) as many of the same packet as are buffered and covered by credits.
-    #[inline]
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn send_flits(&mut self, s: usize, p: u32, i: u32, o: u32, c: u32, in_port: u32, train: bool) {
-        let now = self.now;
-        let mut k = 1;
-        let v = &self.vcs[i as usize];
-        let (buf, head, mask, len) = (v.buf, v.head, v.mask, v.len);
-        let front = self.ring[(buf + (head & mask)) as usize];
-        let (first, dst) = (front.flit, front.dst);
-        let mut ends_tail = first & TAIL != 0;
-        let unit = self.tm(c).flit_time;
-        let pace = self.tm(c).send_pace();
-        // No trains on a channel that tokens interleave with, nor out of a token channel's
-        // buffer (its slots must free at their own times, token by token).
-        let no_trains = self.tm(c).no_trains || v.flags & F_TOKENS != 0;
-        // A separable allocator sends one flit a match (trains through other switches, with
-        // one VC per input, are exact as they are).
-        if self.spec.params.trains
-            && !ends_tail
-            && len > 1
-            && !no_trains
-            && (self.sw_allocator == SwAllocator::Greedy || !self.sws[s].xbar)
-        {
-            // Without competition for the output or the crossbar input (one VC, one VC per
-            // input), a train runs to the tail; otherwise only until something could compete.
-            let horizon = if train {
-                u32::MAX
-            } else {
-                self.train_horizon(s, p, c, o, i, unit)
-            };
-            let mut limit = len.min(MAX_TRAIN).min(horizon).min(self.fail_limit(c));
-            if self.chans[c as usize].credit {
-                limit = self.train_credits(o, limit, now, pace);
-            }
-            while k < limit {
-                let slot = (buf + (head.wrapping_add(k) & mask)) as usize;
-                // Flit k leaves at now + k·unit; it must have arrived by then.
-                if self.ring[slot].time > pace.at(now, k) {
-                    break;
-                }
-                let f = self.ring[slot].flit;
-                k += 1;
-                if f & TAIL != 0 {
-                    ends_tail = true;
-                    break;
-                }
-            }
-        }
-        let v = &mut self.vcs[i as usize];
-        v.head = v.head.wrapping_add(k);
-        v.len -= k;
-        self.last_move[i as usize] = now;
-        let last_start = self.send_train(c, o, first & !TAIL, dst, k, ends_tail);
-        self.return_credits(i, k, now, pace, last_start);
-        let sw = &self.sws[s];
-        if sw.xbar {
-            let u = if ends_tail { self.tm(c).tail_time } else { unit };
-            self.ports[in_port as usize].xbar_free = last_start + sw.xbar_time(u);
-        }
-        if ends_tail {
-            if k == 1 {
-                self.release(s, p, i, o);
-            } else {
-                debug_assert_eq!(last_start, pace.at(now, k - 1));
-                let cl = self.train_class_ids[(self.tm(c).train_class + k - 2) as usize];
-                let cl = (pace.clock.is_none()).then_some(cl);
-                self.tail_later(s, p, i, o, last_start, cl);
-            }
-        }
-    }
-
-    /// The tail of input VC `i`'s packet, sent on output VC `o` (port `p`), passes at
-    /// `last_start`, after now (flit-by-flit time): the output is held until then (and the
-    /// VC-reuse delay after, [`Sim::vc_reuse`]), released lazily or, if a head waits for it,
-    /// by an event then (`class`: the delay class from now to `last_start`, if there is one).
-    /// The input moves on now; its next head reaches the front no earlier than `last_start`.
-    #[inline(always)]
-    fn tail_later(
-        &mut self,
-        s: usize,
-        p: u32,
-        i: u32,
-        o: u32,
-        last_start: Time,
-        class: Option<crate::engine::queue::Class>,
-    ) {
-        if self.vc_reuse == 0 {
-            self.hold_out(s, p, o, last_start, class);
-        } else {
-            self.hold_out(s, p, o, last_start + self.vc_reuse, None);
-        }
-        let v = &mut self.vcs[i as usize];
-        v.fwd = NONE;
-        if v.len > 0 {
-            self.start_next(i, last_start);
-        } else {
-            debug_assert_eq!(v.state, ACTIVE);
-            v.state = DRAIN;
-            self.t_aux[i as usize] = last_start;
-        }
-    }
-
-    /// Output VC `o` (port `p` of switch `s`) is held until `end` (after now), released
-    /// lazily or, if a head waits for it, by an event then (`class`: the delay class from
-    /// now to `end`, if there is one).
-    #[inline(always)]
-    fn hold_out(&mut self, s: usize, p: u32, o: u32, end: Time, class: Option<crate::engine::queue::Class>) {
-        self.held[o as usize] = end;
-        let sw = &self.sws[s];
-        let waiting = any_bit(
-            &self.bits,
-            (sw.req_base + p * sw.words) as usize,
-            sw.words as usize,
-        );
-        if waiting {
-            self.vcs[o as usize].owner = HELD_EV;
-            let e = ev(K_TAILGONE, o, 0);
-            match class {
-                Some(cl) => self.q.push(cl, self.now, e),
-                None => self.q.push_at(self.now, end, e),
-            }
-        } else {
-            self.vcs[o as usize].owner = HELD;
-        }
-    }
-
-    /// The next packet in input VC `i` starts behind a tail that passes at `freed` (send
-    /// phase; out of line: most trains leave their input empty).
-    #[inline(never)]
-    fn start_next(&mut self, i: u32, freed: Time) {
-        self.start_front(i, Some(freed), true);
-    }
-
-    /// Whether the channel of input VC `i` has a live VC (one whose front packet waits for
-    /// or holds an output; `ROUTING_TOO`: or is being routed) other than `i` and `also`: it
-    /// would compete (or may come to compete) for the crossbar input.
-    #[inline(always)]
-    fn other_live_vc<const ROUTING_TOO: bool>(&self, i: u32, also: u32) -> bool {
-        let v = &self.vcs[i as usize];
-        if v.vc == 0 && v.flags & F_LAST_VC != 0 {
-            return false;
-        }
-        // The channel's VCs have consecutive ids.
-        let mut x = i - v.vc as u32;
-        loop {
-            let w = &self.vcs[x as usize];
-            let live = match w.state {
-                ACTIVE | WAITING => true,
-                ROUTING | READY => ROUTING_TOO,
-                _ => false,
-            };
-            if x != i && x != also && live {
-                return true;
-            }
-            if w.flags & F_LAST_VC != 0 {
-                return false;
-            }
-            x += 1;
-        }
-    }
-
-    /// The horizon `h`, cut for each head being routed at switch `s` as `rival` says: not at
-    /// all ([`HARMLESS`]), at the end of its router delay ([`CUT`]; `None` if it is ready
-    /// now), or, for a head routed to output `q` from the crossbar input of a train on output
-    /// `p` of flit time `unit` (`rival` says `q`), where it could first have that input
-    /// ([`Self::xbar_rival_at`]).
-    #[inline(always)]
-    fn routing_horizon(
-        &self,
-        s: usize,
-        mut h: Time,
-        (p, unit): (u32, Time),
-        rival: impl Fn(&Vc) -> u32,
-    ) -> Option<Time> {
-        let sw = &self.sws[s];
-        let pb = s * self.pend_words as usize;
-        for wi in 0..sw.words as usize {
-            let mut word = self.pending[pb + wi];
-            while word != 0 {
-                let l = (wi << 6) as u32 + word.trailing_zeros();
-                word &= word - 1;
-                let x = self.sw_in[(sw.in_base + l) as usize];
-                let w = &self.vcs[x as usize];
-                match w.state {
-                    ROUTING | READY => {
-                        let q = rival(w);
-                        if q == HARMLESS {
-                            continue;
-                        }
-                        // Routing, its router delay over at this instant, or ready without one.
-                        let t = self.t_aux[x as usize];
-                        let ready = w.state == READY || t <= self.now;
-                        if q == CUT {
-                            if ready {
-                                return None;
-                            }
-                            h = h.min(t);
-                        } else {
-                            h = h.min(self.xbar_rival_at(s, p, q, ready, t, unit)?);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        Some(h)
-    }
-
-    /// Output `p` of switch `s` (channel `c`, two VCs) has a live worm, input VC `ia` on
-    /// output VC `oa`, which may send now. If another, `ib`, holds the other VC `ob`, flit by
-    /// flit the two take turns, one flit time each, as long as each has its next flit in, a
-    /// credit for it and its crossbar input, and neither has ended; nothing else can use the
-    /// channel meanwhile (both its VCs are held), nor, if inputs share the crossbar, these
-    /// two inputs. Sends that stretch as one interleaved train (two trains of stride two,
-    /// `ib`'s starting one flit time later) and returns whether it did (not for fewer than
-    /// two flits).
-    #[inline(never)]
-    fn send_pair(&mut self, s: usize, p: u32, c: u32, (ia, oa): (u32, u32), ob: u32) -> bool {
-        let ib = self.vcs[ob as usize].owner;
-        if ib >= HELD_EV {
-            return false;
-        }
-        let now = self.now;
-        let tm = *self.tm(c);
-        let u = tm.flit_time;
-        if !self.fail_at.is_empty()
-            || !self.spec.params.trains
-            || tm.no_trains
-            || tm.tail_time != u
-            || tm.delete_header
-            || self.routing.uses_header()
-            || (self.vcs[oa as usize].node as usize) >= self.sws.len()
-        {
-            return false;
-        }
-        let (va, vb) = (self.vcs[ia as usize], self.vcs[ib as usize]);
-        if vb.state != ACTIVE || vb.len == 0 || (va.flags | vb.flags) & F_TOKENS != 0 {
-            return false;
-        }
-        let sw = self.sws[s];
-        let (pa, pb) = (va.in_port, vb.in_port);
-        let mut h = Time::MAX;
-        if sw.xbar {
-            // The two inputs must have the crossbar to themselves: no other live VC on
-            // either input port, and no head there that could be granted another output
-            // before the train ends.
-            if self.ports[(sw.port_base + pb as u32) as usize].xbar_free > now + u {
-                return false;
-            }
-            if self.other_live_vc::<false>(ia, ib) || self.other_live_vc::<false>(ib, ia) {
-                return false;
-            }
-            // A head routed ahead to this output (both its VCs are held) or, from another
-            // input port, anywhere does not compete.
-            let Some(hr) = self.routing_horizon(s, now + sw.router_delay.max(1), (p, u), |w| {
-                let harmless = w.flags & F_ROUTED != 0
-                    && w.want_port != u16::MAX
-                    && (w.want_port as u32 == p || (w.in_port != pa && w.in_port != pb));
-                if harmless { HARMLESS } else { CUT }
-            }) else {
-                return false;
-            };
-            h = hr;
-        }
-        // Slot j (flit time now + j·u) belongs to `ia` for even j, `ib` for odd j; each
-        // worm's flit f has a credit by its slot if f < `cred`.
-        let credit = self.chans[c as usize].credit;
-        let cred = if credit {
-            [
-                self.train_credits(oa, MAX_TRAIN, now, Pace::every(2 * u)),
-                self.train_credits(ob, MAX_TRAIN, now + u, Pace::every(2 * u)),
-            ]
-        } else {
-            [MAX_TRAIN; 2]
-        };
-        let (ins, outs) = ([ia, ib], [oa, ob]);
-        let mut k = [0u32; 2];
-        let mut ends = [false; 2];
-        let mut n = 0u32;
-        loop {
-            let w = (n & 1) as usize;
-            let t = now + n as Time * u;
-            let f = k[w];
-            let v = &self.vcs[ins[w] as usize];
-            if t >= h || f >= cred[w] || f >= v.len {
-                break;
-            }
-            let slot = self.ring[(v.buf + (v.head.wrapping_add(f) & v.mask)) as usize];
-            if slot.time > t {
-                break;
-            }
-            k[w] += 1;
-            n += 1;
-            if slot.flit & TAIL != 0 {
-                ends[w] = true;
-                break;
-            }
-        }
-        if n < 2 {
-            return false;
-        }
-        self.c.pair_trains += 1;
-        // The channel: n flits back to back from now, the last one from worm (n - 1) & 1.
-        let last = ((n - 1) & 1) as usize;
-        self.occupy(c, n, u, u, !ends[last]);
-        let ch = &mut self.chans[c as usize];
-        ch.rr = (outs[last] - ch.vc_base) as u8;
-        let xf_unit = sw.xbar_time(u);
-        for w in 0..2 {
-            let (i, o, kw) = (ins[w], outs[w], k[w]);
-            let start = now + w as Time * u;
-            let last_w = start + (kw - 1) as Time * 2 * u;
-            let v = &mut self.vcs[i as usize];
-            let front = self.ring[(v.buf + (v.head & v.mask)) as usize];
-            v.head = v.head.wrapping_add(kw);
-            v.len -= kw;
-            let in_port = v.in_port;
-            self.last_move[i as usize] = now;
-            let a0 = start + u + tm.latency;
-            let classes = if kw == 1 && ends[w] {
-                (tm.arr_tail, tm.head_route_tail)
-            } else {
-                (tm.arr_data, tm.head_route)
-            };
-            // The first part's arrival event, if it has one, holds back the second part's
-            // shortcut.
-            let shortcut = self.may_skip_arrival(c, front.flit);
-            self.land_train::<true>(
-                c,
-                o,
-                front.flit & !TAIL,
-                front.dst,
-                kw,
-                ends[w],
-                (start, a0, 2 * u),
-                classes,
-                (credit, shortcut, false),
-            );
-            self.return_credits(i, kw, start, Pace::every(2 * u), last_w);
-            if sw.xbar {
-                let xf = &mut self.ports[(sw.port_base + in_port as u32) as usize].xbar_free;
-                *xf = (*xf).max(last_w + xf_unit);
-            }
-            if ends[w] {
-                self.tail_later(s, p, i, o, last_w, None);
-            }
-        }
-        true
-    }
-
-    /// How many flits a train from input VC `i` on output VC `o` (channel `c`, port `p`) of
-    /// switch `s` may carry and still be exactly what the flit-by-flit path sends: as long as
-    /// nothing else can want the output channel or `i`'s crossbar input. Another VC of the
-    /// output owned by a live worm, or a head waiting for this port that may take another of
-    /// its VCs, stop it at once; a head being routed that could take another VC of it stops
-    /// it at the end of its router delay; a head not yet here cannot be routed before
-    /// `router_delay` from now. Where inputs share the crossbar, the input's other live VCs
-    /// and the heads being routed on it stop it where they could first have the crossbar
-    /// input ([`Self::xbar_turn`]; without a predictable rotation, at once or at the end of
-    /// their router delay).
-    #[inline(never)]
-    fn train_horizon(&mut self, s: usize, p: u32, c: u32, o: u32, i: u32, unit: Time) -> u32 {
-        let now = self.now;
-        let sw = &self.sws[s];
-        let (r, in_base, n_in, req_base, words, xbar) = (
-            sw.router_delay,
-            sw.in_base,
-            sw.n_in,
-            sw.req_base,
-            sw.words,
-            sw.xbar,
-        );
-        let ch = &self.chans[c as usize];
-        let (vc_base, nvc) = (ch.vc_base, ch.nvc as u32);
-        for w in vc_base..vc_base + nvc {
-            // A worm on another VC (not a train's tail passing) competes for the channel.
-            if w != o && self.vcs[w as usize].owner < HELD_EV {
-                return 1;
-            }
-        }
-        // A routed head that may take only `o` of this channel's VCs waits for this train's
-        // tail (`want_lo..=want_hi` are its VCs on each of its ports).
-        let ov = (o - vc_base) as u8;
-        let only_o = |w: &Vc| w.want_lo == ov && w.want_hi.min((nvc - 1) as u8) == ov;
-        let rq = (req_base + p * words) as usize;
-        if nvc > 1 && any_bit(&self.bits, rq, words as usize) {
-            // A head waiting for this output competes only if it may take another of its
-            // VCs (one freed at this instant, granted in the next round).
-            let mut scan = RrScan::new(rq, words as usize, NONE, n_in);
-            while let Some(l) = scan.next(&self.bits) {
-                if !only_o(&self.vcs[self.sw_in[(in_base + l) as usize] as usize]) {
-                    return 1;
-                }
-            }
-        }
-        // Where inputs share the crossbar, the input's other VCs, live or being routed, may
-        // want it: out of line (most trains have no such rival).
-        if xbar && self.other_live_vc::<true>(i, i) {
-            return self.train_horizon_rivals(s, p, c, o, i, unit);
-        }
-        // A head being routed that may take another VC of this output (or whose output is not
-        // known) stops the train at the end of its router delay; one routed ahead to another
-        // output, or to this one and only `o`, never competes with it.
-        let Some(h) = self.routing_horizon(s, now + r.max(1), (p, unit), |w| {
-            let q = w.want_port as u32;
-            if w.flags & F_ROUTED == 0 || w.want_port == u16::MAX || (q == p && !only_o(w)) {
-                CUT
-            } else {
-                HARMLESS
-            }
-        }) else {
-            return 1;
-        };
-        Self::train_len(now, h, unit)
-    }
-
-    /// How many flits, one a flit time `unit` from now, start before `h` (at least one; a
-    /// division only for a horizon shorter than the longest train).
-    #[inline(always)]
-    fn train_len(now: Time, h: Time, unit: Time) -> u32 {
-        let span = h.saturating_sub(now);
-        if span >= MAX_TRAIN as Time * unit {
-            MAX_TRAIN
-        } else {
-            span.div_ceil(unit).max(1) as u32
-        }
-    }
-
-    /// [`Self::train_horizon`] for a train whose crossbar input another VC of its input
-    /// channel may want: the input's live VCs and the heads being routed on it stop the
-    /// train where they could first have that input ([`Self::xbar_turn`]; without a
-    /// predictable rotation, at once or at the end of their router delay), the other heads
-    /// being routed as there.
-    #[inline(never)]
-    fn train_horizon_rivals(&mut self, s: usize, p: u32, c: u32, o: u32, i: u32, unit: Time) -> u32 {
-        let now = self.now;
-        let mut h = now + self.sws[s].router_delay.max(1);
-        let ch = &self.chans[c as usize];
-        let (vc_base, nvc) = (ch.vc_base, ch.nvc as u32);
-        let ov = (o - vc_base) as u8;
-        let only_o = |w: &Vc| w.want_lo == ov && w.want_hi.min((nvc - 1) as u8) == ov;
-        let Some((live, t)) = self.xbar_rivals(s, i, p, unit) else {
-            return 1;
-        };
-        h = h.min(t);
-        let in_port = self.vcs[i as usize].in_port;
-        // One routed ahead to another output from this input port competes for the crossbar
-        // input only. (Input `i` itself is `ACTIVE`, never among the inputs being routed.)
-        let Some(h) = self.routing_horizon(s, h, (p, unit), |w| {
-            let q = w.want_port as u32;
-            if w.flags & F_ROUTED == 0 || w.want_port == u16::MAX || (q == p && !only_o(w)) {
-                CUT
-            } else if w.in_port == in_port && q != p {
-                q
-            } else {
-                HARMLESS
-            }
-        }) else {
-            return 1;
-        };
-        let k = Self::train_len(now, h, unit);
-        if live && k > 1 {
-            self.c.turn_trains += 1;
-        }
-        k
-    }
-
-    /// Whether input VC `i`'s channel has a live VC other than `i` (one whose front packet
-    /// holds or waits for an output), and the first flit time, from now, at which one could
-    /// take the crossbar input from a train of `i`'s on output `p` of switch `s` (see
-    /// [`Self::xbar_turn`]; `Time::MAX` if none could). `None` if one could at any time: a
-    /// head waiting for several outputs, or turns not known ahead.
-    #[inline]
-    fn xbar_rivals(&self, s: usize, i: u32, p: u32, unit: Time) -> Option<(bool, Time)> {
-        let now = self.now;
-        let v = &self.vcs[i as usize];
-        if v.vc == 0 && v.flags & F_LAST_VC != 0 {
-            return Some((false, Time::MAX));
-        }
-        let known = self.turns_known(s, unit);
-        let (mut live, mut h) = (false, Time::MAX);
-        // The channel's VCs have consecutive ids.
-        let mut x = i - v.vc as u32;
-        loop {
-            let w = &self.vcs[x as usize];
-            // Its output: granted (`ACTIVE`) or asked for (`WAITING`). One waiting for this
-            // output waits for this train's tail (a head that may take another VC of it has
-            // stopped the train already).
-            let q = match w.state {
-                ACTIVE => Some(w.fwd_port),
-                WAITING => Some(w.want_port),
-                _ => None,
-            };
-            if x != i
-                && let Some(q) = q
-            {
-                live = true;
-                if !known || q == u16::MAX {
-                    return None;
-                }
-                if q as u32 != p {
-                    h = h.min(now + self.xbar_turn(s, p, q as u32, 1, unit) * unit);
-                }
-            }
-            if w.flags & F_LAST_VC != 0 {
-                return Some((live, h));
-            }
-            x += 1;
-        }
-    }
-
-    /// Whether turns at a shared crossbar input of switch `s` are known ahead for a train of
-    /// flit time `unit`: each flit holds the input for one flit time (speed-up 1), and the
-    /// send phase's rotation moves one output a flit time.
-    #[inline(always)]
-    fn turns_known(&self, s: usize, unit: Time) -> bool {
-        let sw = &self.sws[s];
-        sw.xbar && sw.speedup == 1 && sw.sa_period == unit
-    }
-
-    /// For a head being routed to output `q` from the crossbar input of a train on output
-    /// `p` of switch `s` (flit time `unit`), ready now or at `t`: where the train must stop
-    /// for it. With turns known, the first flit time it could have the input; else at `t`
-    /// (`None` if that is now). (Out of line: such heads are rare.)
-    #[inline(never)]
-    fn xbar_rival_at(&self, s: usize, p: u32, q: u32, ready: bool, t: Time, unit: Time) -> Option<Time> {
-        if !self.turns_known(s, unit) {
-            return (!ready).then_some(t);
-        }
-        // Ready now, it may be granted in this instant's next round and want the input
-        // from the next flit time on (the train has it now).
-        let j0 = if ready { 1 } else { (t - self.now).div_ceil(unit) };
-        Some(self.now + self.xbar_turn(s, p, q, j0, unit) * unit)
-    }
-
-    /// Flit by flit, a train's flits on output `p` of switch `s` and a rival's on output `q`
-    /// from the same crossbar input (speed-up 1) want that input at the same instants, the
-    /// flit times of the train; the send phase visits the outputs from a rotating first one,
-    /// one step a flit time (`Sw::sa_period`), and the first visited wins. So the rival can
-    /// win flit time j (from now, j ≥ `j0`) only where the rotation reaches `q` before `p`:
-    /// when it starts at one of p + 1, …, q (mod the switch's outputs). Returns the first
-    /// such j. (Out of line: only trains with a rival need it.)
-    #[inline(never)]
-    fn xbar_turn(&self, s: usize, p: u32, q: u32, j0: Time, unit: Time) -> Time {
-        let sw = &self.sws[s];
-        let n = sw.n_ports as Time;
-        debug_assert_eq!(sw.sa_period, unit);
-        let (at, per, nn, start) = self.sa_memo;
-        // Where the rotation starts now (kept by this instant's send phase).
-        let s0 = if at == self.now && per == sw.sa_period && nn == sw.n_ports {
-            start as Time
-        } else {
-            (self.now / sw.sa_period) % n
-        };
-        // Mod n without dividing: every sum here is below 2n (`j0` is most often 1).
-        let wrap = |x: Time| if x >= n { x - n } else { x };
-        let then = if j0 < n { wrap(s0 + j0) } else { (s0 + j0) % n };
-        let arc = wrap(q as Time + n - p as Time);
-        // How far the rotation at flit time j0 is past p + 1, the arc's first output.
-        let d = wrap(then + n - wrap(p as Time + 1));
-        if d < arc { j0 } else { j0 + n - d }
-    }
-
-    /// The tail of input VC `i`'s packet has passed output VC `o` (port `p`): the output is
-    /// free for a waiting head, and the next head in `i` (if any) starts.
-    fn release(&mut self, s: usize, p: u32, i: u32, o: u32) {
-        let v = &mut self.vcs[i as usize];
-        debug_assert_eq!(v.state, ACTIVE);
-        v.state = IDLE;
-        v.fwd = NONE;
-        let more = v.len > 0;
-        if self.vc_reuse == 0 {
-            self.release_out(s, p, o);
-        } else {
-            self.hold_out(s, p, o, self.now + self.vc_reuse, None);
-        }
-        if more {
-            self.start_front(i, Some(self.now), true);
-        }
-    }
-
-    /// Output VC `o` (port `p` of switch `s`) is free: a head waiting for it may have it.
-    pub(crate) fn release_out(&mut self, s: usize, p: u32, o: u32) {
-        self.vcs[o as usize].owner = NONE;
-        let sw = &self.sws[s];
-        let (req_base, words, bits_base) = (sw.req_base, sw.words, sw.bits_base);
-        if any_bit(&self.bits, (req_base + p * words) as usize, words as usize) {
-            set_bit(&mut self.bits, (bits_base + words) as usize, p as usize);
-        }
-    }
 }
-
-/// What [`Sim::routing_horizon`]'s `rival` says of a head that does not compete.
-const HARMLESS: u32 = u32::MAX;
-/// What [`Sim::routing_horizon`]'s `rival` says of a head that competes from its routing on.
-const CUT: u32 = u32::MAX - 1;
 
 /// The requesters of one output in round-robin order: the local inputs whose bits are set
 /// in the `nw` request words at `rq`, starting after `last` (the one granted last, `NONE`:
 /// none yet) and wrapping at `n_in`. Each word is read when the scan reaches it; the bits
 /// are passed to every step, so the caller may change the engine's state in between.
-struct RrScan {
+pub(super) struct RrScan {
     rq: usize,
     nw: usize,
     /// Word and bit the scan starts at.
@@ -1809,7 +550,7 @@ struct RrScan {
 
 impl RrScan {
     #[inline(always)]
-    fn new(rq: usize, nw: usize, last: u32, n_in: u32) -> RrScan {
+    pub(super) fn new(rq: usize, nw: usize, last: u32, n_in: u32) -> RrScan {
         let start = if last == NONE || last + 1 >= n_in {
             0
         } else {
@@ -1828,7 +569,7 @@ impl RrScan {
 
     /// The next requester, as a local input index.
     #[inline(always)]
-    fn next(&mut self, bits: &Arr<u64>) -> Option<u32> {
+    pub(super) fn next(&mut self, bits: &Arr<u64>) -> Option<u32> {
         while self.word == 0 {
             if self.pass > self.nw {
                 return None;

@@ -9,4 +9,7 @@
 //! ([`crate::fabric::SwitchParams`]), from the config.
 
 pub mod alloc;
+mod receive;
+mod route;
+mod send;
 pub mod separable;

@@ -1,0 +1,469 @@
+//! The express engine: the same model as the general engine (`Sim::run`), for the fabrics
+//! the reference workloads and most runs use — meshes, and tori with dateline VCs, of
+//! wormhole switches with round-robin arbitration, credit flow control and
+//! dimension-order routing — without the general engine's machinery for what such fabrics
+//! cannot have (adaptive selection, cut-through, tokens, header operations, output buffers,
+//! failures, agents, deadlock). Its results are those of the general engine bit for bit
+//! (`tests/express.rs` compares the two on random fabrics; only the count of events
+//! differs); it exists for speed (docs/performance.md, "the express engine", 2026-11-26).
+//!
+//! Model (DESIGN.md, "Engine"; the rules of `engine::mod` and `switch::alloc`): a flit sent
+//! on a channel at `t` occupies it for its unit time (flit or tail time) and lands in the
+//! receiver's buffer one unit and the propagation delay later; its credit lands back at the
+//! sender one credit delay after it leaves that buffer. A head reaches the front of its
+//! input VC when it lands or, behind another packet, when that packet's tail leaves; it
+//! asks for its output a router delay later. At each instant a switch, output by output
+//! (from a rotating first one where inputs share the crossbar): grants free VCs of the
+//! output to the heads that ask for them, in round-robin order of its inputs after the last
+//! one granted (a VC whose tail leaves at this instant only after the send); then sends one
+//! flit, from the next VC in round-robin order whose worm has a flit in, a credit, and its
+//! crossbar input free.
+//!
+//! How it runs. Every VC has one record (a cache line): as an output, its owner and the
+//! credits of the receiver's buffer; as an input, the buffer ring (the general engine's
+//! ring array, reused) and the state of its front packet. Every channel has one too (its
+//! transmitter, its requests, which of its VCs are held, as bits), and every switch (what
+//! it has to do at this instant, its inputs being routed or active, as bits). They are
+//! numbered so that a switch's input VC follows from the switch and its index there, and
+//! a switch's output channel from the switch and its port, with no table between (each
+//! such table was a cache line more on a hop: see `Express::new`). Three kinds of
+//! event: a head's router delay ends (it asks for its output), a sender is woken (its
+//! channel is free, a flit or a credit it waits for lands, a tail passes, or a packet
+//! is due at a host), and a packet's tail reaches its host. Where inputs share the
+//! crossbar, the first two name the switch (with the input and its output's port, or
+//! the port) and only mark it: the instant's requests are taken together once its
+//! events are in, before the switches act, reading only the switches and the channels
+//! asked for (an input's record, read in the event, was cold again an instant's worth
+//! of events later; read when the requests are taken, it put one cache miss behind
+//! another). A worm that nothing can come between goes as a train: as many flits as are
+//! in the buffer and have credits at their own flit times (at most [`MAX_TRAIN`], so
+//! the end-of-run count of committed flits works as for the general engine's trains).
+//! Where something could (another worm on the channel or on the same crossbar input, or
+//! a head that may come to be one), the train stops before it could, and contended
+//! flits go one at a time, exactly as the rules above pick them.
+
+use super::arr::at_mut;
+use super::*;
+use crate::routing::dor::Dor;
+
+mod build;
+mod host;
+mod send;
+mod switch;
+
+/// Event kinds (the top two bits; the rest is a VC, a channel or a packet slot).
+const X_ROUTE: u64 = 0;
+const X_WAKE: u64 = 1;
+const X_DELIVER: u64 = 2;
+/// A head's router delay ends at a crossbar-sharing switch (the rest: the switch, above
+/// the output's port and the input's local index, six bits each): its request is taken
+/// once the instant's events are in, before the switches act (see `ask_sw`).
+const X_ROUTE_SW: u64 = 3;
+/// With `X_WAKE`: the sender is a crossbar-sharing switch, and the rest is the switch and
+/// the port (six bits), not the channel.
+const X_AT_SW: u64 = 1 << 61;
+
+/// VC flags: the sender waits for a credit that is not on its way yet.
+const XF_WAIT_CREDIT: u8 = 1;
+/// The worm at this input holds its output and waits for a flit not yet sent here.
+const XF_WAIT_FLIT: u8 = 2;
+/// The channel ends at a host.
+const XF_TO_HOST: u8 = 4;
+/// The channel ends at a switch where worms may interleave (an output of several VCs, or
+/// inputs sharing the crossbar: trains there need the switch's `routing` bits and the
+/// routed heads' VCs), or at one whose inputs share the crossbar (`XSw::xbar`): so routing
+/// a head there need not read the switch's record first.
+const XF_WATCHED: u8 = 8;
+const XF_XBAR: u8 = 16;
+
+/// Input VC states: no packet at the front; a packet there (its head being routed, waiting
+/// for an output VC, or its worm holding one: the switch's `routing` and `active` bits
+/// say which, where anything reads it).
+const XS_IDLE: u8 = 0;
+const XS_BUSY: u8 = 1;
+
+/// An output VC whose last tail has been sent but may not have passed (see `free_at`).
+const HELD_X: u32 = u32::MAX - 1;
+
+/// See [`Express::ready`].
+enum Ready {
+    Go(u32),
+    At(Time),
+    Not,
+}
+
+/// The requesters `r` (bits of local input indices) after `last`, the one granted last
+/// (`u8::MAX`: none yet): where a round-robin scan starts.
+#[inline(always)]
+fn after_last(r: u64, last: u8) -> u64 {
+    if last >= 63 {
+        0
+    } else {
+        r & (u64::MAX << (last + 1))
+    }
+}
+
+/// One VC: the sender's side (output) and the receiver's (input buffer).
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+struct XVc {
+    /// As an output, with owner `HELD_X`: the start of the last tail sent; the VC is free
+    /// for another worm after it (and at it, once the instant's send phase is over).
+    free_at: Time,
+    /// As an input: when the last tail left (a head behind it is at the front from then);
+    /// while its head is being routed at a switch where worms may interleave, when the
+    /// head's router delay ends.
+    front_at: Time,
+    /// No credit of slots `cr..hd` lands later than this: once it has passed, the sender
+    /// takes them all without reading the slots.
+    cr_last: Time,
+    /// As an output: the input VC whose worm holds it, `HELD_X`, or `NONE`.
+    owner: u32,
+    /// As an input: the receiving node.
+    node: u32,
+    /// The ring: slots `cr..hd` hold the landing times of credits on their way back,
+    /// `hd..tl` the buffered flits with their arrival times.
+    hd: u32,
+    tl: u32,
+    cr: u32,
+    buf: u32,
+    mask: u16,
+    cap: u16,
+    prof: u8,
+    in_port: u8,
+    state: u8,
+    flags: u8,
+    /// As a switch input: its index among the switch's inputs, and the first and number
+    /// of its channel's VCs there (the inputs that share its crossbar input).
+    local: u8,
+    sib0: u8,
+    sibn: u8,
+    /// The port of the output its routed head asks for, and the admissible VCs there.
+    port: u8,
+    lo: u8,
+    hi: u8,
+}
+
+const _: () = assert!(std::mem::size_of::<XVc>() == 64);
+
+impl XVc {
+    /// The switch's inputs (bits) that share this one's crossbar input, itself included.
+    #[inline(always)]
+    fn sib(&self) -> u64 {
+        (u64::MAX >> (64 - self.sibn as u32)) << self.sib0
+    }
+}
+
+/// One channel: its requesters (bits of the sending switch's local input indices), the
+/// time of the pending wake-up of its sender, when its transmitter is free, its sending
+/// node and port, its first VC and VCs, which of them a worm holds and which a tail may
+/// not have passed (as bits: so that the channel's VCs are read only where they matter),
+/// the last VC that sent and the last requester granted; and what the general engine's
+/// `Chan` keeps of it for the results (copied back at the end of the run): its time busy
+/// in the window and its last train (`busy` and these give when it started).
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+struct XLink {
+    req: u64,
+    wake_at: Time,
+    busy: Time,
+    used: Time,
+    /// The latest `free_at` of the VCs in `held` (none of them matters after it).
+    held_until: Time,
+    src: u32,
+    vc_base: u32,
+    /// VCs (bits) whose owner is an input VC.
+    owned: u32,
+    /// VCs (bits) whose owner is `HELD_X`, perhaps among others whose tail has passed.
+    held: u32,
+    src_port: u8,
+    nvc: u8,
+    rr: u8,
+    va_rr: u8,
+    tr_k: u8,
+    mid: bool,
+    from_host: bool,
+}
+
+const _: () = assert!(std::mem::size_of::<XLink>() == 64);
+
+/// One switch: what it has to do at this instant, and (copied from its `Sw`, so that one
+/// cache line serves the switch) its layout and timing.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+struct XSw {
+    todo: u64,
+    routing: u64,
+    /// Inputs whose head waits for its output or whose worm holds one.
+    active: u64,
+    /// The instant it was last listed in `dirty_sw`.
+    dirty_at: Time,
+    port_base: u32,
+    in_base: u32,
+    /// Its timing, in `Express::swt`.
+    prof: u32,
+    n_ports: u8,
+    /// Inputs share the crossbar: the outputs act in the rotating order of `eval_switch`
+    /// (else each output acts on its own, in any order).
+    xbar: bool,
+}
+
+const _: () = assert!(std::mem::size_of::<XSw>() == 64);
+
+/// A switch timing: its allocation period and its crossbar speed-up. (Its router delay is
+/// in the timing of the channels into it, `Timing::router_delay`.)
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct XSwT {
+    sa_period: Time,
+    speedup: u32,
+}
+
+impl XSwT {
+    /// How long a flit of unit time `u` holds its crossbar input (`Sw::xbar_time`).
+    #[inline(always)]
+    fn xbar_time(&self, u: Time) -> Time {
+        if self.speedup == 1 {
+            u
+        } else {
+            u / self.speedup as Time
+        }
+    }
+}
+
+/// The express engine's state beside the `Sim` it runs for.
+pub(crate) struct Express {
+    v: Arr<XVc>,
+    /// Per VC, its channel.
+    vch: Arr<u32>,
+    /// Per channel, its VCs and allocation (see [`XLink`]).
+    ln: Arr<XLink>,
+    /// Per switch, its ports with something to do at this instant, and its inputs whose
+    /// head is being routed (bits of local input indices).
+    sw: Arr<XSw>,
+    /// The switch timings (a few).
+    swt: Arr<XSwT>,
+    /// Per switch port (`Sw::port_base + p`): when its crossbar input is free.
+    xbar_free: Arr<Time>,
+    /// Per channel (this engine's numbering, see [`Express::new`]), the general engine's
+    /// channel (`NONE` for a switch port without an output); per host, its channel; per VC,
+    /// the general engine's VC.
+    csim: Arr<u32>,
+    hinj: Arr<u32>,
+    vsim: Arr<u32>,
+    dor: Dor,
+    /// The rotation of the last crossbar switch evaluated: at this instant, for this period
+    /// and this many ports, the output to start at (switches alike share it).
+    rot: (Time, Time, u32, u32),
+    /// Channels whose sender has something to do at this instant (a host, or a switch
+    /// whose inputs do not share the crossbar), with the instant each was last listed, and
+    /// crossbar-sharing switches that have.
+    dirty: Vec<u32>,
+    dirty_at: Arr<Time>,
+    dirty_sw: Vec<u32>,
+    /// The `X_ROUTE_SW` events of this instant.
+    asks: Vec<u64>,
+}
+
+/// Why a run cannot go on the express engine (`None`: it can).
+pub(crate) fn ineligible(sim: &Sim) -> Option<&'static str> {
+    let spec = sim.spec;
+    let p = &spec.params;
+    let fab = sim.fab;
+    if !p.express {
+        return Some("sim.express = false");
+    }
+    if p.check || !p.trains || sim.reverse_order {
+        return Some("invariant checks, the flit-by-flit path or a reversed event order");
+    }
+    let Routing::Dor(d) = sim.routing else {
+        return Some("routing other than dimension order");
+    };
+    let crate::fabric::Shape::Cube { wrap, .. } = &fab.shape else {
+        return Some("a fabric other than a mesh or torus");
+    };
+    if *wrap && !d.dateline() {
+        return Some("a torus without datelines (it may deadlock)");
+    }
+    if fab.stage_base != fab.switches {
+        return Some("output buffers");
+    }
+    if !sim.fail_at.is_empty()
+        || sim.tok.iter().any(|t| t.on)
+        || sim.host_params.iter().any(|h| *h != HostParams::default())
+        || sim
+            .hosts
+            .iter()
+            .any(|h| h.mem_cap != u64::MAX || !h.outbox.is_empty())
+    {
+        return Some("failures, tokens, host costs or host memory");
+    }
+    if sim.timing.len() > 255 {
+        return Some("too many channel timings");
+    }
+    if fab.vc_choice != crate::fabric::VcChoice::Lowest {
+        return Some("VCs chosen round robin (switch.vc_choice = \"round-robin\")");
+    }
+    if fab.vc_reuse != 0 {
+        return Some("a VC-reuse delay (switch.vc_reuse_delay)");
+    }
+    if fab.sw_allocator != crate::fabric::SwAllocator::Greedy {
+        return Some("a separable switch allocator (switch.allocator)");
+    }
+    for (ci, ch) in fab.channels.iter().enumerate() {
+        let lp = &ch.params;
+        if sim.chans[ci].nvc > 32 {
+            return Some("channels of more than 32 VCs");
+        }
+        if lp.clock.is_some() {
+            return Some("channels clocked at a period that is not whole picoseconds");
+        }
+        if !sim.chans[ci].credit || lp.delete_header || lp.buffer > 1 << 15 || lp.flit_time == 0 {
+            return Some("channels without credits, with header deletion or of buffers over 32,768 flits");
+        }
+    }
+    for (s, sp) in fab.switch_params[..fab.switches as usize].iter().enumerate() {
+        if sp.mode != SwitchMode::Wormhole
+            || sp.release != crate::fabric::VcRelease::Tail
+            || sp.arbitration != Arbitration::RoundRobin
+            || sp.router_delay == 0
+        {
+            return Some(
+                "switches other than wormhole ones with round-robin arbitration, a router delay and VCs released with the tail",
+            );
+        }
+        if sim.sws[s].n_in > 64 || sim.sws[s].n_ports > 64 {
+            return Some("switches of more than 64 ports or input VCs");
+        }
+    }
+    None
+}
+
+impl Sim<'_> {
+    /// Why [`Sim::run`] will run on the general engine rather than the express engine
+    /// (`None`: it will run on the express engine).
+    pub fn express_refused(&self) -> Option<&'static str> {
+        ineligible(self)
+    }
+
+    /// Runs on the express engine if this run can (see the module doc); `None` if not.
+    pub(crate) fn run_express(&mut self, progress: &mut dyn FnMut(Progress)) -> Option<Res<RunOutcome>> {
+        if ineligible(self).is_some() {
+            return None;
+        }
+        let mut x = Express::new(self);
+        let r = self.express_loop(&mut x, progress);
+        // What the results read of the channels, and the hosts' packets in flight, in the
+        // general engine's numbering.
+        for (l, &ci) in x.ln.iter().zip(x.csim.iter()) {
+            if ci == NONE {
+                continue;
+            }
+            let ch = &mut self.chans[ci as usize];
+            ch.busy += l.used;
+            if l.tr_k > 0 {
+                let tm = &self.timing[ch.prof as usize];
+                let unit = if l.mid { tm.flit_time } else { tm.tail_time };
+                ch.tr_start = l.busy - unit - (l.tr_k as Time - 1) * tm.flit_time;
+                (ch.tr_k, ch.mid) = (l.tr_k, l.mid);
+            }
+        }
+        for h in self.hosts.iter_mut() {
+            if h.cur_vc != NONE {
+                h.cur_vc = x.vsim[h.cur_vc as usize];
+            }
+        }
+        Some(r)
+    }
+
+    fn express_loop(&mut self, x: &mut Express, progress: &mut dyn FnMut(Progress)) -> Res<RunOutcome> {
+        let wall = std::time::Instant::now();
+        for h in 0..self.hosts.len() {
+            if self.hosts[h].active {
+                let t = self.next_ready(h);
+                let c = x.hinj[h];
+                x.wake(self, c, t);
+            }
+        }
+        let nsw = self.sws.len() as u32;
+        let mut finalized = false;
+        let mut drain_failed = false;
+        let mut interrupted = false;
+        let mut iter = 0u64;
+        while let Some(t) = self.q.next_time() {
+            if self.ends_before(t, &mut finalized, &mut drain_failed) {
+                break;
+            }
+            self.now = t;
+            for k in 0..self.q.classes() {
+                while let Some(e) = self.q.pop_class(k, t) {
+                    self.c.events += 1;
+                    x.apply(self, e);
+                }
+            }
+            while let Some(e) = self.q.pop_heap(t) {
+                self.c.events += 1;
+                x.apply(self, e);
+            }
+            for j in 0..x.asks.len() {
+                let e = x.asks[j];
+                x.ask_sw(e);
+            }
+            x.asks.clear();
+            let mut i = 0;
+            while i < x.dirty.len() {
+                let c = x.dirty[i];
+                let src = x.ln[c as usize].src;
+                if src < nsw {
+                    x.eval_port(self, src, c);
+                } else {
+                    let h = self.node_host[src as usize] as usize;
+                    x.host_serve(self, h);
+                }
+                i += 1;
+            }
+            x.dirty.clear();
+            for j in 0..x.dirty_sw.len() {
+                let s = x.dirty_sw[j];
+                x.eval_switch(self, s);
+            }
+            x.dirty_sw.clear();
+            if let Some(e) = self.failed.take() {
+                return Err(e);
+            }
+            iter += 1;
+            if iter & 0x3FFF == 0 {
+                progress(Progress {
+                    now: self.now,
+                    window_end: self.me,
+                    events: self.c.events,
+                });
+                if self.stop_asked() {
+                    interrupted = true;
+                    self.end = self.now;
+                    break;
+                }
+            }
+        }
+        if !interrupted && self.q.is_empty() && x.v.iter().any(|v| v.hd != v.tl && v.flags & XF_TO_HOST == 0)
+        {
+            // Nothing can happen any more, yet flits wait: the fabrics this engine takes
+            // cannot deadlock, so a wake-up was lost (a bug, reported instead of hidden).
+            return Err(Box::new(SimError::Invariant {
+                time: self.now,
+                what: "the express engine stopped with flits in buffers".into(),
+            }));
+        }
+        if !finalized {
+            if interrupted {
+                self.me = self.me.min(self.now.max(self.ms));
+            }
+            self.finalize_window();
+        }
+        Ok(RunOutcome {
+            drain_failed,
+            deadlock: None,
+            wall_s: wall.elapsed().as_secs_f64(),
+            interrupted,
+        })
+    }
+}

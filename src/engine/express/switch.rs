@@ -1,0 +1,478 @@
+//! The express engine's switches: marking what has to be done at an instant, routing a
+//! head, output-VC allocation in round-robin order of the inputs, and the choice of the
+//! next VC to send (the rules in the parent module's doc).
+
+use super::*;
+
+impl Express {
+    /// Channel `c`'s sender (switch `s`, or a host) has something to do now: the channel
+    /// is listed, or, where the switch's inputs share the crossbar, the switch with its
+    /// port `port`.
+    #[inline(always)]
+    pub(super) fn mark(&mut self, c: u32, s: u32, port: u8, now: Time) {
+        if (s as usize) < self.sw.len() && self.sw[s as usize].xbar {
+            self.mark_sw(s, 1 << port, now);
+        } else if self.dirty_at[c as usize] != now {
+            self.dirty_at[c as usize] = now;
+            self.dirty.push(c);
+        }
+    }
+
+    /// Crossbar-sharing switch `s` has something to do now: on its ports `todo` (bits), or
+    /// (none) for a head asking for its output (`asks`).
+    #[inline(always)]
+    pub(super) fn mark_sw(&mut self, s: u32, todo: u64, now: Time) {
+        let w = &mut self.sw[s as usize];
+        w.todo |= todo;
+        if w.dirty_at != now {
+            w.dirty_at = now;
+            self.dirty_sw.push(s);
+        }
+    }
+
+    /// Wakes the sender of channel `c` at `t` (now at the earliest; once per distinct time).
+    /// (A crossbar-sharing switch is named in the event with its port, so that the wake-up
+    /// does not read the channel again.)
+    #[inline(always)]
+    pub(super) fn wake(&mut self, sim: &mut Sim, c: u32, t: Time) {
+        let l = &mut self.ln[c as usize];
+        if l.wake_at != t {
+            l.wake_at = t;
+            let (s, port) = (l.src, l.src_port);
+            let e = if (s as usize) < self.sw.len() && self.sw[s as usize].xbar {
+                X_AT_SW | (s as u64) << 6 | port as u64
+            } else {
+                c as u64
+            };
+            sim.q.push_at(sim.now, t, (X_WAKE << 62) | e);
+        }
+    }
+
+    /// Of the next `max` flits on output VC `o`, flit j starting at now + j·ft, how many
+    /// have a credit by their start (the credits held now, then those on their way back, in
+    /// the order they land), and how many of those are held now; the credits landed by now
+    /// are collected. If fewer than `max`, the sender is woken when the next one lands (or,
+    /// if none is on its way, when the receiver next frees a slot).
+    #[inline(always)]
+    pub(super) fn credits_for(&mut self, sim: &mut Sim, o: u32, max: u32, ft: Time) -> (u32, u32) {
+        let now = sim.now;
+        let x = &mut self.v[o as usize];
+        let mask = x.mask as u32;
+        if now >= x.cr_last {
+            x.cr = x.hd;
+        } else {
+            while x.cr != x.hd && sim.ring[(x.buf + (x.cr & mask)) as usize].time <= now {
+                x.cr = x.cr.wrapping_add(1);
+            }
+        }
+        let held = x.cap as u32 - x.tl.wrapping_sub(x.cr);
+        if held >= max {
+            return (max, held);
+        }
+        let mut n = held;
+        loop {
+            let p = x.cr.wrapping_add(n - held);
+            if p == x.hd {
+                x.flags |= XF_WAIT_CREDIT;
+                return (n, held);
+            }
+            let tc = sim.ring[(x.buf + (p & mask)) as usize].time;
+            if tc > now + n as Time * ft {
+                let c = self.vch[o as usize];
+                self.wake(sim, c, tc);
+                return (n, held);
+            }
+            n += 1;
+            if n == max {
+                return (n, held);
+            }
+        }
+    }
+
+    /// The head at the front of switch input VC `i` (from `front`, now or later) is routed
+    /// now, and asks for its output a router delay after `front` (`class`: the delay class
+    /// of that event from now, if `front` is the landing of a train sent now).
+    #[inline(always)]
+    pub(super) fn start_routing(&mut self, sim: &mut Sim, i: u32, front: Time, class: Option<Class>) {
+        let iu = i as usize;
+        let x = &self.v[iu];
+        let s = x.node;
+        let dst = sim.ring[(x.buf + (x.hd & x.mask as u32)) as usize].dst & DST_MASK;
+        let r = sim.timing[x.prof as usize].router_delay;
+        let (port, lo, hi) = self
+            .dor
+            .route_port(s, x.in_port as u16, x.local - x.sib0, dst)
+            .expect("a cube routes every host");
+        let x = &mut self.v[iu];
+        x.state = XS_BUSY;
+        (x.port, x.lo, x.hi) = (port as u8, lo, hi);
+        let local = x.local;
+        if x.flags & XF_WATCHED != 0 {
+            // (The time the last tail left is not needed again until the next leaves.)
+            x.front_at = front + r;
+            self.sw[s as usize].routing |= 1 << local;
+        }
+        let e = if x.flags & XF_XBAR != 0 {
+            (X_ROUTE_SW << 62) | (s as u64) << 12 | (port as u64) << 6 | local as u64
+        } else {
+            (X_ROUTE << 62) | i as u64
+        };
+        match class {
+            Some(cl) => sim.q.push(cl, sim.now, e),
+            None => sim.q.push_at(sim.now, front + r, e),
+        }
+    }
+
+    /// A head's router delay is over at input VC `i`: it asks for its output.
+    #[inline(always)]
+    pub(super) fn route_done(&mut self, sim: &mut Sim, i: u32) {
+        let x = &self.v[i as usize];
+        let (s, local, port) = (x.node, x.local, x.port);
+        let out = self.ask(s, local, port);
+        self.mark(out, s, port, sim.now);
+    }
+
+    /// The head at input `local` of switch `s` asks for the output on port `port`: returns
+    /// the output's channel.
+    #[inline(always)]
+    pub(super) fn ask(&mut self, s: u32, local: u8, port: u8) -> u32 {
+        let bit = 1u64 << local;
+        let w = &mut self.sw[s as usize];
+        let out = w.port_base + port as u32;
+        w.routing &= !bit;
+        w.active |= bit;
+        self.ln[out as usize].req |= bit;
+        out
+    }
+
+    /// The switch, the output's port and the input an `X_ROUTE_SW` event `e` names.
+    #[inline(always)]
+    pub(super) fn route_sw_event(e: u64) -> (u32, u8, u8) {
+        (
+            ((e & (u64::MAX >> 2)) >> 12) as u32,
+            ((e >> 6) & 63) as u8,
+            (e & 63) as u8,
+        )
+    }
+
+    /// [`Self::ask`] at a crossbar-sharing switch, from its `X_ROUTE_SW` event `e`: the
+    /// input's record is not read (the instant's requests are all taken at once, while
+    /// their channels' records load side by side).
+    #[inline(always)]
+    pub(super) fn ask_sw(&mut self, e: u64) {
+        let (s, port, local) = Express::route_sw_event(e);
+        self.ask(s, local, port);
+        self.sw[s as usize].todo |= 1 << port;
+    }
+
+    /// `k` flits were just written into the buffer of switch input VC `i`, the first
+    /// landing at `a0`: a head at an empty input is at the front when it lands (or when the
+    /// tail before it has left), and a worm waiting for its next flit goes on when it lands.
+    #[inline(always)]
+    pub(super) fn landed(&mut self, sim: &mut Sim, i: u32, a0: Time, head_class: Class) {
+        let x = &mut self.v[i as usize];
+        if x.state == XS_IDLE {
+            // (Only a head comes to an input with no packet at its front.)
+            if x.front_at <= a0 {
+                self.start_routing(sim, i, a0, Some(head_class));
+            } else {
+                let f = x.front_at;
+                self.start_routing(sim, i, f, None);
+            }
+        } else if x.flags & XF_WAIT_FLIT != 0 {
+            x.flags &= !XF_WAIT_FLIT;
+            let (s, port) = (x.node, x.port);
+            let out = self.sw[s as usize].port_base + port as u32;
+            self.wake(sim, out, a0);
+        }
+    }
+
+    /// Switch `s` acts at this instant, on each port something happened to (from the
+    /// rotating first one where inputs share the crossbar): grants, then sends.
+    pub(super) fn eval_switch(&mut self, sim: &mut Sim, s: u32) {
+        let sw = &mut self.sw[s as usize];
+        let mut todo = std::mem::take(&mut sw.todo);
+        let port_base = sw.port_base;
+        // Outputs compete for shared crossbar inputs: start at a rotating output (as the
+        // general engine's send phase does), going once round.
+        let (n, period) = (sw.n_ports as u32, self.swt[sw.prof as usize].sa_period);
+        let (at, per, nn, mut start) = self.rot;
+        if at != sim.now || per != period || nn != n {
+            start = ((sim.now / period) % n as Time) as u32;
+            self.rot = (sim.now, period, n, start);
+        }
+        let mut rest = todo & !(u64::MAX << start);
+        todo &= u64::MAX << start;
+        loop {
+            if todo == 0 {
+                if rest == 0 {
+                    return;
+                }
+                (todo, rest) = (rest, 0);
+            }
+            let p = todo.trailing_zeros();
+            todo &= todo - 1;
+            // (Only ports with an output are marked.)
+            self.eval_port(sim, s, port_base + p);
+        }
+    }
+
+    /// Output channel `c` of switch `s` acts at this instant: grants, then sends.
+    #[inline(always)]
+    pub(super) fn eval_port(&mut self, sim: &mut Sim, s: u32, c: u32) {
+        if self.ln[c as usize].nvc == 1 && !self.sw[s as usize].xbar {
+            self.serve_one(sim, s, c);
+            return;
+        }
+        if self.ln[c as usize].req != 0 {
+            self.allocate(sim, s, c, true);
+        }
+        self.try_send(sim, s, c);
+        // A tail that leaves now frees its VC for a head that waits, after the send; the
+        // channel, which sent that tail, is free for the new worm when the tail is out.
+        if self.ln[c as usize].req != 0 && self.released_now(c, sim.now) && self.allocate(sim, s, c, false) {
+            self.try_send(sim, s, c);
+        }
+    }
+
+    /// [`Self::eval_port`] for an output of one VC whose inputs do not share the crossbar:
+    /// grant it (granting before or after the send is the same here: a VC whose tail
+    /// leaves now goes to a worm that cannot send before the tail is out), and send.
+    #[inline(always)]
+    pub(super) fn serve_one(&mut self, sim: &mut Sim, s: u32, c: u32) {
+        let now = sim.now;
+        let cu = c as usize;
+        let o = self.ln[cu].vc_base;
+        let ou = o as usize;
+        loop {
+            let x = &mut self.v[ou];
+            if x.owner >= HELD_X {
+                let r = self.ln[cu].req;
+                if r == 0 {
+                    return;
+                }
+                if x.owner == HELD_X && x.free_at > now {
+                    let f = x.free_at;
+                    self.wake(sim, c, f);
+                    return;
+                }
+                // Round robin: the first input asking after the last one granted.
+                let after = after_last(r, self.ln[cu].va_rr);
+                let l = if after != 0 {
+                    after.trailing_zeros()
+                } else {
+                    r.trailing_zeros()
+                };
+                let l_ = &mut self.ln[cu];
+                l_.req &= !(1 << l);
+                l_.va_rr = l as u8;
+                (l_.owned, l_.held) = (1, 0);
+                let i = self.sw[s as usize].in_base + l;
+                self.v[ou].owner = i;
+            }
+            let busy = self.ln[cu].busy;
+            if busy > now {
+                self.wake(sim, c, busy);
+                return;
+            }
+            let i = self.v[ou].owner;
+            let held = match self.ready(sim, o, i) {
+                Ready::Go(held) => held,
+                Ready::At(t) => {
+                    self.wake(sim, c, t);
+                    return;
+                }
+                Ready::Not => return,
+            };
+            if !self.send(sim, s, c, o, i, held) || self.ln[cu].req == 0 {
+                return;
+            }
+        }
+    }
+
+    /// What stands between the worm at input VC `i`, holding output VC `o`, and its next
+    /// flit leaving now: nothing (`Go`, with the credits held), that flit's landing (`At`),
+    /// or a flit not yet sent here (it wakes the output as it lands) or a credit (the
+    /// sender is woken for it): `Not`.
+    #[inline(always)]
+    pub(super) fn ready(&mut self, sim: &mut Sim, o: u32, i: u32) -> Ready {
+        let x = &mut self.v[i as usize];
+        if x.hd == x.tl {
+            x.flags |= XF_WAIT_FLIT;
+            return Ready::Not;
+        }
+        let front = sim.ring[(x.buf + (x.hd & x.mask as u32)) as usize].time;
+        if front > sim.now {
+            return Ready::At(front);
+        }
+        let ft = sim.timing[self.v[o as usize].prof as usize].flit_time;
+        match self.credits_for(sim, o, 1, ft) {
+            (0, _) => Ready::Not,
+            (_, held) => Ready::Go(held),
+        }
+    }
+
+    /// Whether a VC of channel `c` had its last tail leave at `now`.
+    #[inline(always)]
+    pub(super) fn released_now(&self, c: u32, now: Time) -> bool {
+        let l = &self.ln[c as usize];
+        let (base, mut held) = (l.vc_base, l.held);
+        while held != 0 {
+            let x = &self.v[(base + held.trailing_zeros()) as usize];
+            if x.owner == HELD_X && x.free_at == now {
+                return true;
+            }
+            held &= held - 1;
+        }
+        false
+    }
+
+    /// Grants free VCs of output channel `c` of switch `s` to the heads asking for it, in
+    /// round-robin order from the input after the last one granted. A VC whose last tail
+    /// left at this instant is free only after the send. Returns whether it granted one.
+    #[inline(always)]
+    pub(super) fn allocate(&mut self, sim: &mut Sim, s: u32, c: u32, before_send: bool) -> bool {
+        let now = sim.now;
+        let cu = c as usize;
+        let l = &mut self.ln[cu];
+        let (base, nvc) = (l.vc_base, l.nvc as u32);
+        // The free VCs, as bits. One held by a tail that has not passed is free for the
+        // heads asking once it has: they look at it again then.
+        if l.held_until < now {
+            l.held = 0;
+        }
+        let (mut held, mut next) = (l.held, Time::MAX);
+        let mut free = (u64::MAX >> (64 - nvc)) & !(l.owned as u64) & !(held as u64);
+        let mut hb = held;
+        while hb != 0 {
+            let vv = hb.trailing_zeros();
+            hb &= hb - 1;
+            let x = &mut self.v[(base + vv) as usize];
+            let f = x.free_at;
+            if f < now || (!before_send && f == now) {
+                x.owner = NONE;
+                held &= !(1 << vv);
+                free |= 1 << vv;
+            } else if f > now {
+                next = next.min(f);
+            }
+        }
+        self.ln[cu].held = held;
+        if next != Time::MAX {
+            self.wake(sim, c, next);
+        }
+        if free == 0 {
+            return false;
+        }
+        // The heads asking, in round-robin order from the one after the last granted (one
+        // pass: a head passed over finds no more free VCs after a grant than before).
+        let in_base = self.sw[s as usize].in_base;
+        let r = self.ln[cu].req;
+        let after = after_last(r, self.ln[cu].va_rr);
+        let (mut bits, mut rest) = (after, r & !after);
+        let mut granted = false;
+        loop {
+            if bits == 0 {
+                if rest == 0 {
+                    return granted;
+                }
+                (bits, rest) = (rest, 0);
+            }
+            let l = bits.trailing_zeros();
+            bits &= bits - 1;
+            let i = in_base + l;
+            let y = &self.v[i as usize];
+            let range = (u64::MAX >> (63 - y.hi as u32)) & (u64::MAX << y.lo);
+            let ok = free & range;
+            if ok == 0 {
+                continue;
+            }
+            let vv = ok.trailing_zeros();
+            free &= !(1 << vv);
+            granted = true;
+            let o = base + vv;
+            self.v[o as usize].owner = i;
+            let l_ = &mut self.ln[cu];
+            l_.req &= !(1 << l);
+            l_.va_rr = l as u8;
+            l_.owned |= 1 << vv;
+            if free == 0 {
+                return true;
+            }
+        }
+    }
+
+    /// Whether some worm holding a VC of channel `c` has a flit in its buffer.
+    #[inline(always)]
+    pub(super) fn has_work(&self, c: u32) -> bool {
+        let l = &self.ln[c as usize];
+        let (base, mut owned) = (l.vc_base, l.owned);
+        while owned != 0 {
+            let i = self.v[(base + owned.trailing_zeros()) as usize].owner;
+            let x = &self.v[i as usize];
+            if x.hd != x.tl {
+                return true;
+            }
+            owned &= owned - 1;
+        }
+        false
+    }
+
+    /// Output channel `c` of switch `s` sends what it can at this instant: from its VCs in
+    /// round-robin order after the last that sent, the first whose worm has a flit in, a
+    /// credit and its crossbar input free.
+    #[inline(always)]
+    pub(super) fn try_send(&mut self, sim: &mut Sim, s: u32, c: u32) {
+        let now = sim.now;
+        let cu = c as usize;
+        let (base, nvc) = (self.ln[cu].vc_base, self.ln[cu].nvc as u32);
+        let busy = self.ln[cu].busy;
+        if busy > now {
+            if self.has_work(c) {
+                self.wake(sim, c, busy);
+            }
+            return;
+        }
+        let sw = &self.sw[s as usize];
+        let (xbar, port_base) = (sw.xbar, sw.port_base);
+        let mut wait = Time::MAX;
+        let owned = self.ln[cu].owned;
+        if owned == 0 {
+            return;
+        }
+        let mut vv = self.ln[cu].rr as u32;
+        for _ in 0..nvc {
+            vv = if vv + 1 >= nvc { 0 } else { vv + 1 };
+            if owned & (1 << vv) == 0 {
+                continue;
+            }
+            let o = base + vv;
+            let i = self.v[o as usize].owner;
+            let held = match self.ready(sim, o, i) {
+                Ready::Go(held) => held,
+                Ready::At(t) => {
+                    wait = wait.min(t);
+                    continue;
+                }
+                Ready::Not => continue,
+            };
+            let in_port = port_base + self.v[i as usize].in_port as u32;
+            if xbar && self.xbar_free[in_port as usize] > now {
+                wait = wait.min(self.xbar_free[in_port as usize]);
+                continue;
+            }
+            self.send(sim, s, c, o, i, held);
+            self.ln[cu].rr = vv as u8;
+            // Another VC's worm goes on when the channel is free. (With one VC, the train
+            // stopped for a reason that wakes the channel when it is gone.)
+            if nvc > 1 && self.has_work(c) {
+                let b = self.ln[cu].busy;
+                self.wake(sim, c, b);
+            }
+            return;
+        }
+        if wait != Time::MAX {
+            self.wake(sim, c, wait);
+        }
+    }
+}
