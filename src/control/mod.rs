@@ -6,4 +6,5 @@
 
 pub mod ac;
 pub mod graph;
+pub mod route_set;
 pub mod routes;
