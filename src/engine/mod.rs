@@ -20,6 +20,7 @@
 pub mod agent;
 pub(crate) mod arr;
 pub(crate) mod express;
+pub mod features;
 pub mod queue;
 pub mod result;
 pub mod watchdog;

@@ -264,78 +264,12 @@ pub(crate) struct Express {
     asks: Vec<u64>,
 }
 
-/// Why a run cannot go on the express engine (`None`: it can).
+/// Why a run cannot go on the express engine (`None`: it can): the first feature it uses
+/// that the express engine lacks ([`super::features`]).
 pub(crate) fn ineligible(sim: &Sim) -> Option<&'static str> {
-    let spec = sim.spec;
-    let p = &spec.params;
-    let fab = sim.fab;
-    if !p.express {
-        return Some("sim.express = false");
-    }
-    if p.check || !p.trains || sim.reverse_order {
-        return Some("invariant checks, the flit-by-flit path or a reversed event order");
-    }
-    let Routing::Dor(d) = sim.routing else {
-        return Some("routing other than dimension order");
-    };
-    let crate::fabric::Shape::Cube { wrap, .. } = &fab.shape else {
-        return Some("a fabric other than a mesh or torus");
-    };
-    if *wrap && !d.dateline() {
-        return Some("a torus without datelines (it may deadlock)");
-    }
-    if fab.stage_base != fab.switches {
-        return Some("output buffers");
-    }
-    if !sim.fail_at.is_empty()
-        || sim.tok.iter().any(|t| t.on)
-        || sim.host_params.iter().any(|h| *h != HostParams::default())
-        || sim
-            .hosts
-            .iter()
-            .any(|h| h.mem_cap != u64::MAX || !h.outbox.is_empty())
-    {
-        return Some("failures, tokens, host costs or host memory");
-    }
-    if sim.timing.len() > 255 {
-        return Some("too many channel timings");
-    }
-    if fab.vc_choice != crate::fabric::VcChoice::Lowest {
-        return Some("VCs chosen round robin (switch.vc_choice = \"round-robin\")");
-    }
-    if fab.vc_reuse != 0 {
-        return Some("a VC-reuse delay (switch.vc_reuse_delay)");
-    }
-    if fab.sw_allocator != crate::fabric::SwAllocator::Greedy {
-        return Some("a separable switch allocator (switch.allocator)");
-    }
-    for (ci, ch) in fab.channels.iter().enumerate() {
-        let lp = &ch.params;
-        if sim.chans[ci].nvc > 32 {
-            return Some("channels of more than 32 VCs");
-        }
-        if lp.clock.is_some() {
-            return Some("channels clocked at a period that is not whole picoseconds");
-        }
-        if !sim.chans[ci].credit || lp.delete_header || lp.buffer > 1 << 15 || lp.flit_time == 0 {
-            return Some("channels without credits, with header deletion or of buffers over 32,768 flits");
-        }
-    }
-    for (s, sp) in fab.switch_params[..fab.switches as usize].iter().enumerate() {
-        if sp.mode != SwitchMode::Wormhole
-            || sp.release != crate::fabric::VcRelease::Tail
-            || sp.arbitration != Arbitration::RoundRobin
-            || sp.router_delay == 0
-        {
-            return Some(
-                "switches other than wormhole ones with round-robin arbitration, a router delay and VCs released with the tail",
-            );
-        }
-        if sim.sws[s].n_in > 64 || sim.sws[s].n_ports > 64 {
-            return Some("switches of more than 64 ports or input VCs");
-        }
-    }
-    None
+    super::features::Features::of(sim)
+        .beyond(super::features::EXPRESS)
+        .map(super::features::Feature::why)
 }
 
 impl Sim<'_> {

@@ -1,0 +1,288 @@
+//! What a run asks of the engine, found in one place: every part of the model a spec or the
+//! API can turn on, classified as a [`Feature`], and the features each engine implements.
+//! A run goes on the express engine only if every feature it uses is one the express engine
+//! has ([`EXPRESS`]); otherwise on the general engine, which has them all.
+//!
+//! The parameter types are destructured whole here (no `..`): a field added to `Spec`,
+//! `SimParams`, `Fabric`, `SwitchParams`, `LinkParams` or `HostParams` does not compile
+//! until it is either classified as a feature or said to be one that every engine
+//! implements alike. So a new part of the model cannot run unnoticed on an engine that does
+//! not model it; an engine has what it lists, not what it forgot to refuse.
+
+use super::Sim;
+use crate::fabric::{
+    Arbitration, Fabric, FlowControl, LinkParams, Shape, SwAllocator, SwitchMode, SwitchParams, VcChoice,
+    VcRelease,
+};
+use crate::routing::Routing;
+
+/// One part of the model a run may use that not every engine implements. The order is the
+/// order in which a refusal names them (the first one missing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Feature {
+    /// `sim.express = false`: the general engine asked for by name.
+    GeneralAsked,
+    /// `sim.check`, `sim.trains = false` or a reversed event order (tests).
+    ChecksOrReference,
+    /// A routing function other than dimension order.
+    OtherRouting,
+    /// A fabric other than a mesh or torus.
+    OtherFabric,
+    /// A torus without datelines.
+    TorusWithoutDatelines,
+    /// Output-buffered switches (extra stages of buffer nodes).
+    OutputBuffers,
+    /// Channel or node failures, DS tokens, host costs or host memory, agents.
+    HostsTokensFailures,
+    /// More than 255 distinct channel timings.
+    ManyTimings,
+    /// Output VCs given in turn (`switch.vc_choice = "round-robin"`).
+    VcInTurn,
+    /// A VC-reuse delay.
+    VcReuseDelay,
+    /// A separable switch allocator.
+    SeparableAllocator,
+    /// A channel of more than 32 VCs.
+    WideChannel,
+    /// A channel clocked at a period that is not whole picoseconds.
+    ClockedChannel,
+    /// A channel without credits, with header deletion, of buffers over 32,768 flits or of
+    /// zero flit time.
+    OtherChannel,
+    /// A switch other than a wormhole one with round-robin arbitration, a router delay and
+    /// VCs released with the tail.
+    OtherSwitch,
+    /// A switch of more than 64 ports or input VCs.
+    WideSwitch,
+}
+
+impl Feature {
+    /// Every feature, in order.
+    pub const ALL: [Feature; 16] = [
+        Feature::GeneralAsked,
+        Feature::ChecksOrReference,
+        Feature::OtherRouting,
+        Feature::OtherFabric,
+        Feature::TorusWithoutDatelines,
+        Feature::OutputBuffers,
+        Feature::HostsTokensFailures,
+        Feature::ManyTimings,
+        Feature::VcInTurn,
+        Feature::VcReuseDelay,
+        Feature::SeparableAllocator,
+        Feature::WideChannel,
+        Feature::ClockedChannel,
+        Feature::OtherChannel,
+        Feature::OtherSwitch,
+        Feature::WideSwitch,
+    ];
+
+    /// What a refusal says of it.
+    pub fn why(self) -> &'static str {
+        match self {
+            Feature::GeneralAsked => "sim.express = false",
+            Feature::ChecksOrReference => "invariant checks, the flit-by-flit path or a reversed event order",
+            Feature::OtherRouting => "routing other than dimension order",
+            Feature::OtherFabric => "a fabric other than a mesh or torus",
+            Feature::TorusWithoutDatelines => "a torus without datelines (it may deadlock)",
+            Feature::OutputBuffers => "output buffers",
+            Feature::HostsTokensFailures => "failures, tokens, host costs or host memory",
+            Feature::ManyTimings => "too many channel timings",
+            Feature::VcInTurn => "VCs chosen round robin (switch.vc_choice = \"round-robin\")",
+            Feature::VcReuseDelay => "a VC-reuse delay (switch.vc_reuse_delay)",
+            Feature::SeparableAllocator => "a separable switch allocator (switch.allocator)",
+            Feature::WideChannel => "channels of more than 32 VCs",
+            Feature::ClockedChannel => "channels clocked at a period that is not whole picoseconds",
+            Feature::OtherChannel => "channels without credits, with header deletion or of buffers over 32,768 flits",
+            Feature::OtherSwitch => {
+                "switches other than wormhole ones with round-robin arbitration, a router delay and VCs released with the tail"
+            }
+            Feature::WideSwitch => "switches of more than 64 ports or input VCs",
+        }
+    }
+}
+
+/// A set of [`Feature`]s.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Features(u32);
+
+const _: () = assert!(Feature::ALL.len() <= 32);
+
+impl Features {
+    pub const NONE: Features = Features(0);
+
+    pub const fn with(self, f: Feature) -> Features {
+        Features(self.0 | 1 << f as u8)
+    }
+
+    pub fn has(self, f: Feature) -> bool {
+        self.0 & 1 << f as u8 != 0
+    }
+
+    fn set(&mut self, f: Feature, on: bool) {
+        if on {
+            *self = self.with(f);
+        }
+    }
+
+    /// The first feature of `self` that `engine` lacks.
+    pub fn beyond(self, engine: Features) -> Option<Feature> {
+        Feature::ALL.into_iter().find(|&f| self.has(f) && !engine.has(f))
+    }
+
+    /// The features `sim` uses.
+    pub fn of(sim: &Sim) -> Features {
+        let mut u = Features::NONE;
+        let super::Spec {
+            // Names and results only.
+            name: _,
+            fabric: _,
+            routing: _,
+            // Traffic: both engines draw it from the same sources.
+            workload: _,
+            params,
+            // Copied per host into `Sim::host_params`, read below.
+            host: _,
+            // Message benchmarks run on neither (`workload::message`).
+            messages: _,
+        } = sim.spec;
+        let super::SimParams {
+            // The window, the drain, the batches, the watchdog, byte rates, headers and
+            // BookSim2's sampling: both engines run the same loop's ends.
+            seed: _,
+            warmup: _,
+            measure: _,
+            drain_limit: _,
+            drain_all: _,
+            batches: _,
+            cycle: _,
+            watchdog: _,
+            flit_bytes: _,
+            max_header: _,
+            sampling: _,
+            check,
+            trains,
+            express,
+        } = params;
+        u.set(Feature::GeneralAsked, !express);
+        u.set(Feature::ChecksOrReference, *check || !trains || sim.reverse_order);
+        let Fabric {
+            // The layout: both engines number it from these.
+            nodes: _,
+            hosts: _,
+            out_chan: _,
+            in_chan: _,
+            channels,
+            switches,
+            stage_base,
+            switch_params,
+            vc_choice,
+            vc_reuse,
+            sw_allocator,
+            shape,
+        } = sim.fab;
+        match sim.routing {
+            Routing::Dor(d) => {
+                if let Shape::Cube { wrap, .. } = shape {
+                    u.set(Feature::TorusWithoutDatelines, *wrap && !d.dateline());
+                }
+            }
+            _ => u.set(Feature::OtherRouting, true),
+        }
+        u.set(Feature::OtherFabric, !matches!(shape, Shape::Cube { .. }));
+        u.set(Feature::OutputBuffers, stage_base != switches);
+        u.set(
+            Feature::HostsTokensFailures,
+            !sim.fail_at.is_empty()
+                || sim.tok.iter().any(|t| t.on)
+                || sim.host_params.iter().any(|h| *h != super::HostParams::default())
+                || sim.hosts.iter().any(|h| h.mem_cap != u64::MAX || !h.outbox.is_empty()),
+        );
+        u.set(Feature::ManyTimings, sim.timing.len() > 255);
+        u.set(
+            Feature::VcInTurn,
+            match vc_choice {
+                VcChoice::Lowest => false,
+                VcChoice::RoundRobin => true,
+            },
+        );
+        u.set(Feature::VcReuseDelay, *vc_reuse != 0);
+        u.set(
+            Feature::SeparableAllocator,
+            match sw_allocator {
+                SwAllocator::Greedy => false,
+                SwAllocator::SeparableOutputFirst | SwAllocator::SeparableInputFirst => true,
+            },
+        );
+        for (ci, ch) in channels.iter().enumerate() {
+            let LinkParams {
+                // Any timing: both engines pace flits by the channel's `Timing`.
+                tail_time: _,
+                latency: _,
+                vcs: _,
+                flit_time,
+                buffer,
+                flow,
+                delete_header,
+                clock,
+            } = &ch.params;
+            u.set(Feature::WideChannel, sim.chans[ci].nvc > 32);
+            u.set(Feature::ClockedChannel, clock.is_some());
+            // (Tokens are named with the hosts above, from `Sim::tok`.)
+            let credit = match flow {
+                FlowControl::Credit { .. } | FlowControl::Tokens { .. } => sim.chans[ci].credit,
+                FlowControl::None => false,
+            };
+            u.set(
+                Feature::OtherChannel,
+                !credit || *delete_header || *buffer > 1 << 15 || *flit_time == 0,
+            );
+        }
+        for (s, sp) in switch_params[..*switches as usize].iter().enumerate() {
+            let SwitchParams {
+                router_delay,
+                mode,
+                arbitration,
+                release,
+                // With dimension order a head has one output: nothing to select among.
+                selection: _,
+                // Both engines pace the crossbar by it.
+                speedup: _,
+            } = sp;
+            u.set(
+                Feature::OtherSwitch,
+                !matches!(mode, SwitchMode::Wormhole)
+                    || !matches!(release, VcRelease::Tail)
+                    || !matches!(arbitration, Arbitration::RoundRobin)
+                    || *router_delay == 0,
+            );
+            u.set(Feature::WideSwitch, sim.sws[s].n_in > 64 || sim.sws[s].n_ports > 64);
+        }
+        u
+    }
+}
+
+/// What the express engine implements: none of the features above (it runs wormhole meshes
+/// and tori with dimension order, credits and round-robin arbitration; the rest is the
+/// general engine's).
+pub const EXPRESS: Features = Features::NONE;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_missing_feature_is_named() {
+        let used = Features::NONE
+            .with(Feature::OtherSwitch)
+            .with(Feature::OtherRouting);
+        assert_eq!(used.beyond(EXPRESS), Some(Feature::OtherRouting));
+        assert_eq!(used.beyond(used), None);
+        assert_eq!(Features::NONE.beyond(EXPRESS), None);
+        for f in Feature::ALL {
+            assert!(!f.why().is_empty());
+            assert!(Features::NONE.with(f).has(f));
+        }
+    }
+}
