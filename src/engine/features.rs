@@ -94,7 +94,9 @@ impl Feature {
             Feature::SeparableAllocator => "a separable switch allocator (switch.allocator)",
             Feature::WideChannel => "channels of more than 32 VCs",
             Feature::ClockedChannel => "channels clocked at a period that is not whole picoseconds",
-            Feature::OtherChannel => "channels without credits, with header deletion or of buffers over 32,768 flits",
+            Feature::OtherChannel => {
+                "channels without credits, with header deletion or of buffers over 32,768 flits"
+            }
             Feature::OtherSwitch => {
                 "switches other than wormhole ones with round-robin arbitration, a router delay and VCs released with the tail"
             }
@@ -197,7 +199,10 @@ impl Features {
             !sim.fail_at.is_empty()
                 || sim.tok.iter().any(|t| t.on)
                 || sim.host_params.iter().any(|h| *h != super::HostParams::default())
-                || sim.hosts.iter().any(|h| h.mem_cap != u64::MAX || !h.outbox.is_empty()),
+                || sim
+                    .hosts
+                    .iter()
+                    .any(|h| h.mem_cap != u64::MAX || !h.outbox.is_empty()),
         );
         u.set(Feature::ManyTimings, sim.timing.len() > 255);
         u.set(
@@ -257,7 +262,10 @@ impl Features {
                     || !matches!(arbitration, Arbitration::RoundRobin)
                     || *router_delay == 0,
             );
-            u.set(Feature::WideSwitch, sim.sws[s].n_in > 64 || sim.sws[s].n_ports > 64);
+            u.set(
+                Feature::WideSwitch,
+                sim.sws[s].n_in > 64 || sim.sws[s].n_ports > 64,
+            );
         }
         u
     }
