@@ -4,7 +4,8 @@
 //! three hosts a switch, every timing the express engine handles (flit and tail times,
 //! wire latency, credit delay, router delay, buffers down to one flit, host channels of
 //! their own), every injection process, several traffic patterns, packet sizes and size
-//! mixes, and both drain modes.
+//! mixes, and both drain modes; both engines with their invariant checks on (`sim.check`,
+//! compiled into the express engine's checking instantiation).
 //! `REEF_EXPRESS_CASES=5000 cargo test --release --test express` is the deep check to run
 //! after a change to either engine.
 
@@ -87,6 +88,7 @@ impl Net {
 warmup = "200 cycles"
 measure = "1000 cycles"
 seed = {seed}
+check = true
 drain = "{drain}"
 [topology]
 kind = "{kind}"
@@ -250,7 +252,6 @@ fn the_express_engine_refuses_what_it_does_not_model() {
         (&["switch.mode=\"cut-through\""], "wormhole"),
         (&["switch.arbitration=\"oldest-first\""], "round-robin"),
         (&["switch.router_delay=\"0 cycles\""], "router delay"),
-        (&["sim.check=true"], "checks"),
         (&["sim.trains=false"], "flit-by-flit"),
         (&["sim.express=false"], "sim.express = false"),
         (&["host.send_overhead=\"2 ns\""], "host costs"),
@@ -261,6 +262,22 @@ fn the_express_engine_refuses_what_it_does_not_model() {
         // And the run still goes (on the general engine).
         assert!(run(&s).packets_delivered > 0, "{set:?}");
     }
+}
+
+/// The express engine runs with its invariant checks on (the instantiation that has them)
+/// and gives what it gives without them, and what the general engine gives with its own.
+#[test]
+fn the_express_engine_checks_itself_and_changes_nothing() {
+    let base = "[sim]\nwarmup = \"200 cycles\"\nmeasure = \"2000 cycles\"\ndrain = \"all\"\n[topology]\nkind = \"torus\"\n\
+                k = [4, 3]\n[channel]\nvcs = 2\nbuffer = 3\ncredit_delay = \"2 cycles\"\n[traffic]\nload = 0.4\n\
+                sizes = [[2, 0.5], [9, 0.5]]\n";
+    let checked = spec_with(base, &["sim.check=true"]);
+    assert_eq!(Sim::new(&checked).unwrap().express_refused(), None);
+    let with = run(&checked);
+    assert!(with.packets_delivered > 1000, "{}", with.packets_delivered);
+    assert_eq!(without_events(with.clone()), without_events(run(&spec(base))));
+    let general = run(&spec_with(base, &["sim.check=true", "sim.express=false"]));
+    assert_eq!(without_events(with), without_events(general));
 }
 
 /// A mesh more than 255 hops wide runs on the express engine too: a head's hop count rides

@@ -96,6 +96,11 @@ impl<'a> Sim<'a> {
                 ),
             }));
         }
+        self.check_packets(drained)
+    }
+
+    /// After a completed full drain, every packet delivered (or lost to a failure).
+    pub(super) fn check_packets(&self, drained: bool) -> Res<()> {
         if drained
             && self.spec.params.drain_all
             && self.c.packets_delivered + self.c.packets_lost != self.c.packets_injected

@@ -23,8 +23,10 @@ use crate::routing::Routing;
 pub enum Feature {
     /// `sim.express = false`: the general engine asked for by name.
     GeneralAsked,
-    /// `sim.check`, `sim.trains = false` or a reversed event order (tests).
-    ChecksOrReference,
+    /// The invariant checks (`sim.check`).
+    Checks,
+    /// The flit-by-flit path (`sim.trains = false`) or a reversed event order (tests).
+    Reference,
     /// A routing function other than dimension order.
     OtherRouting,
     /// A fabric other than a mesh or torus.
@@ -59,9 +61,10 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in order.
-    pub const ALL: [Feature; 16] = [
+    pub const ALL: [Feature; 17] = [
         Feature::GeneralAsked,
-        Feature::ChecksOrReference,
+        Feature::Checks,
+        Feature::Reference,
         Feature::OtherRouting,
         Feature::OtherFabric,
         Feature::TorusWithoutDatelines,
@@ -82,7 +85,8 @@ impl Feature {
     pub fn why(self) -> &'static str {
         match self {
             Feature::GeneralAsked => "sim.express = false",
-            Feature::ChecksOrReference => "invariant checks, the flit-by-flit path or a reversed event order",
+            Feature::Checks => "invariant checks",
+            Feature::Reference => "the flit-by-flit path or a reversed event order",
             Feature::OtherRouting => "routing other than dimension order",
             Feature::OtherFabric => "a fabric other than a mesh or torus",
             Feature::TorusWithoutDatelines => "a torus without datelines (it may deadlock)",
@@ -168,7 +172,8 @@ impl Features {
             express,
         } = params;
         u.set(Feature::GeneralAsked, !express);
-        u.set(Feature::ChecksOrReference, *check || !trains || sim.reverse_order);
+        u.set(Feature::Checks, *check);
+        u.set(Feature::Reference, !trains || sim.reverse_order);
         let Fabric {
             // The layout: both engines number it from these.
             nodes: _,
@@ -271,10 +276,11 @@ impl Features {
     }
 }
 
-/// What the express engine implements: none of the features above (it runs wormhole meshes
-/// and tori with dimension order, credits and round-robin arbitration; the rest is the
-/// general engine's).
-pub const EXPRESS: Features = Features::NONE;
+/// What the express engine implements: the invariant checks (compiled in,
+/// `Express<true>`), and otherwise none of the features above (it runs wormhole meshes and
+/// tori with dimension order, credits and round-robin arbitration; the rest is the general
+/// engine's).
+pub const EXPRESS: Features = Features::NONE.with(Feature::Checks);
 
 #[cfg(test)]
 mod tests {
@@ -288,6 +294,7 @@ mod tests {
         assert_eq!(used.beyond(EXPRESS), Some(Feature::OtherRouting));
         assert_eq!(used.beyond(used), None);
         assert_eq!(Features::NONE.beyond(EXPRESS), None);
+        assert_eq!(Features::NONE.with(Feature::Checks).beyond(EXPRESS), None);
         for f in Feature::ALL {
             assert!(!f.why().is_empty());
             assert!(Features::NONE.with(f).has(f));

@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl Express {
+impl<const CHECK: bool> Express<CHECK> {
     /// Builds the engine's records for `sim`, in its own numbering, chosen so that an id
     /// follows from what names it without a table:
     /// - a VC into a switch is `Sw::in_base` + its index among the switch's inputs (the
@@ -10,7 +10,7 @@ impl Express {
     ///   sit side by side; VCs into hosts follow, in the general engine's order;
     /// - a channel out of a switch is `Sw::port_base` + its port (the general engine's port
     ///   index); channels out of hosts follow.
-    pub(super) fn new(sim: &Sim) -> Express {
+    pub(super) fn new(sim: &Sim) -> Self {
         let fab = sim.fab;
         let Routing::Dor(dor) = sim.routing else {
             unreachable!("checked by `ineligible`")

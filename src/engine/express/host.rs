@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl Express {
+impl<const CHECK: bool> Express<CHECK> {
     /// A flit just sent lands at its host at `a`: counted in the window, and a tail
     /// delivers its packet then.
     #[inline(always)]
@@ -14,6 +14,7 @@ impl Express {
             let b = sim.batch_of(a);
             sim.c.batches[b].flits += 1;
         }
+        Self::check_landing(sim, flit, h as u32);
         let pid = flit & PID;
         if flit & HEAD != 0 {
             sim.pkts[pid as usize].hops += (dst >> DST_BITS) as u16;
@@ -91,6 +92,7 @@ impl Express {
         }
         x.tl = x.tl.wrapping_add(k);
         x.cr = x.cr.wrapping_add(k.saturating_sub(held));
+        self.check_ring(sim, o);
         let a0 = now + if k == 1 && tail { tt } else { ft } + lat;
         self.landed(sim, o, a0, head_class);
         sim.c.flits_sent += k as u64;
@@ -163,7 +165,7 @@ impl Express {
         match e >> 62 {
             X_ROUTE => self.route_done(sim, id),
             X_ROUTE_SW => {
-                let (s, _, _) = Express::route_sw_event(e);
+                let (s, _, _) = Self::route_sw_event(e);
                 self.asks.push(e);
                 self.mark_sw(s, 0, sim.now);
             }

@@ -47,6 +47,7 @@ use super::*;
 use crate::routing::dor::Dor;
 
 mod build;
+mod check;
 mod host;
 mod send;
 mod switch;
@@ -231,7 +232,7 @@ impl XSwT {
 }
 
 /// The express engine's state beside the `Sim` it runs for.
-pub(crate) struct Express {
+pub(crate) struct Express<const CHECK: bool> {
     v: Arr<XVc>,
     /// Per VC, its channel.
     vch: Arr<u32>,
@@ -284,7 +285,16 @@ impl Sim<'_> {
         if ineligible(self).is_some() {
             return None;
         }
-        let mut x = Express::new(self);
+        // The invariant checks are compiled in, or not (`Express<CHECK>`).
+        Some(if self.check {
+            self.run_express_as::<true>(progress)
+        } else {
+            self.run_express_as::<false>(progress)
+        })
+    }
+
+    fn run_express_as<const CHECK: bool>(&mut self, progress: &mut dyn FnMut(Progress)) -> Res<RunOutcome> {
+        let mut x = Express::<CHECK>::new(self);
         let r = self.express_loop(&mut x, progress);
         // What the results read of the channels, and the hosts' packets in flight, in the
         // general engine's numbering.
@@ -306,10 +316,14 @@ impl Sim<'_> {
                 h.cur_vc = x.vsim[h.cur_vc as usize];
             }
         }
-        Some(r)
+        r
     }
 
-    fn express_loop(&mut self, x: &mut Express, progress: &mut dyn FnMut(Progress)) -> Res<RunOutcome> {
+    fn express_loop<const CHECK: bool>(
+        &mut self,
+        x: &mut Express<CHECK>,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Res<RunOutcome> {
         let wall = std::time::Instant::now();
         for h in 0..self.hosts.len() {
             if self.hosts[h].active {
@@ -392,6 +406,9 @@ impl Sim<'_> {
                 self.me = self.me.min(self.now.max(self.ms));
             }
             self.finalize_window();
+        }
+        if !interrupted {
+            x.check_end(self, !drain_failed)?;
         }
         Ok(RunOutcome {
             drain_failed,

@@ -4,7 +4,7 @@
 
 use super::*;
 
-impl Express {
+impl<const CHECK: bool> Express<CHECK> {
     /// The latest time before which nothing can come between the flits of a worm from
     /// input VC `i` on output VC `o` of channel `c` at switch `s`: another worm on the
     /// channel or on the crossbar input, or a head that may come to be one. (`now` + one
@@ -249,6 +249,7 @@ impl Express {
                 self.wake(sim, c, last);
             }
         }
+        self.check_ring(sim, o);
         if to_host {
             let x = &mut self.v[o as usize];
             x.hd = x.tl;
@@ -259,7 +260,7 @@ impl Express {
                 let first = now + if k == 1 && tail { tt } else { ft } + lat + ocd;
                 self.wake(sim, c, first);
             }
-            Express::host_train(sim, self.csim[c as usize], host, k, tail);
+            Self::host_train(sim, self.csim[c as usize], host, k, tail);
         } else {
             let a0 = now + if k == 1 && tail { tt } else { ft } + lat;
             self.landed(sim, o, a0, head_class);

@@ -4,7 +4,7 @@
 
 use super::*;
 
-impl Express {
+impl<const CHECK: bool> Express<CHECK> {
     /// Channel `c`'s sender (switch `s`, or a host) has something to do now: the channel
     /// is listed, or, where the switch's inputs share the crossbar, the switch with its
     /// port `port`.
@@ -95,6 +95,7 @@ impl Express {
     #[inline(always)]
     pub(super) fn start_routing(&mut self, sim: &mut Sim, i: u32, front: Time, class: Option<Class>) {
         let iu = i as usize;
+        self.check_front(sim, i);
         let x = &self.v[iu];
         let s = x.node;
         let dst = sim.ring[(x.buf + (x.hd & x.mask as u32)) as usize].dst & DST_MASK;
@@ -160,7 +161,7 @@ impl Express {
     /// their channels' records load side by side).
     #[inline(always)]
     pub(super) fn ask_sw(&mut self, e: u64) {
-        let (s, port, local) = Express::route_sw_event(e);
+        let (s, port, local) = Self::route_sw_event(e);
         self.ask(s, local, port);
         self.sw[s as usize].todo |= 1 << port;
     }
