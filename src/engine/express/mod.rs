@@ -41,6 +41,11 @@
 //! Where something could (another worm on the channel or on the same crossbar input, or
 //! a head that may come to be one), the train stops before it could, and contended
 //! flits go one at a time, exactly as the rules above pick them.
+//!
+//! Its parts: the records' layout (`build`), switches (`switch`), trains (`send`), hosts
+//! and events (`host`), and the invariant checks of `sim.check` (`check`), compiled into
+//! the instantiation `Express<true>` only; which runs come here is decided by the features
+//! they use (`engine::features`).
 
 use super::arr::at_mut;
 use super::*;
@@ -231,7 +236,8 @@ impl XSwT {
     }
 }
 
-/// The express engine's state beside the `Sim` it runs for.
+/// The express engine's state beside the `Sim` it runs for (`CHECK`: with the invariant
+/// checks compiled in).
 pub(crate) struct Express<const CHECK: bool> {
     v: Arr<XVc>,
     /// Per VC, its channel.
