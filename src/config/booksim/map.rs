@@ -2,7 +2,8 @@
 //! takes one. BookSim2's input-queued router spends `routing_delay + vc_alloc_delay +
 //! sw_alloc_delay + st_prepare_delay` cycles on a head at the front of its input buffer and
 //! `st_final_delay` crossing the switch, then the channel's latency (1, or 2 on a torus with
-//! `use_noc_latency`; 1 into and out of a node): reef's `router_delay` is the first sum, and
+//! `use_noc_latency`; 1 on a fly; an anynet link's weight, which reef's anynet fabric adds;
+//! 1 into and out of a node): reef's `router_delay` is the first sum, and
 //! the rest goes on the channel (`latency` = st_final + channel − 1, the flit time being the
 //! one cycle left). At zero load this gives BookSim2's latency exactly (5 cycles a router
 //! and 2 more, with the default pipeline). A credit takes `credit_delay` plus the channel's
