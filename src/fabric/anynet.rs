@@ -448,4 +448,86 @@ mod tests {
         let a = read("f", "router 0 node 0 router 1\nnode 1 router 1\n").unwrap();
         assert_eq!(a.nodes, vec![vec![0], vec![1]]);
     }
+
+    fn word() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        prop_oneof![
+            Just("router".to_string()),
+            Just("node".to_string()),
+            (0u32..6).prop_map(|v| v.to_string()),
+            prop::sample::select(vec!["-1", "0", "x", "99999999999", "\t"]).prop_map(str::to_string),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Any file of anynet words is read or refused (naming a line, or the file as a
+        /// whole), never a panic; what is read builds a fabric and its min routing
+        /// reaches every host from every host.
+        #[test]
+        fn any_words_are_read_or_refused(
+            lines in proptest::collection::vec(proptest::collection::vec(word(), 0..8), 0..6),
+            shaped in proptest::collection::vec((0u32..4, proptest::collection::vec((proptest::bool::ANY, 0u32..5, 0u32..4), 0..4)), 0..6),
+            free in proptest::bool::ANY,
+        ) {
+            // Free words, or lines shaped as BookSim2's (`router R` then `node N` or
+            // `router Q [w]`), which are mostly valid.
+            let text: String = if free {
+                lines.iter().map(|l| l.join(" ") + "\n").collect()
+            } else {
+                let mut next_node = 0;
+                let routers = shaped.len() as u32;
+                shaped
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (r, body))| {
+                        // Mostly line i is router i; now and then a number seen already.
+                        let head = if *r == 0 { i as u32 / 2 } else { i as u32 };
+                        let mut l = format!("router {head}");
+                        for (is_node, id, w) in body {
+                            if *is_node {
+                                // Nodes in order, now and then one seen already.
+                                let n = if *id == 0 && next_node > 0 { next_node - 1 } else { next_node };
+                                next_node = next_node.max(n + 1);
+                                l += &format!(" node {n}");
+                            } else {
+                                let id = id % routers.max(1);
+                                l += &format!(" router {id}");
+                                if *w > 1 {
+                                    l += &format!(" {w}");
+                                }
+                            }
+                        }
+                        l + "\n"
+                    })
+                    .collect()
+            };
+            match read("f", &text) {
+                Err(e) => proptest::prop_assert!(e.to_string().starts_with("f")),
+                Ok(a) => {
+                    let p = LinkParams::default();
+                    let f = a.fabric("f", p, p, SwitchParams::default(), cycle()).unwrap();
+                    let t = crate::routing::table::anynet_min(&f).unwrap();
+                    for s in 0..a.hosts {
+                        for d in 0..a.hosts {
+                            let (mut sw, _) = f.host_switch(s);
+                            let mut reached = false;
+                            for _ in 0..=f.switches {
+                                let at = crate::routing::At { switch: sw.0, in_port: 0, in_vc: 0, in_class: 0 };
+                                let w = t.route(at, crate::routing::Header::dst(d)).unwrap();
+                                let c = f.out_chan[sw.idx()][w.ports.first().unwrap() as usize].unwrap();
+                                let to = f.channels[c.idx()].dst;
+                                if let Some(h) = f.host_of(to) {
+                                    proptest::prop_assert_eq!(h, d);
+                                    reached = true;
+                                    break;
+                                }
+                                sw = to;
+                            }
+                            proptest::prop_assert!(reached, "{s} → {d} loops in {text:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
