@@ -44,8 +44,13 @@ CONFIGS = [
     ("mesh8x8-uniform-8vc", "workloads/mesh8x8-uniform", ["num_vcs=8"], True),
     ("mesh32x32-uniform", "workloads/mesh32x32-uniform", [], False),
     ("torus16x16-uniform", "workloads/torus16x16-uniform", [], False),
+    # A 10-ary 1-fly (one 10x10 router, dest_tag routing), configured at injection_rate =
+    # 1.0, far past saturation: swept like the others.
+    ("singleconfig", "examples/singleconfig", [], True),
+    # anynet: three routers in a triangle from examples/anynet/anynet_file (read by
+    # BookSim2 relative to its working directory, which run() sets to the config's).
+    ("anynet", "examples/anynet/anynet_config", [], True),
     ("cmeshconfig", "examples/cmeshconfig", [], False),
-    ("singleconfig", "examples/singleconfig", [], False),
     ("fattree_config", "examples/fattree_config", [], False),
     ("flatflyconfig", "examples/flatflyconfig", [], False),
     ("dragonflyconfig", "examples/dragonflyconfig", [], False),

@@ -377,6 +377,8 @@ pub(super) fn topology_keys<'a>(src: &Source, t: &RawTopology) -> R<(&'static st
         TopoKind::FatTree => "fat-tree",
         TopoKind::Full => "full",
         TopoKind::File => "file",
+        TopoKind::Fly => "fly",
+        TopoKind::Anynet => "anynet",
         TopoKind::Macrame => "macrame",
         TopoKind::Atoll => "atoll",
     };
@@ -387,7 +389,8 @@ pub(super) fn topology_keys<'a>(src: &Source, t: &RawTopology) -> R<(&'static st
         TopoKind::Clos => &["leaves", "hosts_per_leaf", "spines", "links_per_pair"],
         TopoKind::FatTree => &["k", "n"],
         TopoKind::Full => &["switches", "hosts_per_switch"],
-        TopoKind::File => &["file"],
+        TopoKind::File | TopoKind::Anynet => &["file"],
+        TopoKind::Fly => &["k", "n"],
         TopoKind::Macrame => &["network", "nodes"],
         TopoKind::Atoll => &["network", "k", "nodes", "file", "hosts_per_switch", "failed"],
     };
@@ -495,6 +498,46 @@ fn topology(
             };
             fabric::clos::fat_tree(k, need("n", t.n)?, net, host, sw).map_err(imp)
         }
+        TopoKind::Fly => {
+            let k = match &t.k {
+                Some(Radix::One(k)) => *k,
+                _ => {
+                    return Err(src.err(
+                        "topology.k",
+                        "a fly needs k (switch arity) as one number",
+                        Some("e.g. k = 4, n = 3"),
+                    ));
+                }
+            };
+            fabric::fly::fly(k, need("n", t.n)?, net, host, sw).map_err(imp)
+        }
+        TopoKind::Anynet => {
+            let f = t.file.as_ref().ok_or_else(|| {
+                src.err(
+                    "topology",
+                    "an anynet topology needs `file`",
+                    Some("file = \"anynet_file\" (BookSim2's format, docs/booksim.md)"),
+                )
+            })?;
+            let path = src.dir.join(f);
+            let text = super::read_text(&path, 256).map_err(|e| {
+                src.err(
+                    "topology.file",
+                    format!("cannot read {}: {e}", path.display()),
+                    None,
+                )
+            })?;
+            fabric::anynet::parse(&path.display().to_string(), &text, net, host, sw, cycle).map_err(|e| {
+                ConfigError {
+                    file: src.file.to_string(),
+                    line: locate(src.text, &parse_path("topology.file")),
+                    key: "topology.file".into(),
+                    msg: e.to_string(),
+                    hint: None,
+                    origin: None,
+                }
+            })
+        }
         TopoKind::Full => fabric::full::fully_connected(
             need("switches", t.switches)?,
             t.hosts_per_switch.unwrap_or(1),
@@ -545,6 +588,8 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
         TopoKind::FatTree => AlgoKind::FatTree,
         TopoKind::Full => AlgoKind::Direct,
         TopoKind::File => AlgoKind::Updown,
+        TopoKind::Fly => AlgoKind::DestTag,
+        TopoKind::Anynet => AlgoKind::AnynetMin,
         TopoKind::Macrame => AlgoKind::Interval,
         TopoKind::Atoll => AlgoKind::Source,
     });
@@ -670,6 +715,8 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
             Routing::Table(table::fat_tree(fab, adaptive).ok_or_else(|| mismatch("fat-tree"))?)
         }
         AlgoKind::Direct => Routing::Table(table::full(fab).ok_or_else(|| mismatch("direct"))?),
+        AlgoKind::DestTag => Routing::Table(table::dest_tag(fab).ok_or_else(|| mismatch("dest-tag"))?),
+        AlgoKind::AnynetMin => Routing::Table(table::anynet_min(fab).ok_or_else(|| mismatch("anynet-min"))?),
         AlgoKind::Updown => Routing::Table(updown::updown(fab, root, adaptive)),
         AlgoKind::Minimal => Routing::Table(updown::minimal(fab, adaptive)),
         AlgoKind::Mosaic => Routing::Mosaic(crate::routing::mosaic::Mosaic::mesh(fab).ok_or_else(|| {
@@ -1120,11 +1167,22 @@ fn planned_counts(t: &RawTopology, r: &RawRouting, net: &LinkParams, host: &Link
             let s = t.switches? as u128;
             (s, s * conc, s * s.saturating_sub(1))
         }
+        TopoKind::Fly => {
+            let k = match &t.k {
+                Some(Radix::One(k)) => *k as u128,
+                _ => return None,
+            };
+            let n = t.n?.min(64);
+            let h = k.checked_pow(n)?;
+            (n as u128 * h / k.max(1), h, n.saturating_sub(1) as u128 * h)
+        }
         _ => return None,
     };
     let algo = r.algorithm;
     let tables = match t.kind {
-        TopoKind::Clos | TopoKind::FatTree | TopoKind::Full => algo.is_none_or(|a| a != AlgoKind::Source),
+        TopoKind::Clos | TopoKind::FatTree | TopoKind::Full | TopoKind::Fly => {
+            algo.is_none_or(|a| a != AlgoKind::Source)
+        }
         _ => matches!(
             algo,
             Some(AlgoKind::Updown | AlgoKind::Minimal | AlgoKind::Source)
@@ -1151,7 +1209,9 @@ fn smaller(kind: TopoKind) -> &'static str {
         TopoKind::Clos => {
             "fewer topology.leaves, hosts_per_leaf or spines, fewer channel.vcs or a smaller channel.buffer"
         }
-        TopoKind::FatTree => "a smaller topology.k or n, fewer channel.vcs or a smaller channel.buffer",
+        TopoKind::FatTree | TopoKind::Fly => {
+            "a smaller topology.k or n, fewer channel.vcs or a smaller channel.buffer"
+        }
         TopoKind::Full => {
             "fewer topology.switches or hosts_per_switch, fewer channel.vcs or a smaller channel.buffer"
         }
@@ -1249,7 +1309,7 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             _ => false,
         };
         let key = match raw.topology.kind {
-            TopoKind::File => "topology.file",
+            TopoKind::File | TopoKind::Anynet => "topology.file",
             TopoKind::Macrame | TopoKind::Atoll => "topology.nodes",
             _ => size_key,
         };

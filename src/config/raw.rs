@@ -79,6 +79,10 @@ pub enum TopoKind {
     FatTree,
     Full,
     File,
+    /// k-ary n-fly (butterfly), BookSim2's `fly` (`k`, `n`).
+    Fly,
+    /// A network in BookSim2's anynet file format (`file`).
+    Anynet,
     /// A Macramé network of STC104 switches and DS links (`network`, `nodes`).
     Macrame,
     /// An ATOLL network: NICs that are their own switches (`network`, `k`, `nodes`,
@@ -226,6 +230,10 @@ pub enum AlgoKind {
     Mosaic,
     /// STC104 interval tables (Macramé networks).
     Interval,
+    /// Destination tags on a fly (BookSim2's `dest_tag`).
+    DestTag,
+    /// BookSim2's shortest paths by link weight on an anynet (`min`).
+    AnynetMin,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]

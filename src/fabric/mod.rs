@@ -1,13 +1,15 @@
 //! The static description of a network: nodes (switches and hosts), their numbered ports,
 //! and the unidirectional channels between ports, each with its own timing and flow control.
 //!
-//! Topology builders ([`mesh`], [`clos`], [`full`], [`irregular`]) make a [`Fabric`]; the
-//! engine flattens it into arrays. Node numbering is the same for every builder: switches
-//! first (`0..switches`), then hosts, so host `h` is node `switches + h` and host numbers are
-//! the destination addresses packets carry.
+//! Topology builders ([`mesh`], [`clos`], [`full`], [`fly`], [`irregular`], [`anynet`])
+//! make a [`Fabric`]; the engine flattens it into arrays. Node numbering is the same for
+//! every builder: switches first (`0..switches`), then hosts, so host `h` is node
+//! `switches + h` and host numbers are the destination addresses packets carry.
 
+pub mod anynet;
 pub mod atoll;
 pub mod clos;
+pub mod fly;
 pub mod full;
 pub mod grid;
 pub mod irregular;
@@ -94,6 +96,12 @@ pub enum Shape {
     },
     /// k-ary n-tree (a fat tree): `n` levels of `k^(n-1)` switches.
     FatTree { k: u32, n: u32 },
+    /// k-ary n-fly (a butterfly, [`fly`]): `n` stages of `k^(n-1)` switches; a host sends
+    /// into stage 0 and receives from stage `n - 1`.
+    Fly { k: u32, n: u32 },
+    /// BookSim2's anynet ([`anynet`]): each channel's link weight (1 into and out of hosts),
+    /// by channel number, for its shortest-path routing.
+    AnyNet { weight: Vec<u32> },
     /// Every switch linked to every other; `conc` hosts per switch.
     Full { switches: u32, conc: u32 },
     /// A K×K grid (or torus) of switches with `conc` hosts each and `group` parallel links

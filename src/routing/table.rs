@@ -411,6 +411,106 @@ pub fn full(fab: &Fabric) -> Option<Table> {
     Some(b.build("direct"))
 }
 
+/// Destination-tag routing on a k-ary n-fly (BookSim2's `dest_tag_fly`, `routefunc.cpp`):
+/// a switch of stage `s` sends a packet out on digit `n − 1 − s` of its destination.
+pub fn dest_tag(fab: &Fabric) -> Option<Table> {
+    let Shape::Fly { k, n } = fab.shape else {
+        return None;
+    };
+    let hosts = k.pow(n);
+    let per_stage = hosts / k;
+    let mut b = TableBuilder::new(fab.switches, hosts, 1);
+    for s in 0..fab.switches {
+        let stage = s / per_stage;
+        for dst in 0..hosts {
+            let port = digit(dst, k, n - 1 - stage) as u16;
+            b.set(s, 0, dst, want_ports(fab, s, PortSet::single(port)));
+        }
+    }
+    Some(b.build("dest-tag"))
+}
+
+/// BookSim2's `min` routing on an anynet (`min_anynet` and `AnyNet::route`,
+/// `src/networks/anynet.cpp`): each switch's table from its own Dijkstra over the link
+/// weights ([`Shape::AnyNet`]), which takes the lowest-numbered switch among those equally
+/// near and keeps the first path found to each; a packet leaves on the first hop of that
+/// switch's path to its destination's switch. One path per pair, no adaptivity.
+pub fn anynet_min(fab: &Fabric) -> Option<Table> {
+    let Shape::AnyNet { weight } = &fab.shape else {
+        return None;
+    };
+    let ns = fab.switches as usize;
+    let nh = fab.num_hosts() as u32;
+    // Per switch: (port, neighbour, weight) in port order, which is neighbour order.
+    let adj: Vec<Vec<(u16, usize, u64)>> = (0..ns)
+        .map(|s| {
+            fab.out_chan[s]
+                .iter()
+                .enumerate()
+                .filter_map(|(p, c)| {
+                    let c = (*c)?;
+                    let ch = &fab.channels[c.idx()];
+                    fab.is_switch(ch.dst)
+                        .then(|| (p as u16, ch.dst.idx(), u64::from(weight[c.idx()])))
+                })
+                .collect()
+        })
+        .collect();
+    let mut b = TableBuilder::new(fab.switches, nh, 1);
+    let mut dist = vec![u64::MAX; ns];
+    let mut prev = vec![usize::MAX; ns];
+    let mut done = vec![false; ns];
+    for start in 0..ns {
+        dist.fill(u64::MAX);
+        prev.fill(usize::MAX);
+        done.fill(false);
+        dist[start] = 0;
+        for _ in 0..ns {
+            // The nearest switch not yet taken, the lowest-numbered of equals; none left
+            // that can be reached: the rest are unreachable (anynet::read refuses that).
+            let Some(u) = (0..ns)
+                .filter(|&i| !done[i] && dist[i] != u64::MAX)
+                .min_by_key(|&i| (dist[i], i))
+            else {
+                break;
+            };
+            done[u] = true;
+            for &(_, v, w) in &adj[u] {
+                if dist[u] + w < dist[v] {
+                    dist[v] = dist[u] + w;
+                    prev[v] = u;
+                }
+            }
+        }
+        // The port of `start` on the path to each switch.
+        let first_port = |to: usize| -> Option<u16> {
+            let mut v = to;
+            while prev[v] != start {
+                v = *prev.get(v).filter(|&&p| p != usize::MAX)?;
+            }
+            adj[start].iter().find(|a| a.1 == v).map(|a| a.0)
+        };
+        for dst in 0..nh {
+            let (t, port) = fab.host_switch(dst);
+            let port = if t.idx() == start {
+                port
+            } else {
+                match first_port(t.idx()) {
+                    Some(p) => p,
+                    None => continue,
+                }
+            };
+            b.set(
+                start as u32,
+                0,
+                dst,
+                want_ports(fab, start as u32, PortSet::single(port)),
+            );
+        }
+    }
+    Some(b.build("anynet-min"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -445,5 +545,78 @@ mod tests {
         let a = clos(&f, true).unwrap();
         assert_eq!(a.route(at(3), hdr(200)).unwrap().ports, PortSet::range(16, 31));
         assert_eq!(a.ranges(3, 0).count(), 16 + 2);
+    }
+
+    /// Follows `t` from host `src` to the host it delivers to; the switches on the way.
+    fn walk(f: &Fabric, t: &Table, src: u32, dst: u32) -> (u32, Vec<u32>) {
+        let (mut s, _) = f.host_switch(src);
+        let mut path = vec![s.0];
+        loop {
+            let w = t.route(at(s.0), Header::dst(dst)).unwrap();
+            let c = &f.channels[f.out_chan[s.idx()][w.ports.first().unwrap() as usize]
+                .unwrap()
+                .idx()];
+            match f.host_of(c.dst) {
+                Some(h) => return (h, path),
+                None => {
+                    s = c.dst;
+                    path.push(s.0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn dest_tag_reaches_every_host_through_every_stage() {
+        let p = LinkParams::default();
+        let f = crate::fabric::fly::fly(3, 3, p, p, SwitchParams::default()).unwrap();
+        let t = dest_tag(&f).unwrap();
+        for src in 0..27 {
+            for dst in 0..27 {
+                let (got, path) = walk(&f, &t, src, dst);
+                assert_eq!(got, dst);
+                // One switch per stage.
+                assert_eq!(path.iter().map(|s| s / 9).collect::<Vec<_>>(), vec![0, 1, 2]);
+            }
+        }
+    }
+
+    #[test]
+    fn anynet_min_breaks_ties_as_booksims_dijkstra() {
+        // A ring of four routers, a node each: two equal ways between opposite corners.
+        let p = LinkParams::default();
+        let ring = "router 0 node 0 router 1 router 3\nrouter 1 node 1 router 2\nrouter 2 node 2 router 3\nrouter 3 node 3\n";
+        let f = crate::fabric::anynet::parse(
+            "r",
+            ring,
+            p,
+            p,
+            SwitchParams::default(),
+            crate::time::Ratio::int(1000),
+        )
+        .unwrap();
+        let t = anynet_min(&f).unwrap();
+        // Dijkstra takes the lowest-numbered of equally near routers first, and the first
+        // path found to each router stays: 0 → 2 through 1, 2 → 0 through 1, 1 → 3 and
+        // 3 → 1 through 0.
+        assert_eq!(walk(&f, &t, 0, 2).1, vec![0, 1, 2]);
+        assert_eq!(walk(&f, &t, 2, 0).1, vec![2, 1, 0]);
+        assert_eq!(walk(&f, &t, 1, 3).1, vec![1, 0, 3]);
+        assert_eq!(walk(&f, &t, 3, 1).1, vec![3, 0, 1]);
+        // A heavier channel from 0 to 1 turns 0 → 2 the other way (2 → 0 stays).
+        let heavy = ring.replacen("router 1 router 3", "router 1 3 router 3", 1);
+        let f = crate::fabric::anynet::parse(
+            "r",
+            &heavy,
+            p,
+            p,
+            SwitchParams::default(),
+            crate::time::Ratio::int(1000),
+        )
+        .unwrap();
+        let t = anynet_min(&f).unwrap();
+        assert_eq!(walk(&f, &t, 0, 2).1, vec![0, 3, 2]);
+        assert_eq!(walk(&f, &t, 2, 0).1, vec![2, 1, 0]);
+        assert_eq!(walk(&f, &t, 0, 0).1, vec![0]);
     }
 }

@@ -2,7 +2,8 @@
 //! takes one. BookSim2's input-queued router spends `routing_delay + vc_alloc_delay +
 //! sw_alloc_delay + st_prepare_delay` cycles on a head at the front of its input buffer and
 //! `st_final_delay` crossing the switch, then the channel's latency (1, or 2 on a torus with
-//! `use_noc_latency`; 1 into and out of a node): reef's `router_delay` is the first sum, and
+//! `use_noc_latency`; 1 on a fly; an anynet link's weight, which reef's anynet fabric adds;
+//! 1 into and out of a node): reef's `router_delay` is the first sum, and
 //! the rest goes on the channel (`latency` = st_final + channel − 1, the flit time being the
 //! one cycle left). At zero load this gives BookSim2's latency exactly (5 cycles a router
 //! and 2 more, with the default pipeline). A credit takes `credit_delay` plus the channel's
@@ -12,9 +13,11 @@
 use super::Translation;
 use super::keys::{From, KEYS, Store, lookup};
 use super::traffic::{injection, load, pattern, sizes};
+use crate::fabric::anynet::{self, AnyNet};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
+use std::path::Path;
 
 /// A key reef cannot run as it is set.
 #[derive(Debug)]
@@ -304,8 +307,21 @@ const THRESHOLD_KEYS: &[&str] = &[
 
 const BATCH_KEYS: &[&str] = &["batch_size", "batch_count", "max_outstanding_requests"];
 
-/// Keys BookSim2's mesh and torus do not read.
-const OTHER_TOPOLOGY_KEYS: &[&str] = &["c", "x", "y", "xr", "yr", "in_ports", "out_ports"];
+/// Keys BookSim2's mesh, torus, fly and anynet do not read, and those only some of them read
+/// (left unread by the translation where the topology does not read them).
+const OTHER_TOPOLOGY_KEYS: &[&str] = &[
+    "c",
+    "x",
+    "y",
+    "xr",
+    "yr",
+    "in_ports",
+    "out_ports",
+    "k",
+    "n",
+    "use_noc_latency",
+    "network_file",
+];
 
 /// Why a key set away from its default cannot run, where there is more to say than that.
 fn hint_for(key: &str) -> Option<&'static str> {
@@ -323,6 +339,75 @@ fn hint_for(key: &str) -> Option<&'static str> {
         }
         _ => return None,
     })
+}
+
+/// BookSim2's networks that reef runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Topo {
+    /// `mesh` or `torus`: a k-ary n-cube, one node a router (kncube.cpp).
+    Cube { torus: bool },
+    /// `fly`: a k-ary n-fly (fly.cpp).
+    Fly,
+    /// `anynet`: routers, nodes and links from `network_file` (anynet.cpp).
+    AnyNet,
+}
+
+/// `network_file`, read and checked as BookSim2's anynet reads it (errors name that file
+/// and line), and the path to write in the translation. BookSim2 opens it relative to its
+/// working directory; reef looks next to the config first (as for every file a reef config
+/// names), then in the working directory.
+fn network_file(c: &Cfg) -> R<(AnyNet, String)> {
+    let name = c.str("network_file");
+    if name.is_empty() {
+        return Err(c.err(
+            "topology",
+            "anynet needs network_file (BookSim2: \"No network file name provided\")",
+            Some("network_file = anynet_file; (relative to the config's directory)"),
+        ));
+    }
+    let dir = Path::new(c.file).parent().unwrap_or(Path::new(""));
+    let beside = dir.join(&name);
+    let (path, shown) = if beside.is_file() {
+        (beside, name.clone())
+    } else if Path::new(&name).is_file() {
+        let abs = std::env::current_dir()
+            .map(|d| d.join(&name))
+            .unwrap_or_else(|_| Path::new(&name).to_path_buf());
+        c.note(
+            "network_file",
+            &format!(
+                "not next to the config ({}): read from the working directory, as BookSim2 does ({})",
+                beside.display(),
+                abs.display()
+            ),
+        );
+        let shown = abs.display().to_string();
+        (abs, shown)
+    } else {
+        return Err(c.err(
+            "network_file",
+            format!(
+                "cannot read `{name}`: no such file next to the config ({}) or in the working directory",
+                beside.display()
+            ),
+            Some("reef reads network_file relative to the config's directory, then the working directory"),
+        ));
+    };
+    let text = crate::config::read_text(&path, 256).map_err(|e| {
+        c.err(
+            "network_file",
+            format!("cannot read {}: {e}", path.display()),
+            None,
+        )
+    })?;
+    let net = anynet::read(&path.display().to_string(), &text).map_err(|e| {
+        c.err(
+            "network_file",
+            e.to_string(),
+            Some("BookSim2's anynet format: `router 0 node 0 node 1 router 1 5` (docs/booksim.md)"),
+        )
+    })?;
+    Ok((net, shown))
 }
 
 /// Translates a BookSim2 config into reef's TOML.
@@ -346,32 +431,63 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
 
     // The network.
     let topology = c.str("topology");
-    let torus = match topology.as_str() {
-        "mesh" => false,
-        "torus" => true,
+    let net = match topology.as_str() {
+        "mesh" => Topo::Cube { torus: false },
+        "torus" => Topo::Cube { torus: true },
+        "fly" => Topo::Fly,
+        "anynet" => Topo::AnyNet,
         other => {
             return Err(c.err(
                 "topology",
                 format!("reef does not model BookSim2's `{other}` topology yet"),
-                Some("reef runs BookSim2's mesh and torus; docs/booksim.md lists what is planned"),
+                Some(
+                    "reef runs BookSim2's mesh, torus, fly and anynet; docs/booksim.md lists what is planned",
+                ),
             ));
         }
     };
-    let n = c.int_in("n", 1, 8)?;
-    let k = c.int_in("k", 2, 65_535)?;
-    let nodes = (0..n)
-        .try_fold(1i64, |a, _| a.checked_mul(k))
-        .filter(|&v| v <= 1 << 24);
-    let Some(nodes) = nodes else {
-        return Err(c.err("k", format!("a {k}-ary {n}-cube has more than 2^24 nodes"), None));
+    let torus = net == Topo::Cube { torus: true };
+    // (k, n) of a cube or fly (k^n nodes), and the node count.
+    let (k, n, nodes) = match net {
+        Topo::Cube { .. } | Topo::Fly => {
+            let n = c.int_in("n", 1, 8)?;
+            let k = c.int_in("k", 2, 65_535)?;
+            let nodes = (0..n)
+                .try_fold(1i64, |a, _| a.checked_mul(k))
+                .filter(|&v| v <= 1 << 24);
+            let Some(nodes) = nodes else {
+                let what = if net == Topo::Fly { "fly" } else { "cube" };
+                return Err(c.err(
+                    "k",
+                    format!("a {k}-ary {n}-{what} has more than 2^24 nodes"),
+                    None,
+                ));
+            };
+            t.put(&c, "topology", "kind", quote(&topology), &["topology"]);
+            if net == Topo::Fly {
+                t.put(&c, "topology", "k", k.to_string(), &["k"]);
+                t.put(&c, "topology", "n", n.to_string(), &["n"]);
+            } else {
+                let ks = vec![k.to_string(); n as usize].join(", ");
+                t.put(&c, "topology", "k", format!("[{ks}]"), &["k", "n"]);
+            }
+            (k, n, nodes)
+        }
+        Topo::AnyNet => {
+            let (path, shown) = network_file(&c)?;
+            t.put(&c, "topology", "kind", quote("anynet"), &["topology"]);
+            t.put(&c, "topology", "file", quote(&shown), &["network_file"]);
+            let hosts = i64::from(path.hosts);
+            (hosts, 1, hosts)
+        }
     };
-    t.put(&c, "topology", "kind", quote(&topology), &["topology"]);
-    let ks = vec![k.to_string(); n as usize].join(", ");
-    t.put(&c, "topology", "k", format!("[{ks}]"), &["k", "n"]);
 
     // Time: the router pipeline and the channels.
     t.put(&c, "sim", "clock", quote("1 GHz"), &[]);
-    let noc = c.int("use_noc_latency") == 1;
+    // A torus's channels take 2 cycles with use_noc_latency (kncube.cpp); a fly's take 1
+    // (fly.cpp), an anynet's their link weight, 1 unless given (anynet.cpp: reef's fabric
+    // adds weight − 1 cycles to the channel below).
+    let noc = matches!(net, Topo::Cube { .. }) && c.int("use_noc_latency") == 1;
     let chan = if noc && torus { 2 } else { 1 };
     let routing = c.int_in("routing_delay", 0, 1000)?;
     let va = c.int_in("vc_alloc_delay", 1, 1000)?;
@@ -387,14 +503,23 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
         "sw_alloc_delay",
         "st_prepare_delay",
     ];
-    let wire = ["st_final_delay", "use_noc_latency"];
-    let credit_keys = ["credit_delay", "use_noc_latency"];
+    let cube = matches!(net, Topo::Cube { .. });
+    let wire: &[&'static str] = if cube {
+        &["st_final_delay", "use_noc_latency"]
+    } else {
+        &["st_final_delay"]
+    };
+    let credit_keys: &[&'static str] = if cube {
+        &["credit_delay", "use_noc_latency"]
+    } else {
+        &["credit_delay"]
+    };
     t.put(&c, "channel", "flit_time", quote("1 cycle"), &[]);
-    t.put(&c, "channel", "latency", cycles(st_final + chan - 1), &wire);
+    t.put(&c, "channel", "latency", cycles(st_final + chan - 1), wire);
     t.put(&c, "channel", "vcs", vcs.to_string(), &["num_vcs"]);
     t.put(&c, "channel", "buffer", buffer.to_string(), &["vc_buf_size"]);
     t.put(&c, "channel", "flow_control", quote("credit"), &[]);
-    t.put(&c, "channel", "credit_delay", cycles(credit + chan), &credit_keys);
+    t.put(&c, "channel", "credit_delay", cycles(credit + chan), credit_keys);
     if chan != 1 {
         // A node's channels have latency 1 whatever the network's.
         t.put(&c, "host_channel", "flit_time", quote("1 cycle"), &[]);
@@ -483,14 +608,20 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
     // An input speed-up splits an input's VCs over that many crossbar inputs (VC v on
     // v mod speed-up), as reef's separable allocators do.
 
-    // Routing.
+    // Routing: BookSim2 looks up `routing_function` + "_" + `topology`.
     let rf = c.str("routing_function");
     let full = format!("{rf}_{topology}");
-    match (full.as_str(), torus) {
-        ("dor_mesh" | "dim_order_mesh", false) => {
+    let right = match net {
+        Topo::Cube { torus: false } => "on a mesh reef runs dor (dim_order)",
+        Topo::Cube { torus: true } => "on a torus reef runs dim_order (with BookSim2's dateline)",
+        Topo::Fly => "on a fly BookSim2 and reef run dest_tag",
+        Topo::AnyNet => "on an anynet BookSim2 and reef run min",
+    };
+    match (full.as_str(), net) {
+        ("dor_mesh" | "dim_order_mesh", Topo::Cube { torus: false }) => {
             t.put(&c, "routing", "algorithm", quote("dor"), &["routing_function"]);
         }
-        ("dim_order_torus", true) => {
+        ("dim_order_torus", Topo::Cube { torus: true }) => {
             if vcs < 2 || vcs % 2 != 0 {
                 return Err(c.err(
                     "num_vcs",
@@ -509,14 +640,33 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
             );
             t.put(&c, "routing", "ties", quote("alternate"), &["routing_function"]);
         }
+        ("dest_tag_fly", Topo::Fly) => {
+            t.put(
+                &c,
+                "routing",
+                "algorithm",
+                quote("dest-tag"),
+                &["routing_function"],
+            );
+        }
+        ("min_anynet", Topo::AnyNet) => {
+            t.put(
+                &c,
+                "routing",
+                "algorithm",
+                quote("anynet-min"),
+                &["routing_function"],
+            );
+        }
         _ if rf == "none" => {
             return Err(c.err(
                 "routing_function",
                 "not set (BookSim2 needs one too)",
-                Some(if torus {
-                    "routing_function = dim_order;"
-                } else {
-                    "routing_function = dor;"
+                Some(match net {
+                    Topo::Cube { torus: false } => "routing_function = dor;",
+                    Topo::Cube { torus: true } => "routing_function = dim_order;",
+                    Topo::Fly => "routing_function = dest_tag;",
+                    Topo::AnyNet => "routing_function = min;",
                 }),
             ));
         }
@@ -524,11 +674,7 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
             return Err(c.err(
                 "routing_function",
                 format!("reef does not model BookSim2's routing function `{full}` yet"),
-                Some(if torus {
-                    "on a torus reef runs dim_order (with BookSim2's dateline)"
-                } else {
-                    "on a mesh reef runs dor (dim_order)"
-                }),
+                Some(right),
             ));
         }
     }
@@ -541,7 +687,7 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
     }
 
     // Traffic.
-    pattern(&c, &mut t, k, n, nodes)?;
+    pattern(&c, &mut t, cube.then_some((k, n)), nodes)?;
     let mean = sizes(&c, &mut t)?;
     let rate = load(&c, &mut t, mean)?;
     injection(&c, &mut t, rate)?;
@@ -610,6 +756,7 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
 /// BookSim2's default, refused otherwise.
 fn leftovers(c: &Cfg) -> R<()> {
     let used = c.used.borrow().clone();
+    let other = format!("not read by BookSim2's {}", c.str("topology"));
     for key in KEYS {
         let name = key.name;
         if used.contains(name) || !c.changed(name) {
@@ -624,7 +771,7 @@ fn leftovers(c: &Cfg) -> R<()> {
         } else if name.starts_with("read_") || name.starts_with("write_") {
             "used only when use_read_write = 1 (as in BookSim2)"
         } else if OTHER_TOPOLOGY_KEYS.contains(&name) {
-            "not read by BookSim2's mesh and torus"
+            &other
         } else if name == "perm_seed" {
             "used only by traffic = randperm (as in BookSim2)"
         } else if name.starts_with("burst_") {
@@ -716,7 +863,7 @@ pub(super) mod tests {
         assert!(e.msg.contains("only at BookSim2's default (1)"), "{}", e.msg);
         assert!(e.hint.unwrap().contains("input speed-up"));
         for (line, key) in [
-            ("topology = fly;", "topology"),
+            ("topology = cmesh;", "topology"),
             ("routing_function = min_adapt;", "routing_function"),
             ("sw_allocator = wavefront;", "sw_allocator"),
             ("sim_type = throughput;", "sim_type"),
@@ -730,6 +877,38 @@ pub(super) mod tests {
         let e = tr("topology = mesh;\nk = 8;\nn = 2;\n").unwrap_err();
         assert_eq!(e.key, "routing_function");
         assert!(e.msg.contains("not set"));
+    }
+
+    #[test]
+    fn booksims_fly_example() {
+        // singleconfig: one 10×10 router (fly.cpp: 1-cycle channels whatever
+        // use_noc_latency), dest_tag routing, lookahead routing (routing_delay = 0).
+        let t = toml(
+            "topology = fly;\nk = 10;\nn = 1;\nnum_vcs = 8;\nrouting_function = dest_tag;\n\
+             routing_delay = 0;\nuse_noc_latency = 1;\n",
+        );
+        assert_eq!(t["topology"]["kind"].as_str(), Some("fly"));
+        assert_eq!(t["topology"]["k"].as_integer(), Some(10));
+        assert_eq!(t["topology"]["n"].as_integer(), Some(1));
+        assert_eq!(t["routing"]["algorithm"].as_str(), Some("dest-tag"));
+        assert_eq!(t["switch"]["router_delay"].as_str(), Some("2 cycles"));
+        assert_eq!(t["channel"]["latency"].as_str(), Some("1 cycle"));
+        assert!(t.get("host_channel").is_none());
+        // A fly does not read use_noc_latency: set away from its default it is a note.
+        let n = tr("topology = fly;\nk = 4;\nn = 2;\nrouting_function = dest_tag;\nuse_noc_latency = 0;\n")
+            .unwrap()
+            .notes
+            .join("\n");
+        assert!(
+            n.contains("t.cfg:5: use_noc_latency = 0: not read by BookSim2's fly"),
+            "{n}"
+        );
+        // Its routing functions: dest_tag only.
+        let e = tr("topology = fly;\nk = 4;\nn = 2;\nrouting_function = dor;\n").unwrap_err();
+        assert_eq!((e.key, e.from), ("routing_function", Some(From::Line(4))));
+        assert!(e.msg.contains("`dor_fly`"), "{}", e.msg);
+        let e = tr("topology = fly;\nk = 4;\nn = 2;\n").unwrap_err();
+        assert_eq!(e.hint.as_deref(), Some("routing_function = dest_tag;"));
     }
 
     #[test]

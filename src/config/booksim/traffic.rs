@@ -7,10 +7,11 @@
 use super::map::{Cfg, R, Toml, decimal, quote, real};
 use super::parse::{call, tokenize};
 
-/// The reef pattern for BookSim2's `traffic` and the keys that go with it.
-pub(super) fn pattern(c: &Cfg, t: &mut Toml, k: i64, n: i64, nodes: i64) -> R<()> {
+/// The reef pattern for BookSim2's `traffic` and the keys that go with it; `cube` is the
+/// (k, n) of a mesh or torus (patterns by coordinates need one).
+pub(super) fn pattern(c: &Cfg, t: &mut Toml, cube: Option<(i64, i64)>, nodes: i64) -> R<()> {
     let mut extra = Vec::new();
-    let reef = pattern_name(c, &mut extra, k, n, nodes)?;
+    let reef = pattern_name(c, &mut extra, cube, nodes)?;
     t.put(c, "traffic", "pattern", quote(reef), &["traffic"]);
     for (key, value) in extra {
         t.put(c, "traffic", key, value, &["traffic"]);
@@ -21,8 +22,7 @@ pub(super) fn pattern(c: &Cfg, t: &mut Toml, k: i64, n: i64, nodes: i64) -> R<()
 fn pattern_name(
     c: &Cfg,
     extra: &mut Vec<(&'static str, String)>,
-    k: i64,
-    n: i64,
+    cube: Option<(i64, i64)>,
     nodes: i64,
 ) -> R<&'static str> {
     let traffic = c.str("traffic");
@@ -79,6 +79,16 @@ fn pattern_name(
             "shuffle"
         }
         "tornado" | "neighbor" => {
+            let Some((k, n)) = cube else {
+                return Err(c.err(
+                    "traffic",
+                    format!(
+                        "`{name}` moves a node by coordinates: reef runs it on a mesh or torus, not a {}",
+                        c.str("topology")
+                    ),
+                    None,
+                ));
+            };
             let num = |i: usize, key: &str| -> R<i64> {
                 match params.get(i) {
                     Some(p) => p.trim().parse::<i64>().map_err(|_| {
