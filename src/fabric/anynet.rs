@@ -29,8 +29,8 @@
 //! BookSim2's shortest-path routing ([`crate::routing::table::anynet_min`]).
 
 use super::{Fabric, FabricBuilder, FabricError, Shape, check_radix};
-use crate::link::{FlowControl, LinkParams};
-use crate::switch::SwitchParams;
+use crate::fabric::SwitchParams;
+use crate::fabric::{FlowControl, LinkParams};
 use crate::time::Ratio;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -312,7 +312,7 @@ impl AnyNet {
                 if let FlowControl::Credit { delay } = &mut params.flow {
                     *delay += extra;
                 }
-                if params.latency > crate::config::build::MAX_SPAN {
+                if params.latency > crate::time::MAX_SPAN {
                     return Err(FabricError::File {
                         file: file.to_string(),
                         line: 0,

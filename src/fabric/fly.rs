@@ -13,8 +13,8 @@
 
 use super::clos::{digit, set_digit};
 use super::{Fabric, FabricBuilder, FabricError, Shape, check_radix};
-use crate::link::LinkParams;
-use crate::switch::SwitchParams;
+use crate::fabric::LinkParams;
+use crate::fabric::SwitchParams;
 
 /// Most hosts a fly may have (as the other builders).
 const MAX_HOSTS: u64 = 1 << 24;
