@@ -5,7 +5,9 @@
 //! the packet, a deadlock-free placed set unless the config asks for up*/down* or minimal
 //! routes or gives its own.
 
-use super::build::{R, Units, channel_key, routing, switch_key, topology_keys};
+use super::build::{R, Units};
+use super::hardware::{channel_key, switch_key};
+use super::network::{routing, topology_keys};
 use super::raw::*;
 use crate::fabric::atoll::{Wiring, build, from_file};
 use crate::fabric::{Fabric, FabricError};

@@ -5,8 +5,11 @@
 mod atoll;
 pub mod booksim;
 pub mod build;
+mod hardware;
 mod messages;
+mod network;
 pub mod raw;
+mod traffic;
 
 use crate::engine::Spec;
 use std::fmt;
