@@ -11,13 +11,15 @@
 //! rate counts packets unless `injection_rate_uses_flits`.
 
 use super::Translation;
-use super::keys::{From, KEYS, Store, lookup};
+use super::keys::{From, Store, lookup};
 use super::traffic::{injection, load, pattern, sizes};
 use crate::fabric::anynet::{self, AnyNet};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
-use std::fmt::Write as _;
 use std::path::Path;
+
+use super::leftover::*;
+use super::toml_out::*;
 
 /// A key reef cannot run as it is set.
 #[derive(Debug)]
@@ -32,106 +34,10 @@ pub(super) type R<T> = Result<T, MapError>;
 
 /// The store, with the keys the translation has read.
 pub(super) struct Cfg<'a> {
-    s: &'a Store,
-    file: &'a str,
-    used: RefCell<BTreeSet<&'static str>>,
-    notes: RefCell<Vec<String>>,
-}
-
-/// Reef keys in the order their sections are written.
-const SECTIONS: [&str; 7] = [
-    "sim",
-    "topology",
-    "channel",
-    "host_channel",
-    "switch",
-    "routing",
-    "traffic",
-];
-
-#[derive(Default)]
-pub(super) struct Toml {
-    rows: Vec<(&'static str, &'static str, String, String)>,
-    origins: Vec<(String, &'static str, Option<From>)>,
-}
-
-pub(super) fn quote(s: &str) -> String {
-    toml::Value::String(s.to_string()).to_string()
-}
-
-fn cycles(n: i64) -> String {
-    quote(&format!("{n} {}", if n == 1 { "cycle" } else { "cycles" }))
-}
-
-pub(super) fn real(x: f64) -> String {
-    format!("{x:?}")
-}
-
-/// `x` to nine decimals, without trailing zeros (a period from BookSim2's probabilities).
-pub(super) fn decimal(x: f64) -> String {
-    let s = format!("{x:.9}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
-impl Toml {
-    /// Sets reef's `section.key` to `value`, which comes from the BookSim2 keys `from`.
-    pub(super) fn put(
-        &mut self,
-        c: &Cfg,
-        section: &'static str,
-        key: &'static str,
-        value: String,
-        from: &[&'static str],
-    ) {
-        let comment = from
-            .iter()
-            .map(|k| {
-                let v = c.shown(k);
-                match c.from(k) {
-                    Some(From::Line(l)) => format!("{k} = {v} (line {l})"),
-                    Some(From::CommandLine) => format!("{k} = {v} (command line)"),
-                    None => format!("{k} = {v} (default)"),
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
-        if let Some(first) = from.first() {
-            let origin = from
-                .iter()
-                .find(|k| c.from(k).is_some())
-                .copied()
-                .unwrap_or(first);
-            self.origins
-                .push((format!("{section}.{key}"), origin, c.from(origin)));
-        }
-        self.rows.push((section, key, value, comment));
-    }
-
-    fn render(&self, file: &str, notes: &[String]) -> String {
-        let mut out = format!(
-            "# reef's translation of the BookSim2 config {file} (reef convert; docs/booksim.md).\n\
-             # A BookSim2 cycle is a reef cycle; each value names the BookSim2 keys it comes from.\n"
-        );
-        for n in notes {
-            let _ = writeln!(out, "# note: {n}");
-        }
-        for sec in SECTIONS {
-            let rows: Vec<_> = self.rows.iter().filter(|r| r.0 == sec).collect();
-            if rows.is_empty() {
-                continue;
-            }
-            let _ = write!(out, "\n[{sec}]\n");
-            for (_, k, v, comment) in rows {
-                let line = format!("{k} = {v}");
-                if comment.is_empty() {
-                    let _ = writeln!(out, "{line}");
-                } else {
-                    let _ = writeln!(out, "{line:<32} # {comment}");
-                }
-            }
-        }
-        out
-    }
+    pub(super) s: &'a Store,
+    pub(super) file: &'a str,
+    pub(super) used: RefCell<BTreeSet<&'static str>>,
+    pub(super) notes: RefCell<Vec<String>>,
 }
 
 impl<'a> Cfg<'a> {
@@ -237,108 +143,6 @@ impl<'a> Cfg<'a> {
         }
         Ok(v)
     }
-}
-
-/// Keys that only steer BookSim2's own output (traces, statistics files, its power model):
-/// they cannot change a run, so they are noted, not refused.
-const OUTPUT_KEYS: &[&str] = &[
-    "print_activity",
-    "print_csv_results",
-    "deadlock_warn_timeout",
-    "viewer_trace",
-    "watch_file",
-    "watch_flits",
-    "watch_packets",
-    "watch_transactions",
-    "watch_out",
-    "stats_out",
-    "injected_flits_out",
-    "received_flits_out",
-    "stored_flits_out",
-    "sent_flits_out",
-    "outstanding_credits_out",
-    "ejected_flits_out",
-    "active_packets_out",
-    "used_credits_out",
-    "free_credits_out",
-    "max_credits_out",
-    "sent_packets_out",
-    "pair_stats",
-];
-
-const POWER_KEYS: &[&str] = &[
-    "power_output_file",
-    "tech_file",
-    "channel_width",
-    "channel_sweep",
-    "H_INVD2",
-    "W_INVD2",
-    "H_DFQD1",
-    "W_DFQD1",
-    "H_ND2D1",
-    "W_ND2D1",
-    "H_SRAM",
-    "W_SRAM",
-    "Vdd",
-    "R",
-    "IoffSRAM",
-    "IoffP",
-    "IoffN",
-    "Cg_pwr",
-    "Cd_pwr",
-    "Cgdl",
-    "Cg",
-    "Cd",
-    "LAMBDA",
-    "MetalPitch",
-    "Rw",
-    "Cw_gnd",
-    "Cw_cpl",
-    "wire_length",
-];
-
-const THRESHOLD_KEYS: &[&str] = &[
-    "latency_thres",
-    "warmup_thres",
-    "acc_warmup_thres",
-    "stopping_thres",
-    "acc_stopping_thres",
-];
-
-const BATCH_KEYS: &[&str] = &["batch_size", "batch_count", "max_outstanding_requests"];
-
-/// Keys BookSim2's mesh, torus, fly and anynet do not read, and those only some of them read
-/// (left unread by the translation where the topology does not read them).
-const OTHER_TOPOLOGY_KEYS: &[&str] = &[
-    "c",
-    "x",
-    "y",
-    "xr",
-    "yr",
-    "in_ports",
-    "out_ports",
-    "k",
-    "n",
-    "use_noc_latency",
-    "network_file",
-];
-
-/// Why a key set away from its default cannot run, where there is more to say than that.
-fn hint_for(key: &str) -> Option<&'static str> {
-    Some(match key {
-        "internal_speedup" | "output_speedup" => {
-            "reef's switch has an input speed-up (input_speedup) and no output or internal one"
-        }
-        "classes" | "class_priority" | "priority" => "reef runs one traffic class, without priorities",
-        "sim_count" => "run reef once per simulation (or `reef sweep`)",
-        "use_read_write" => "reef's synthetic traffic has no request/reply transactions",
-        "subnets" => "reef runs one network",
-        "include_queuing" => {
-            "reef reports both packet latency (with source queueing) and network latency; the \
-             headline figure is the packet latency (include_queuing = 1)"
-        }
-        _ => return None,
-    })
 }
 
 /// BookSim2's networks that reef runs.
@@ -750,52 +554,6 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
         notes,
         origins: t.origins,
     })
-}
-
-/// Every key the translation did not read: noted if it cannot change a run, accepted at
-/// BookSim2's default, refused otherwise.
-fn leftovers(c: &Cfg) -> R<()> {
-    let used = c.used.borrow().clone();
-    let other = format!("not read by BookSim2's {}", c.str("topology"));
-    for key in KEYS {
-        let name = key.name;
-        if used.contains(name) || !c.changed(name) {
-            continue;
-        }
-        let why = if OUTPUT_KEYS.contains(&name) {
-            "BookSim2's own trace and statistics output; reef writes its own (--json, --csv, --svg)"
-        } else if POWER_KEYS.contains(&name) {
-            "BookSim2's power model (sim_power = 0): no effect on a run"
-        } else if BATCH_KEYS.contains(&name) {
-            "used only when sim_type = batch (as in BookSim2)"
-        } else if name.starts_with("read_") || name.starts_with("write_") {
-            "used only when use_read_write = 1 (as in BookSim2)"
-        } else if OTHER_TOPOLOGY_KEYS.contains(&name) {
-            &other
-        } else if name == "perm_seed" {
-            "used only by traffic = randperm (as in BookSim2)"
-        } else if name.starts_with("burst_") {
-            "used only by injection_process = on_off (as in BookSim2)"
-        } else {
-            let default = match (key.int, key.float, key.str) {
-                (Some(i), _, _) => i.to_string(),
-                (_, Some(f), _) => f.to_string(),
-                (_, _, Some("")) => "empty".to_string(),
-                (_, _, Some(s)) => s.to_string(),
-                _ => String::new(),
-            };
-            return Err(c.err(
-                name,
-                format!(
-                    "reef does not model `{name} = {}`: it runs this key only at BookSim2's default ({default})",
-                    c.shown(name)
-                ),
-                Some(hint_for(name).unwrap_or("docs/booksim.md lists the keys reef models")),
-            ));
-        };
-        c.note(name, why);
-    }
-    Ok(())
 }
 
 #[cfg(test)]

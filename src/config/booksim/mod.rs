@@ -7,8 +7,10 @@
 //! as notes. docs/booksim.md says which keys map onto what and how close the result is.
 
 pub mod keys;
+mod leftover;
 mod map;
 pub mod parse;
+mod toml_out;
 mod traffic;
 
 use super::{ConfigError, Origin};

@@ -4,8 +4,9 @@
 //! on_off with `burst_alpha`, `burst_beta`, `burst_r1`), as `traffic.cpp` and
 //! `injection.cpp` of BookSim2 define them.
 
-use super::map::{Cfg, R, Toml, decimal, quote, real};
+use super::map::{Cfg, R};
 use super::parse::{call, tokenize};
+use super::toml_out::{Toml, decimal, quote, real};
 
 /// The reef pattern for BookSim2's `traffic` and the keys that go with it; `cube` is the
 /// (k, n) of a mesh or torus (patterns by coordinates need one).
