@@ -273,6 +273,13 @@ fn check_exit_codes() {
         out.contains("deadlock-free") && out.contains("engine: express"),
         "{out}"
     );
+    // With the invariant checks the express engine still runs it, in its checking build.
+    let (code, out, _) = reef(&["check", "examples/torus16x16.toml", "--set", "sim.check=true"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("engine: express, with its invariant checks compiled in"),
+        "{out}"
+    );
     let (code, out, _) = reef(&[
         "check",
         "examples/torus16x16.toml",
