@@ -600,12 +600,15 @@ impl RrScan {
 mod tests {
     use crate::engine::Sim;
 
-    /// Two VCs a head may choose between, on a loaded mesh: worms share channels.
+    /// Two VCs a head may choose between, on a loaded mesh: worms share channels. On the
+    /// general engine, whose trains and grants these tests count (the express engine would
+    /// take this mesh, checks and all).
     const NET: &str = r#"
 [sim]
 warmup = "300 cycles"
 measure = "3000 cycles"
 check = true
+express = false
 [topology]
 kind = "mesh"
 k = [4, 4]
