@@ -447,6 +447,7 @@ impl<'a> Sim<'a> {
             free_tokens: Vec::new(),
             stop: false,
             sent_phase: false,
+            release_due: false,
             sa_memo: (Time::MAX, 0, 0, 0),
             host_params: vec![spec.host; n as usize],
             tok,

@@ -373,6 +373,9 @@ pub struct Sim<'a> {
     /// The switch being evaluated has been through its first send phase of this instant:
     /// a train's tail due now has passed, as it would have flit by flit.
     pub(crate) sent_phase: bool,
+    /// The switch being evaluated allocates separably: an output VC whose hold ends at this
+    /// instant is free before its allocation, not after a first send phase.
+    pub(crate) release_due: bool,
     /// The last switch-allocation rotation worked out: at this instant, for this period and
     /// this many ports, the output to start at, `now / period` modulo the ports (switches
     /// alike share it within an instant).

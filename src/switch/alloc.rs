@@ -24,6 +24,9 @@ impl Sim<'_> {
     /// is over, grant free outputs to waiting heads, and send on every output that can.
     pub(crate) fn eval_switch(&mut self, s: usize) -> Res<()> {
         self.sent_phase = false;
+        // A separable switch allocates its crossbar once an instant, after the output VCs
+        // whose hold ends now have gone to waiting heads (see `separable`).
+        self.release_due = self.sws[s].xbar && self.sw_allocator != SwAllocator::Greedy;
         loop {
             let sw = &self.sws[s];
             let (words, pwords, xbar) = (sw.words as usize, sw.pwords as usize, sw.xbar);
@@ -51,7 +54,7 @@ impl Sim<'_> {
                 }
             }
             if xbar && self.sw_allocator != SwAllocator::Greedy {
-                self.separable_send(s);
+                self.separable_send(s, !self.sent_phase);
             } else if xbar {
                 // Outputs compete for shared crossbar inputs: start at a rotating output so
                 // none always has the first pick.
@@ -222,11 +225,12 @@ impl Sim<'_> {
 
     /// Output VC `o` is held by a train whose tail passes at `end`, and a head looks at it:
     /// it is free if that is past (or now, after this instant's first send phase, where the
-    /// tail went flit by flit); else the release must now happen on time, for this head.
+    /// tail went flit by flit, or at once on a separable switch); else the release must now
+    /// happen on time, for this head.
     #[inline]
     pub(super) fn look_at_held(&mut self, o: u32, owner: u32) {
         let end = self.held[o as usize];
-        if end < self.now || (end == self.now && self.sent_phase) {
+        if end < self.now || (end == self.now && (self.sent_phase || self.release_due)) {
             self.vcs[o as usize].owner = NONE;
         } else if owner == HELD {
             self.release_on_time(o, end);

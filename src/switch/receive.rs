@@ -3,7 +3,7 @@
 //! head reaching the front of its VC, from when its router delay runs.
 
 use crate::engine::*;
-use crate::fabric::SwitchMode;
+use crate::fabric::{SwAllocator, SwitchMode};
 use crate::time::Time;
 
 impl Sim<'_> {
@@ -380,6 +380,14 @@ impl Sim<'_> {
         let ch = &self.chans[self.vcs[o as usize].chan as usize];
         let (node, port) = (ch.src, ch.src_port);
         let sw = &self.sws[node as usize];
+        if sw.xbar && self.sw_allocator != SwAllocator::Greedy {
+            // A separable switch gives it to a waiting head before it allocates its
+            // crossbar, so that the head asks for the switch in this instant's allocation
+            // (BookSim2's VC allocation of the cycle before).
+            self.release_out(node as usize, port as u32, o);
+            self.mark_dirty(node);
+            return;
+        }
         let base = (sw.bits_base + sw.words + sw.pwords) as usize;
         set_bit(&mut self.bits, base, port as usize);
         self.mark_dirty(node);

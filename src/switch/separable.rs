@@ -4,8 +4,13 @@
 //! iteration and round-robin arbiters (booksim/booksim2 `src/allocators/`,
 //! `src/routers/iq_router.cpp`, commit 28f43299).
 //!
-//! Every instant at which such a switch has outputs free to send, each of those outputs
-//! collects its requests: for each crossbar input (an input port, or with a speed-up of S
+//! Such a switch allocates its crossbar once an instant at which it has outputs free to
+//! send, on the requests present then, as BookSim2 allocates once a cycle
+//! (`IQRouter::_SWAllocEvaluate`). First the output VCs whose hold ends at this instant go
+//! to the heads waiting for them (in BookSim2 a VC freed in one cycle goes to a head in the
+//! next cycle's VC allocation, and that head asks for the switch the cycle after, with
+//! every other request of that cycle). Then each free output collects its requests: for
+//! each crossbar input (an input port, or with a speed-up of S
 //! one of its S slices, VC v on slice v mod S, as BookSim2 expands inputs) the VC of that
 //! input, holding this output, whose next flit is in and has a credit downstream; among
 //! several, the first in round-robin order from the VC after the one that input last sent
@@ -14,7 +19,9 @@
 //! Input-first: each input asks for the first output from its pointer, each output grants
 //! the first of those inputs from its pointer. Pointers move one past the matched partner,
 //! for matched pairs only. A matched pair sends one flit; an output left unmatched tries
-//! again a flit time later. An input sends at most one flit an instant.
+//! again a flit time later, and so does one that comes up for sending later in the instant
+//! (a head given a VC that a tail sent now freed at once, with no VC-reuse delay): an input
+//! that lost gets no second round. An input sends at most one flit an instant.
 //!
 //! Where the greedy allocator gives every free output an input that is free (a maximal
 //! match), this one may leave an output idle while an input that asked for it sends
@@ -37,8 +44,10 @@ pub(crate) struct Separable {
     in_ptr: Vec<u16>,
     /// Per crossbar input: the VC its requests start from in round-robin order.
     vc_off: Vec<u8>,
-    /// Per crossbar input: the instant it last sent a flit [ps].
-    used: Vec<Time>,
+    /// Per switch (at its first port): the instant it last allocated [ps]. Checked builds
+    /// hold every switch to one allocation an instant.
+    #[cfg(feature = "checked")]
+    alloc_at: Vec<Time>,
     /// The largest speed-up of any switch (slices per input port).
     smax: u32,
     /// Scratch, per output and crossbar input of the switch allocating: the input VC that
@@ -61,7 +70,8 @@ impl Separable {
             out_ptr: vec![0; ports],
             in_ptr: vec![0; xin],
             vc_off: vec![0; xin],
-            used: vec![Time::MAX; xin],
+            #[cfg(feature = "checked")]
+            alloc_at: vec![Time::MAX; ports],
             smax: smax as u32,
             req: vec![NONE; max_ports * max_ports * smax],
             matched: vec![NONE; max_ports],
@@ -171,12 +181,37 @@ fn first_from(ptr: u32, n: u32, mut ok: impl FnMut(u32) -> bool) -> u32 {
 
 impl Sim<'_> {
     /// Switch `s` (whose inputs share the crossbar) allocates its crossbar for this instant
-    /// with its separable allocator and sends the matched flits, one per matched pair.
-    pub(crate) fn separable_send(&mut self, s: usize) {
+    /// with its separable allocator and sends the matched flits, one per matched pair
+    /// (`first`: its first send phase of the instant). An output that comes up for sending
+    /// in a later phase of the instant (a head given a VC that a tail sent in the first one
+    /// freed) waits for the next allocation, a flit time later: one allocation an instant.
+    pub(crate) fn separable_send(&mut self, s: usize, first: bool) {
         let sw = self.sws[s];
         let (n, pb, sp) = (sw.n_ports, sw.port_base, sw.speedup);
         let nx = n * sp;
         let sb = (sw.bits_base + sw.words + sw.pwords) as usize;
+        if !first {
+            for w in 0..sw.pwords as usize {
+                let mut word = std::mem::take(&mut self.bits[sb + w]);
+                while word != 0 {
+                    let p = (w << 6) as u32 + word.trailing_zeros();
+                    word &= word - 1;
+                    let c = self.ports[(pb + p) as usize].out;
+                    if c != NONE && self.output_has_work(c) {
+                        let t = self.chans[c as usize].tx_busy;
+                        let t = t.max(self.now + self.tm(c).flit_time);
+                        self.ensure_txfree(c, t);
+                    }
+                }
+            }
+            return;
+        }
+        #[cfg(feature = "checked")]
+        {
+            let at = &mut self.sep.alloc_at[pb as usize];
+            assert!(*at != self.now, "switch {s} allocates twice at {} ps", self.now);
+            *at = self.now;
+        }
         let mut outs = std::mem::take(&mut self.sep.outs);
         outs.clear();
         for w in 0..sw.pwords as usize {
@@ -224,7 +259,6 @@ impl Sim<'_> {
                 let gx = ((pb + in_port) * smax + x % sp) as usize;
                 self.sep.advance((pb + p) as usize, gx, (p, n), (x, nx));
                 self.sep.vc_off[gx] = ((vc + sp) % nvc_in) as u8;
-                self.sep.used[gx] = self.now;
                 self.send_flits(s, p, i, o, c, pb + in_port, false);
                 let busy = self.chans[c as usize].tx_busy;
                 if self.output_has_work(c) {
@@ -238,8 +272,7 @@ impl Sim<'_> {
 
     /// Files the requests of output `p` of switch `s` (`nx` crossbar inputs) for this
     /// instant, if it is free to send; returns whether there are any. An output that is not
-    /// free, or whose next flits are not in yet or whose inputs sent this instant, is woken
-    /// when that changes.
+    /// free, or whose next flits are not in yet, is woken when that changes.
     fn separable_requests(&mut self, s: usize, p: u32, nx: u32) -> bool {
         let sw = &self.sws[s];
         let (pb, sp) = (sw.port_base, sw.speedup);
@@ -260,7 +293,6 @@ impl Sim<'_> {
             return false;
         }
         let smax = self.sep.smax;
-        let ft = self.tm(c).flit_time;
         let mut wait = Time::MAX;
         let mut any = false;
         for vv in 0..nvc {
@@ -280,10 +312,6 @@ impl Sim<'_> {
             }
             let slice = vc % sp;
             let gx = ((pb + in_port) * smax + slice) as usize;
-            if self.sep.used[gx] == now {
-                wait = wait.min(now + ft);
-                continue;
-            }
             let r = (p * nx + in_port * sp + slice) as usize;
             let held = self.sep.req[r];
             if held == NONE
@@ -373,6 +401,57 @@ mod tests {
         // it (input-first); output 0 idles, and input 1 waits.
         assert_eq!(run(OUT, 2, &asks, &[0, 0], &[1, 0]), vec![NONE, 0]);
         assert_eq!(run(IN, 2, &asks, &[0, 0], &[1, 0]), vec![NONE, 0]);
+    }
+
+    /// A loaded 4×4 mesh, 4 VCs an input: the separable switches share their crossbar
+    /// inputs.
+    const NET: &str = r#"
+[sim]
+warmup = "300 cycles"
+measure = "3000 cycles"
+check = true
+[topology]
+kind = "mesh"
+k = [4, 4]
+[channel]
+vcs = 4
+buffer = 4
+latency = "1 cycles"
+credit_delay = "2 cycles"
+[switch]
+router_delay = "2 cycles"
+vc_choice = "round-robin"
+[traffic]
+load = 0.4
+packet_size = 3
+"#;
+
+    /// Each switch allocates its crossbar once an instant (checked builds assert it in
+    /// `separable_send`), also where a tail frees its output VC at once (no VC-reuse delay)
+    /// and a waiting head takes it at the same instant: that head waits for the next
+    /// allocation. The runs keep their invariants (`check`) and repeat bit for bit.
+    #[test]
+    fn a_separable_switch_allocates_once_an_instant() {
+        for alloc in ["separable-input-first", "separable-output-first"] {
+            for reuse in ["0 cycles", "2 cycles"] {
+                let set = vec![
+                    format!("switch.allocator=\"{alloc}\""),
+                    format!("switch.vc_reuse_delay=\"{reuse}\""),
+                ];
+                let spec =
+                    crate::config::load_str("once.toml", NET, std::path::Path::new("."), &set).unwrap();
+                let result = || {
+                    let mut sim = Sim::new(&spec).unwrap();
+                    assert!(sim.sws.iter().any(|w| w.xbar), "{set:?}: no shared crossbar");
+                    let out = sim.run(&mut |_| {}).unwrap();
+                    assert!(out.deadlock.is_none(), "{set:?}");
+                    serde_json::to_string(&sim.result(&out)).unwrap()
+                };
+                let r = result();
+                assert!(r.contains("accepted"), "{set:?}");
+                assert_eq!(r, result(), "{set:?}: not deterministic");
+            }
+        }
     }
 
     /// Every output is matched with at most one input and every input with at most one
