@@ -18,6 +18,10 @@ mod commands;
 
 use args::{Cli, Cmd};
 
+/// Large blocks on transparent huge pages (`memory::HugeAlloc`).
+#[global_allocator]
+static ALLOC: reef::memory::HugeAlloc = reef::memory::HugeAlloc;
+
 /// Exit status when the watchdog stopped a deadlocked network.
 const EXIT_DEADLOCK: u8 = 2;
 /// Exit status when an engine invariant did not hold.
