@@ -116,3 +116,32 @@ impl<'a> Sim<'a> {
         Ok(())
     }
 }
+
+/// What is wrong, if anything, with flits of packet `pid` landing at host `h`: `before` of
+/// its flits had landed (`pkt.seen` counts these too), the first of them a head or not,
+/// the last a tail or not. Both engines' checks ask it.
+pub(crate) fn landing_fault(
+    pid: u32,
+    pkt: &Pkt,
+    h: u32,
+    before: u32,
+    head: bool,
+    tail: bool,
+) -> Option<String> {
+    if pkt.dst != h {
+        Some(format!("packet {pid} for host {} arrived at host {h}", pkt.dst))
+    } else if head != (before == 0) {
+        Some(format!(
+            "packet {pid}: head flag on flit {} of {}",
+            before + 1,
+            pkt.len
+        ))
+    } else if tail != (pkt.seen == pkt.len) {
+        Some(format!(
+            "packet {pid}: tail flag after flit {} of {}",
+            pkt.seen, pkt.len
+        ))
+    } else {
+        None
+    }
+}

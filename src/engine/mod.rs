@@ -31,6 +31,7 @@ mod check;
 mod run;
 mod state;
 
+pub(crate) use check::landing_fault;
 pub(crate) use state::*;
 
 use crate::fabric::Fabric;

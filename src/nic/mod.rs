@@ -423,21 +423,8 @@ impl Sim<'_> {
             pkt.seen += k;
             let bad = if pkt.truncated {
                 None
-            } else if pkt.dst != h {
-                Some(format!("packet {pid} for host {} arrived at host {h}", pkt.dst))
-            } else if (first & HEAD != 0) != (before == 0) {
-                Some(format!(
-                    "packet {pid}: head flag on flit {} of {}",
-                    before + 1,
-                    pkt.len
-                ))
-            } else if ends_tail != (pkt.seen == pkt.len) {
-                Some(format!(
-                    "packet {pid}: tail flag after flit {} of {}",
-                    pkt.seen, pkt.len
-                ))
             } else {
-                None
+                landing_fault(pid, pkt, h, before, first & HEAD != 0, ends_tail)
             };
             if let Some(what) = bad {
                 return Err(Box::new(SimError::Invariant { time: now, what }));

@@ -73,22 +73,7 @@ impl<const CHECK: bool> Express<CHECK> {
         let pkt = &mut sim.pkts[pid as usize];
         let before = pkt.seen;
         pkt.seen += 1;
-        let bad = if pkt.dst != h {
-            Some(format!("packet {pid} for host {} arrived at host {h}", pkt.dst))
-        } else if (flit & HEAD != 0) != (before == 0) {
-            Some(format!(
-                "packet {pid}: head flag on flit {} of {}",
-                before + 1,
-                pkt.len
-            ))
-        } else if (flit & TAIL != 0) != (pkt.seen == pkt.len) {
-            Some(format!(
-                "packet {pid}: tail flag after flit {} of {}",
-                pkt.seen, pkt.len
-            ))
-        } else {
-            None
-        };
+        let bad = landing_fault(pid, pkt, h, before, flit & HEAD != 0, flit & TAIL != 0);
         if let Some(what) = bad {
             Self::broken(sim, what);
         }
