@@ -35,12 +35,19 @@ impl<const CHECK: bool> Express<CHECK> {
         let used = x.tl.wrapping_sub(x.cr);
         let flits = x.tl.wrapping_sub(x.hd);
         if used > x.cap as u32 || flits > used {
-            let what = format!(
-                "buffer of {} holds {flits} flits and {} credits on their way back, more than its {}",
-                self.vc_name(sim, o),
-                used.wrapping_sub(flits),
-                x.cap
-            );
+            let what = if flits > used {
+                format!(
+                    "buffer of {}: its ring's flits ({flits}) pass its returning credits",
+                    self.vc_name(sim, o)
+                )
+            } else {
+                format!(
+                    "buffer of {} holds {flits} flits and {} credits on their way back, more than its {}",
+                    self.vc_name(sim, o),
+                    used - flits,
+                    x.cap
+                )
+            };
             Self::broken(sim, what);
         }
     }
