@@ -84,6 +84,22 @@ pub fn set_digit(w: u32, k: u32, i: u32, v: u32) -> u32 {
     w - digit(w, k, i) * p + v * p
 }
 
+/// The `k^n` hosts of a k-ary n-stage network (`name`, for the error): k ≥ 2, n ≥ 1, and at
+/// most 2^24 hosts.
+pub(super) fn k_ary_hosts(name: &str, k: u32, n: u32) -> Result<u32, FabricError> {
+    if k < 2 || n < 1 {
+        return Err(FabricError::Impossible(format!(
+            "a {name} needs k ≥ 2 and n ≥ 1 (got k = {k}, n = {n})"
+        )));
+    }
+    Ok((k as u64)
+        .checked_pow(n)
+        .filter(|&h| h <= 1 << 24)
+        .ok_or_else(|| {
+            FabricError::Impossible(format!("{k}^{n} hosts is larger than reef supports (2^24)"))
+        })? as u32)
+}
+
 /// Builds a k-ary n-tree with `k^n` hosts.
 pub fn fat_tree(
     k: u32,
@@ -92,17 +108,7 @@ pub fn fat_tree(
     host: LinkParams,
     sw: SwitchParams,
 ) -> Result<Fabric, FabricError> {
-    if k < 2 || n < 1 {
-        return Err(FabricError::Impossible(format!(
-            "a k-ary n-tree needs k ≥ 2 and n ≥ 1 (got k = {k}, n = {n})"
-        )));
-    }
-    let hosts = (k as u64)
-        .checked_pow(n)
-        .filter(|&h| h <= 1 << 24)
-        .ok_or_else(|| {
-            FabricError::Impossible(format!("{k}^{n} hosts is larger than reef supports (2^24)"))
-        })? as u32;
+    let hosts = k_ary_hosts("k-ary n-tree", k, n)?;
     check_radix(2 * k as u64)?;
     let per_level = hosts / k;
     let mut b = FabricBuilder::new(&vec![2 * k as u16; (per_level * n) as usize], hosts);

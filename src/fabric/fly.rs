@@ -11,13 +11,10 @@
 //! destination tag ([`crate::routing::table::dest_tag`]): stage `s` sends a packet out on
 //! digit `n − 1 − s` of its destination.
 
-use super::clos::{digit, set_digit};
+use super::clos::{digit, k_ary_hosts, set_digit};
 use super::{Fabric, FabricBuilder, FabricError, Shape, check_radix};
 use crate::fabric::LinkParams;
 use crate::fabric::SwitchParams;
-
-/// Most hosts a fly may have (as the other builders).
-const MAX_HOSTS: u64 = 1 << 24;
 
 /// Builds a k-ary n-fly: `net` between stages, `host` into stage 0 and out of stage n − 1.
 pub fn fly(
@@ -27,17 +24,7 @@ pub fn fly(
     host: LinkParams,
     sw: SwitchParams,
 ) -> Result<Fabric, FabricError> {
-    if k < 2 || n < 1 {
-        return Err(FabricError::Impossible(format!(
-            "a k-ary n-fly needs k ≥ 2 and n ≥ 1 (got k = {k}, n = {n})"
-        )));
-    }
-    let hosts = (k as u64)
-        .checked_pow(n)
-        .filter(|&h| h <= MAX_HOSTS)
-        .ok_or_else(|| {
-            FabricError::Impossible(format!("{k}^{n} hosts is larger than reef supports (2^24)"))
-        })? as u32;
+    let hosts = k_ary_hosts("k-ary n-fly", k, n)?;
     check_radix(k as u64)?;
     let per_stage = hosts / k;
     let mut b = FabricBuilder::new(&vec![k as u16; (per_stage * n) as usize], hosts);
