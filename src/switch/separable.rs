@@ -190,24 +190,8 @@ impl Sim<'_> {
         let (n, pb, sp) = (sw.n_ports, sw.port_base, sw.speedup);
         let nx = n * sp;
         let sb = (sw.bits_base + sw.words + sw.pwords) as usize;
-        if !first {
-            for w in 0..sw.pwords as usize {
-                let mut word = std::mem::take(&mut self.bits[sb + w]);
-                while word != 0 {
-                    let p = (w << 6) as u32 + word.trailing_zeros();
-                    word &= word - 1;
-                    let c = self.ports[(pb + p) as usize].out;
-                    if c != NONE && self.output_has_work(c) {
-                        let t = self.chans[c as usize].tx_busy;
-                        let t = t.max(self.now + self.tm(c).flit_time);
-                        self.ensure_txfree(c, t);
-                    }
-                }
-            }
-            return;
-        }
         #[cfg(feature = "checked")]
-        {
+        if first {
             let at = &mut self.sep.alloc_at[pb as usize];
             assert!(*at != self.now, "switch {s} allocates twice at {} ps", self.now);
             *at = self.now;
@@ -219,8 +203,18 @@ impl Sim<'_> {
             while word != 0 {
                 let p = (w << 6) as u32 + word.trailing_zeros();
                 word &= word - 1;
-                if self.separable_requests(s, p, nx) {
-                    outs.push(p);
+                if first {
+                    if self.separable_requests(s, p, nx) {
+                        outs.push(p);
+                    }
+                    continue;
+                }
+                // A later phase: the output waits for the next allocation.
+                let c = self.ports[(pb + p) as usize].out;
+                if c != NONE && self.output_has_work(c) {
+                    let t = self.chans[c as usize].tx_busy;
+                    let t = t.max(self.now + self.tm(c).flit_time);
+                    self.ensure_txfree(c, t);
                 }
             }
         }
