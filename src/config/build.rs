@@ -190,6 +190,8 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
         // only past accepted grants in both).
         SwAllocatorKind::Islip | SwAllocatorKind::SeparableOutputFirst => SwAllocator::SeparableOutputFirst,
         SwAllocatorKind::SeparableInputFirst => SwAllocator::SeparableInputFirst,
+        SwAllocatorKind::Wavefront => SwAllocator::Wavefront,
+        SwAllocatorKind::MaxSize => SwAllocator::MaxSize,
     };
     // Output buffers go in after routing is built: stages pass packets through.
     let fab = match raw.switch.output_buffer.unwrap_or(0) {
@@ -475,7 +477,8 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             warmup,
             measure,
             drain_limit,
-            drain_all: s.drain == Some(DrainKind::All),
+            // BookSim2's throughput simulation stops its sources when the sampling ends.
+            drain_all: s.drain == Some(DrainKind::All) || sampling.as_ref().is_some_and(|p| !p.latency),
             batches,
             cycle,
             check: s.check.unwrap_or(false),

@@ -60,6 +60,7 @@ pub struct RawSim {
 pub enum SamplingKind {
     Window,
     Booksim,
+    BooksimThroughput,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -194,6 +195,8 @@ pub enum SwAllocatorKind {
     Islip,
     SeparableOutputFirst,
     SeparableInputFirst,
+    Wavefront,
+    MaxSize,
 }
 
 #[derive(Deserialize, Debug, Default)]

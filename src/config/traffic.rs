@@ -260,11 +260,12 @@ pub(super) fn workload(u: &Units, t: &RawTraffic, fab: &Fabric, seed: u64, flit_
     })
 }
 
-/// BookSim2's sampling (`sim.sampling = "booksim"` and its keys), or `None` for the fixed
-/// window, refusing the keys of the one not chosen.
+/// BookSim2's sampling (`sim.sampling = "booksim"` or `"booksim-throughput"` and their
+/// keys), or `None` for the fixed window, refusing the keys of the one not chosen.
 pub(super) fn sampling(u: &Units, s: &RawSim, messages: bool) -> R<Option<crate::stats::sampling::Sampling>> {
     let src = u.src;
-    let booksim = s.sampling == Some(SamplingKind::Booksim);
+    let throughput = s.sampling == Some(SamplingKind::BooksimThroughput);
+    let booksim = throughput || s.sampling == Some(SamplingKind::Booksim);
     let own = [
         ("sample_period", s.sample_period.is_some()),
         ("warmup_periods", s.warmup_periods.is_some()),
@@ -302,8 +303,34 @@ pub(super) fn sampling(u: &Units, s: &RawSim, messages: bool) -> R<Option<crate:
             Some("remove it, or set sim.warmup_periods, sim.sample_period and sim.max_samples"),
         ));
     }
+    if throughput {
+        // BookSim2's throughput simulation reads none of these (`_measure_latency` false),
+        // and stops its sources when the sampling ends.
+        let unread = [
+            ("latency_thres", s.latency_thres.is_some()),
+            ("warmup_thres", s.warmup_thres.is_some()),
+            ("stopping_thres", s.stopping_thres.is_some()),
+        ];
+        if let Some(k) = unread.iter().find(|k| k.1) {
+            return Err(src.err(
+                &format!("sim.{}", k.0),
+                "BookSim2's throughput sampling tests only the accepted throughput: it does \
+                 not read this key",
+                Some("remove it, or set sim.sampling = \"booksim\""),
+            ));
+        }
+        if s.drain == Some(DrainKind::Measured) {
+            return Err(src.err(
+                "sim.drain",
+                "BookSim2's throughput sampling stops the sources when the sampling ends \
+                 (drain = \"all\")",
+                Some("remove it"),
+            ));
+        }
+    }
     let cycle = u.cycle.floor().max(1);
     let mut p = crate::stats::sampling::Sampling::booksim_defaults(cycle);
+    p.latency = !throughput;
     if let Some(x) = &s.sample_period {
         p.period = u.positive("sim.sample_period", u.ps("sim.sample_period", x)?)?;
     }

@@ -222,7 +222,10 @@ impl Features {
             Feature::SeparableAllocator,
             match sw_allocator {
                 SwAllocator::Greedy => false,
-                SwAllocator::SeparableOutputFirst | SwAllocator::SeparableInputFirst => true,
+                SwAllocator::SeparableOutputFirst
+                | SwAllocator::SeparableInputFirst
+                | SwAllocator::Wavefront
+                | SwAllocator::MaxSize => true,
             },
         );
         for (ci, ch) in channels.iter().enumerate() {

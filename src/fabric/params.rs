@@ -112,6 +112,16 @@ pub enum SwAllocator {
     /// output, each output grants one of those that asked (BookSim2's
     /// `separable_input_first`).
     SeparableInputFirst,
+    /// BookSim2's `wavefront` allocator (`src/allocators/wavefront.cpp`): the request
+    /// matrix (crossbar inputs × outputs, squared to the larger) is swept diagonal by
+    /// diagonal from a priority diagonal, each request granted whose input and output are
+    /// still free; the priority diagonal moves one on after every allocation with requests.
+    /// Its match is maximal.
+    Wavefront,
+    /// BookSim2's `max_size` allocator (`src/allocators/maxsize.cpp`): a maximum matching,
+    /// grown by shortest augmenting paths searched breadth first from the unmatched inputs
+    /// in turn from a starting input that moves one on after every allocation.
+    MaxSize,
 }
 
 impl Default for SwitchParams {

@@ -23,6 +23,13 @@
 //!   not ended after `max_samples` periods; and, every 1,000 cycles while the measured
 //!   packets drain, the same average above `latency_thres`.
 //!
+//! BookSim2's throughput simulation (`sim_type = throughput`, `_measure_latency` false)
+//! tests only the accepted throughput's change, never `latency_thres` ("throughput will just
+//! continue"), and does not drain the measured packets under load: its sources stop when
+//! the sampling ends and the network empties (`Run`), the measured packets' latencies
+//! counted as they come out. reef runs it as [`Sampling::latency`] false, its sources
+//! stopping at the end of the window (`sim.drain = "all"`).
+//!
 //! A negative threshold switches its test off, as in BookSim2. reef counts a packet as
 //! measured by its creation time (BookSim2 by the cycle it reaches the front of its source
 //! queue, which differs only for packets queued across the clear) and accepted flits at the
@@ -45,6 +52,9 @@ pub struct Sampling {
     pub acc_warmup_thres: f64,
     pub stopping_thres: f64,
     pub acc_stopping_thres: f64,
+    /// BookSim2's latency simulation (`sim_type = latency`); `false`: its throughput one,
+    /// which tests neither the latency's change nor `latency_thres`.
+    pub latency: bool,
 }
 
 impl Sampling {
@@ -59,6 +69,7 @@ impl Sampling {
             acc_warmup_thres: 0.05,
             stopping_thres: 0.05,
             acc_stopping_thres: 0.05,
+            latency: true,
         }
     }
 }
@@ -219,7 +230,7 @@ impl Sampler {
     }
 
     fn too_old(&mut self, now: Time) -> bool {
-        let Some(t) = self.p.latency_thres else {
+        let Some(t) = self.p.latency_thres.filter(|_| self.p.latency) else {
             return false;
         };
         let age = self.age(now);
@@ -270,7 +281,9 @@ impl Sampler {
             (self.p.stopping_thres, self.p.acc_stopping_thres)
         };
         let exceeds = |thres: f64, change: f64| thres >= 0.0 && change > thres;
-        let passes = !exceeds(lt, latency_change) && !exceeds(at, accepted_change);
+        // (A throughput simulation tests the accepted throughput only.)
+        let latency_moved = self.p.latency && exceeds(lt, latency_change);
+        let passes = !latency_moved && !exceeds(at, accepted_change);
         if self.too_old(now) {
             self.ran = self.phases + 1;
             return Verdict::Unstable;
@@ -449,5 +462,35 @@ mod tests {
         }
         assert_eq!(v, Verdict::Unstable);
         assert!(s.outcome().unstable.unwrap().contains("did not settle"));
+    }
+
+    /// A throughput simulation tests only the accepted throughput: a latency that climbs
+    /// every period still converges once the throughput is steady, and flits far older
+    /// than `latency_thres` do not make it unstable ("throughput will just continue").
+    #[test]
+    fn a_throughput_simulation_tests_only_the_accepted_throughput() {
+        let mut s = Sampler::new(
+            Sampling {
+                latency: false,
+                ..params(3, 10)
+            },
+            1,
+            C,
+        );
+        for _ in 0..100 {
+            s.injected(0, 1);
+        }
+        let mut v = Vec::new();
+        for k in 0..6 {
+            v.push(period(&mut s, 50, 20 * (k + 1)));
+        }
+        use Verdict::*;
+        assert_eq!(v, [Continue, Continue, WarmedUp, Continue, Continue, Measured]);
+        let o = s.outcome();
+        assert_eq!((o.warmup_periods, o.measured_periods, o.converged), (3, 3, true));
+        assert_eq!(o.unstable, None);
+        // Draining, the old flits are still not too old.
+        let end = s.next_period_end();
+        assert_eq!(s.period_end(end), Continue);
     }
 }

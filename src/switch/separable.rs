@@ -24,9 +24,15 @@
 //! that lost gets no second round. An input sends at most one flit an instant.
 //!
 //! Where the greedy allocator gives every free output an input that is free (a maximal
-//! match), this one may leave an output idle while an input that asked for it sends
-//! elsewhere: under load the crossbar carries fewer flits a cycle, as BookSim2's does.
-//! Flits go one at a time (no trains through such a switch).
+//! match), the separable ones may leave an output idle while an input that asked for it
+//! sends elsewhere: under load the crossbar carries fewer flits a cycle, as BookSim2's does.
+//! BookSim2's `wavefront` (`wavefront.cpp`) and `max_size` (`maxsize.cpp`) allocators run
+//! on the same requests: the wavefront sweeps the request matrix diagonal by diagonal from
+//! a priority diagonal that moves one on after every allocation with requests (a maximal
+//! match); `max_size` grows a maximum matching by shortest augmenting paths, searched from
+//! the unmatched inputs in turn from a starting input that moves one on after every
+//! allocation. Each has one such pointer per switch. Flits go one at a time (no trains
+//! through such a switch).
 
 use crate::engine::*;
 use crate::fabric::SwAllocator;
@@ -44,6 +50,9 @@ pub(crate) struct Separable {
     in_ptr: Vec<u16>,
     /// Per crossbar input: the VC its requests start from in round-robin order.
     vc_off: Vec<u8>,
+    /// Per switch (at its first port): the wavefront's priority diagonal, or the crossbar
+    /// input `max_size` starts its search from.
+    sw_ptr: Vec<u16>,
     /// Per switch (at its first port): the instant it last allocated [ps]. Checked builds
     /// hold every switch to one allocation an instant.
     #[cfg(feature = "checked")]
@@ -59,6 +68,11 @@ pub(crate) struct Separable {
     asks: Vec<u32>,
     /// Scratch: the outputs with requests.
     outs: Vec<u32>,
+    /// Scratch for `max_size`: per output, the input its search reached it from, and the
+    /// search's two frontiers of inputs.
+    from: Vec<u32>,
+    front: Vec<u32>,
+    next: Vec<u32>,
 }
 
 impl Separable {
@@ -70,6 +84,7 @@ impl Separable {
             out_ptr: vec![0; ports],
             in_ptr: vec![0; xin],
             vc_off: vec![0; xin],
+            sw_ptr: vec![0; ports],
             #[cfg(feature = "checked")]
             alloc_at: vec![Time::MAX; ports],
             smax: smax as u32,
@@ -77,6 +92,9 @@ impl Separable {
             matched: vec![NONE; max_ports],
             asks: vec![NONE; max_ports * smax],
             outs: Vec::with_capacity(max_ports),
+            from: vec![NONE; max_ports],
+            front: vec![NONE; max_ports * smax],
+            next: vec![NONE; max_ports * smax],
         }
     }
 }
@@ -101,19 +119,40 @@ pub(crate) struct Requests<'a> {
     pub nx: u32,
 }
 
-/// One iteration of separable allocation (`kind`, not [`SwAllocator::Greedy`]) with the
-/// outputs' pointers `out_ptr(p)` over the inputs and the inputs' `in_ptr(x)` over the
-/// outputs: leaves in `matched[p]` the input matched with output `p` (`NONE`: none), for
-/// every `p` in `r.outs`. `asks` is scratch (one per input).
+/// Scratch for one allocation: per input (`asks`, and `front`, `next` for `max_size`) and
+/// per output (`from`).
+pub(crate) struct Scratch<'a> {
+    pub asks: &'a mut [u32],
+    pub from: &'a mut [u32],
+    pub front: &'a mut [u32],
+    pub next: &'a mut [u32],
+}
+
+/// One allocation (`kind`, not [`SwAllocator::Greedy`]) with the outputs' pointers
+/// `out_ptr(p)` over the inputs, the inputs' `in_ptr(x)` over the outputs (separable) and
+/// the switch's pointer `sw_ptr` (wavefront, `max_size`: moved on here): leaves in
+/// `matched[p]` the input matched with output `p` (`NONE`: none), for every `p` in `r.outs`.
 pub(crate) fn allocate(
     kind: SwAllocator,
     r: Requests,
     out_ptr: impl Fn(u32) -> u32,
     in_ptr: impl Fn(u32) -> u32,
+    sw_ptr: &mut u16,
     matched: &mut [u32],
-    asks: &mut [u32],
+    scratch: Scratch,
 ) {
     let Requests { req, outs, n, nx } = r;
+    let asks = scratch.asks;
+    match kind {
+        SwAllocator::Wavefront => return wavefront(r, sw_ptr, matched, asks),
+        SwAllocator::MaxSize => {
+            let Scratch {
+                from, front, next, ..
+            } = scratch;
+            return max_size(r, sw_ptr, matched, asks, [from, front, next]);
+        }
+        _ => {}
+    }
     if kind == SwAllocator::SeparableInputFirst {
         // Each input asks for the first output it has a request to, from its pointer ...
         for x in 0..nx {
@@ -151,6 +190,93 @@ pub(crate) fn allocate(
             matched[p as usize] = NONE;
         }
     }
+}
+
+/// BookSim2's wavefront allocation (`Wavefront::Allocate`, every request of one priority):
+/// over the square of side `max(nx, n)`, diagonal `d` from the priority diagonal `pri` on,
+/// output `p` from 0 up, the request of input `(pri + d − p) mod side` is granted if that
+/// input and output are still free. `pri` moves one on (the allocator is not called
+/// without requests, as BookSim2's returns at once then).
+fn wavefront(r: Requests, pri: &mut u16, matched: &mut [u32], inmatch: &mut [u32]) {
+    let Requests { req, outs, n, nx } = r;
+    let side = n.max(nx);
+    inmatch[..nx as usize].fill(NONE);
+    let p0 = *pri as u32 % side;
+    for d in 0..side {
+        for p in 0..n {
+            let x = (p0 + d + side - p) % side;
+            if x < nx
+                && inmatch[x as usize] == NONE
+                && matched[p as usize] == NONE
+                && req[(p * nx + x) as usize] != NONE
+            {
+                inmatch[x as usize] = p;
+                matched[p as usize] = x;
+            }
+        }
+    }
+    debug_assert!(outs.iter().any(|&p| matched[p as usize] != NONE));
+    *pri = ((p0 + 1) % side) as u16;
+}
+
+/// BookSim2's maximum-size matching (`MaxSizeMatch::Allocate`): while a shortest augmenting
+/// path exists, flip it. Each search starts from the unmatched inputs in turn from `prio`,
+/// and goes breadth first, an input trying the outputs in ascending order; an output is
+/// reached once, from the first input to try it. `prio` moves one on.
+fn max_size(
+    r: Requests,
+    prio: &mut u16,
+    outmatch: &mut [u32],
+    inmatch: &mut [u32],
+    [from, front, next]: [&mut [u32]; 3],
+) {
+    let Requests { req, n, nx, .. } = r;
+    inmatch[..nx as usize].fill(NONE);
+    let start = *prio as u32 % nx;
+    'augment: loop {
+        let mut len = 0;
+        for k in 0..nx {
+            let x = (k + start) % nx;
+            if inmatch[x as usize] == NONE {
+                front[len] = x;
+                len += 1;
+            }
+        }
+        from[..n as usize].fill(NONE);
+        let (mut cur, mut nxt) = (&mut *front, &mut *next);
+        for _ in 0..nx {
+            let mut nlen = 0;
+            for &x in &cur[..len] {
+                for p in 0..n {
+                    if req[(p * nx + x) as usize] != NONE
+                        && inmatch[x as usize] != p
+                        && from[p as usize] == NONE
+                    {
+                        from[p as usize] = x;
+                        if outmatch[p as usize] == NONE {
+                            // An augmenting path ends at output `p`: flip it back to its
+                            // unmatched input.
+                            let (mut p, mut x) = (p, x);
+                            outmatch[p as usize] = x;
+                            while inmatch[x as usize] != NONE {
+                                std::mem::swap(&mut inmatch[x as usize], &mut p);
+                                x = from[p as usize];
+                                outmatch[p as usize] = x;
+                            }
+                            inmatch[x as usize] = p;
+                            continue 'augment;
+                        }
+                        nxt[nlen] = outmatch[p as usize];
+                        nlen += 1;
+                    }
+                }
+            }
+            std::mem::swap(&mut cur, &mut nxt);
+            len = nlen;
+        }
+        break;
+    }
+    *prio = ((start + 1) % nx) as u16;
 }
 
 /// The one of `cands` (of `0..n`) first from `ptr` on, wrapping (`NONE`: none).
@@ -235,8 +361,14 @@ impl Sim<'_> {
             },
             |p| out_ptr[(pb + p) as usize] as u32,
             |x| in_ptr[((pb + x / sp) * smax + x % sp) as usize] as u32,
+            &mut sep.sw_ptr[pb as usize],
             &mut sep.matched,
-            &mut sep.asks,
+            Scratch {
+                asks: &mut sep.asks,
+                from: &mut sep.from,
+                front: &mut sep.front,
+                next: &mut sep.next,
+            },
         );
         for &p in &outs {
             let x = std::mem::replace(&mut self.sep.matched[p as usize], NONE);
@@ -333,10 +465,24 @@ mod tests {
 
     const OUT: SwAllocator = SwAllocator::SeparableOutputFirst;
     const IN: SwAllocator = SwAllocator::SeparableInputFirst;
+    const WAVE: SwAllocator = SwAllocator::Wavefront;
+    const MAX: SwAllocator = SwAllocator::MaxSize;
 
     /// Runs one allocation on `n` outputs and inputs (no speed-up) with the requests
     /// `(output, input)` and the pointers given; returns each output's match.
     fn run(kind: SwAllocator, n: u32, asks: &[(u32, u32)], out_ptr: &[u32], in_ptr: &[u32]) -> Vec<u32> {
+        run_sw(kind, n, asks, out_ptr, in_ptr, &mut 0)
+    }
+
+    /// As [`run`], with the switch's pointer `sw_ptr` (wavefront, `max_size`).
+    fn run_sw(
+        kind: SwAllocator,
+        n: u32,
+        asks: &[(u32, u32)],
+        out_ptr: &[u32],
+        in_ptr: &[u32],
+        sw_ptr: &mut u16,
+    ) -> Vec<u32> {
         let mut req = vec![NONE; (n * n) as usize];
         let mut outs = Vec::new();
         for &(p, x) in asks {
@@ -347,7 +493,10 @@ mod tests {
         }
         outs.sort();
         let mut matched = vec![NONE; n as usize];
-        let mut scratch = vec![NONE; n as usize];
+        let mut scratch = vec![vec![NONE; n as usize]; 4];
+        let [a, f, fr, nx] = &mut scratch[..] else {
+            unreachable!()
+        };
         let r = Requests {
             req: &req,
             outs: &outs,
@@ -359,8 +508,14 @@ mod tests {
             r,
             |p| out_ptr[p as usize],
             |x| in_ptr[x as usize],
+            sw_ptr,
             &mut matched,
-            &mut scratch,
+            Scratch {
+                asks: a,
+                from: f,
+                front: fr,
+                next: nx,
+            },
         );
         matched
     }
@@ -426,7 +581,12 @@ packet_size = 3
     /// allocation. The runs keep their invariants (`check`) and repeat bit for bit.
     #[test]
     fn a_separable_switch_allocates_once_an_instant() {
-        for alloc in ["separable-input-first", "separable-output-first"] {
+        for alloc in [
+            "separable-input-first",
+            "separable-output-first",
+            "wavefront",
+            "max-size",
+        ] {
             for reuse in ["0 cycles", "2 cycles"] {
                 let set = vec![
                     format!("switch.allocator=\"{alloc}\""),
@@ -460,8 +620,9 @@ packet_size = 3
                 .collect();
             let ptr: Vec<u32> = (0..4).map(|k| (bits >> (k * 3)) % 4).collect();
             let iptr: Vec<u32> = (0..4).map(|k| (bits >> (k * 2 + 1)) % 4).collect();
-            for kind in [OUT, IN] {
-                let m = run(kind, 4, &asks, &ptr, &iptr);
+            let most = max_matching(&asks, 4);
+            for kind in [OUT, IN, WAVE, MAX] {
+                let m = run_sw(kind, 4, &asks, &ptr, &iptr, &mut ((bits % 4) as u16));
                 for (p, &x) in m.iter().enumerate() {
                     if x != NONE {
                         assert!(asks.contains(&(p as u32, x)), "{kind:?} {asks:?}: {m:?}");
@@ -474,7 +635,74 @@ packet_size = 3
                 }
                 // Some pair matches whenever there is a request.
                 assert_eq!(asks.is_empty(), m.iter().all(|&x| x == NONE), "{kind:?} {asks:?}");
+                let size = m.iter().filter(|&&x| x != NONE).count();
+                if kind == WAVE {
+                    // Maximal: no request left with both its input and output free.
+                    for &(p, x) in &asks {
+                        assert!(m[p as usize] != NONE || m.contains(&x), "{asks:?}: {m:?}");
+                    }
+                }
+                if kind == MAX {
+                    assert_eq!(size, most, "{asks:?}: {m:?}");
+                }
             }
         }
+    }
+
+    /// The size of a maximum matching of `asks` (`n` outputs and inputs), by trying every
+    /// assignment of outputs to inputs.
+    fn max_matching(asks: &[(u32, u32)], n: u32) -> usize {
+        fn go(p: u32, n: u32, asks: &[(u32, u32)], used: &mut Vec<bool>) -> usize {
+            if p == n {
+                return 0;
+            }
+            let mut best = go(p + 1, n, asks, used);
+            for x in 0..n {
+                if !used[x as usize] && asks.contains(&(p, x)) {
+                    used[x as usize] = true;
+                    best = best.max(1 + go(p + 1, n, asks, used));
+                    used[x as usize] = false;
+                }
+            }
+            best
+        }
+        go(0, n, asks, &mut vec![false; n as usize])
+    }
+
+    /// The wavefront sweeps diagonals from its priority diagonal, worked by hand from
+    /// `Wavefront::Allocate`: with every input asking for every output of three, diagonal
+    /// 0 pairs output 0 with input 0, output 1 with input 2 and output 2 with input 1;
+    /// the next allocation starts from diagonal 1 (outputs 0, 1, 2 with inputs 1, 0, 2).
+    #[test]
+    fn the_wavefront_turns_its_priority_diagonal() {
+        let all: Vec<(u32, u32)> = (0..9).map(|b| (b / 3, b % 3)).collect();
+        let mut pri = 0;
+        assert_eq!(run_sw(WAVE, 3, &all, &[0; 3], &[0; 3], &mut pri), vec![0, 2, 1]);
+        assert_eq!(pri, 1);
+        assert_eq!(run_sw(WAVE, 3, &all, &[0; 3], &[0; 3], &mut pri), vec![1, 0, 2]);
+        assert_eq!(pri, 2);
+        // One request: granted, and the diagonal still moves on.
+        assert_eq!(
+            run_sw(WAVE, 3, &[(1, 1)], &[0; 3], &[0; 3], &mut pri),
+            vec![NONE, 1, NONE]
+        );
+        assert_eq!(pri, 0);
+    }
+
+    /// `max_size` finds the augmenting path a separable match misses, worked by hand from
+    /// `MaxSizeMatch::_ShortestAugmenting`: input 0 asks for outputs 0 and 1, input 1 for
+    /// output 0. The first search matches input 0 with output 0; the second, from input 1,
+    /// reaches output 0, then input 0, then output 1, and flips the path: output 0 to
+    /// input 1, output 1 to input 0. The search's first input moves on each allocation.
+    #[test]
+    fn max_size_augments_a_path() {
+        let asks = [(0, 0), (1, 0), (0, 1)];
+        let mut prio = 0;
+        assert_eq!(run_sw(MAX, 2, &asks, &[0; 2], &[0; 2], &mut prio), vec![1, 0]);
+        assert_eq!(prio, 1);
+        assert_eq!(run(OUT, 2, &asks, &[0; 2], &[0; 2]), vec![0, NONE]);
+        // From input 1 first: it takes output 0, then input 0 output 1; the same match.
+        assert_eq!(run_sw(MAX, 2, &asks, &[0; 2], &[0; 2], &mut prio), vec![1, 0]);
+        assert_eq!(prio, 0);
     }
 }

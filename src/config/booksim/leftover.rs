@@ -132,6 +132,9 @@ pub(super) fn leftovers(c: &Cfg) -> R<()> {
             "used only by traffic = randperm (as in BookSim2)"
         } else if name.starts_with("burst_") {
             "used only by injection_process = on_off (as in BookSim2)"
+        } else if THRESHOLD_KEYS.contains(&name) {
+            "not read by a throughput simulation, which tests only the accepted throughput \
+             (as in BookSim2)"
         } else {
             let default = match (key.int, key.float, key.str) {
                 (Some(i), _, _) => i.to_string(),

@@ -225,13 +225,14 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
     let mut t = Toml::default();
 
     let sim_type = c.str("sim_type");
-    if sim_type != "latency" {
+    if sim_type != "latency" && sim_type != "throughput" {
         return Err(c.err(
             "sim_type",
-            format!("reef runs BookSim2's latency simulations, not `{sim_type}`"),
+            format!("reef runs BookSim2's latency and throughput simulations, not `{sim_type}`"),
             Some("sim_type = latency; (`reef sweep` finds the saturation throughput)"),
         ));
     }
+    let throughput = sim_type == "throughput";
 
     // The network.
     let topology = c.str("topology");
@@ -374,16 +375,21 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
     );
     let speedup = c.int_in("input_speedup", 1, 16)?;
     t.put(&c, "switch", "speedup", speedup.to_string(), &["input_speedup"]);
-    for key in ["vc_allocator", "sw_allocator"] {
+    for (key, also) in [("vc_allocator", ""), ("sw_allocator", ", wavefront, max_size")] {
         let a = c.str(key);
-        if !matches!(
+        let separable = matches!(
             a.as_str(),
             "islip" | "separable_input_first" | "separable_output_first"
-        ) {
+        );
+        let dense = key == "sw_allocator" && matches!(a.as_str(), "wavefront" | "max_size");
+        if !(separable || dense) {
             return Err(c.err(
                 key,
-                format!("reef does not model BookSim2's `{a}` allocator"),
-                Some("reef models the separable allocators: islip, separable_input_first, separable_output_first"),
+                format!("reef does not model BookSim2's `{a}` allocator as its {key}"),
+                Some(&format!(
+                    "reef models, as the {key}: islip, separable_input_first, \
+                     separable_output_first{also}"
+                )),
             ));
         }
     }
@@ -508,7 +514,12 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
             Some("max_samples counts the warm-up periods too"),
         ));
     }
-    t.put(&c, "sim", "sampling", quote("booksim"), &["sim_type"]);
+    let sampling = if throughput {
+        "booksim-throughput"
+    } else {
+        "booksim"
+    };
+    t.put(&c, "sim", "sampling", quote(sampling), &["sim_type"]);
     t.put(&c, "sim", "sample_period", cycles(period), &["sample_period"]);
     t.put(&c, "sim", "warmup_periods", warm.to_string(), &["warmup_periods"]);
     t.put(&c, "sim", "max_samples", max.to_string(), &["max_samples"]);
@@ -521,17 +532,23 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
             ));
         }
     }
-    let lt = c.float("latency_thres");
-    let lt = if lt < 0.0 {
-        quote("off")
-    } else if lt.fract() == 0.0 && lt < 1e15 {
-        cycles(lt as i64)
-    } else {
-        quote(&format!("{lt} cycles"))
-    };
-    t.put(&c, "sim", "latency_thres", lt, &["latency_thres"]);
+    // A throughput simulation reads only the accepted throughput's thresholds (the others
+    // are left to the leftover notes).
+    if !throughput {
+        let lt = c.float("latency_thres");
+        let lt = if lt < 0.0 {
+            quote("off")
+        } else if lt.fract() == 0.0 && lt < 1e15 {
+            cycles(lt as i64)
+        } else {
+            quote(&format!("{lt} cycles"))
+        };
+        t.put(&c, "sim", "latency_thres", lt, &["latency_thres"]);
+    }
     for key in &THRESHOLD_KEYS[1..] {
-        t.put(&c, "sim", key, real(c.float(key)), &[key]);
+        if !throughput || key.starts_with("acc_") {
+            t.put(&c, "sim", key, real(c.float(key)), &[key]);
+        }
     }
     let seed = c.str("seed");
     if !seed.is_empty() {
@@ -612,6 +629,37 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn a_throughput_simulation_tests_the_accepted_throughput_only() {
+        let base = "topology = mesh;\nk = 4;\nn = 2;\nrouting_function = dor;\nsim_type = throughput;\n";
+        let t = toml(base);
+        assert_eq!(t["sim"]["sampling"].as_str(), Some("booksim-throughput"));
+        assert_eq!(t["sim"]["acc_stopping_thres"].as_float(), Some(0.05));
+        for key in ["latency_thres", "warmup_thres", "stopping_thres"] {
+            assert!(t["sim"].get(key).is_none(), "{key}");
+        }
+        // Set, the latency's thresholds are noted as not read, as BookSim2 does not.
+        let tr = tr(&format!("{base}latency_thres = 100.0;\n")).unwrap();
+        assert!(
+            tr.notes
+                .iter()
+                .any(|n| n.contains("latency_thres") && n.contains("throughput")),
+            "{:?}",
+            tr.notes
+        );
+    }
+
+    #[test]
+    fn wavefront_and_max_size_switch_allocators_but_not_vc_allocators() {
+        let base = "topology = mesh;\nk = 4;\nn = 2;\nrouting_function = dor;\n";
+        for (a, reef) in [("wavefront", "wavefront"), ("max_size", "max-size")] {
+            let t = toml(&format!("{base}sw_allocator = {a};\n"));
+            assert_eq!(t["switch"]["allocator"].as_str(), Some(reef));
+            let e = tr(&format!("{base}vc_allocator = {a};\n")).unwrap_err();
+            assert_eq!((e.key, e.from), ("vc_allocator", Some(From::Line(5))));
+        }
+    }
+
+    #[test]
     fn unmodelled_keys_are_refused_unless_at_their_default() {
         let base = "topology = mesh;\nk = 8;\nn = 2;\nrouting_function = dor;\n";
         // At the default: accepted.
@@ -623,8 +671,8 @@ pub(super) mod tests {
         for (line, key) in [
             ("topology = cmesh;", "topology"),
             ("routing_function = min_adapt;", "routing_function"),
-            ("sw_allocator = wavefront;", "sw_allocator"),
-            ("sim_type = throughput;", "sim_type"),
+            ("sw_allocator = pim;", "sw_allocator"),
+            ("sim_type = batch;", "sim_type"),
             ("sim_count = 2;", "sim_count"),
             ("seed = time;", "seed"),
             ("classes = 2;", "classes"),
