@@ -50,9 +50,11 @@ CONFIGS = [
     # anynet: three routers in a triangle from examples/anynet/anynet_file (read by
     # BookSim2 relative to its working directory, which run() sets to the config's).
     ("anynet", "examples/anynet/anynet_config", [], True),
-    ("cmeshconfig", "examples/cmeshconfig", [], False),
+    # cmesh: 4x4 routers of 2x2 nodes, dor_no_express, bitcomp; flatfly: a 4-ary 2-flatfly
+    # of 4 nodes a router, ran_min, uniform. Both swept like the others.
+    ("cmeshconfig", "examples/cmeshconfig", [], True),
     ("fattree_config", "examples/fattree_config", [], False),
-    ("flatflyconfig", "examples/flatflyconfig", [], False),
+    ("flatflyconfig", "examples/flatflyconfig", [], True),
     ("dragonflyconfig", "examples/dragonflyconfig", [], False),
 ]
 
