@@ -62,9 +62,11 @@ CONFIGS = [
      ["num_vcs=8", "sim_type=throughput", "injection_rate_uses_flits=1", "injection_rate=0.2967"], False),
     ("singleconfig-max_size-backlogged", "examples/singleconfig",
      ["sw_allocator=max_size", "sim_type=throughput", "sample_period=10000"], False),
-    ("cmeshconfig", "examples/cmeshconfig", [], False),
+    # cmesh: 4x4 routers of 2x2 nodes, dor_no_express, bitcomp; flatfly: a 4-ary 2-flatfly
+    # of 4 nodes a router, ran_min, uniform. Both swept like the others.
+    ("cmeshconfig", "examples/cmeshconfig", [], True),
     ("fattree_config", "examples/fattree_config", [], False),
-    ("flatflyconfig", "examples/flatflyconfig", [], False),
+    ("flatflyconfig", "examples/flatflyconfig", [], True),
     ("dragonflyconfig", "examples/dragonflyconfig", [], False),
 ]
 

@@ -31,6 +31,8 @@ pub(super) fn topology_keys<'a>(src: &Source, t: &RawTopology) -> R<(&'static st
         TopoKind::File => "file",
         TopoKind::Fly => "fly",
         TopoKind::Anynet => "anynet",
+        TopoKind::Cmesh => "cmesh",
+        TopoKind::Flatfly => "flatfly",
         TopoKind::Macrame => "macrame",
         TopoKind::Atoll => "atoll",
     };
@@ -43,6 +45,8 @@ pub(super) fn topology_keys<'a>(src: &Source, t: &RawTopology) -> R<(&'static st
         TopoKind::Full => &["switches", "hosts_per_switch"],
         TopoKind::File | TopoKind::Anynet => &["file"],
         TopoKind::Fly => &["k", "n"],
+        TopoKind::Cmesh => &["k", "noc_latency"],
+        TopoKind::Flatfly => &["k", "n", "hosts_per_switch", "routers_per_row", "noc_latency"],
         TopoKind::Macrame => &["network", "nodes"],
         TopoKind::Atoll => &["network", "k", "nodes", "file", "hosts_per_switch", "failed"],
     };
@@ -59,6 +63,8 @@ pub(super) fn topology_keys<'a>(src: &Source, t: &RawTopology) -> R<(&'static st
         ("network", t.network.is_some()),
         ("nodes", t.nodes.is_some()),
         ("failed", t.failed.is_some()),
+        ("noc_latency", t.noc_latency.is_some()),
+        ("routers_per_row", t.routers_per_row.is_some()),
     ];
     for (name, is) in present {
         if is && !allowed.contains(&name) {
@@ -190,6 +196,58 @@ pub(super) fn topology(
                 }
             })
         }
+        TopoKind::Cmesh => {
+            let k = match &t.k {
+                Some(Radix::One(k)) => *k,
+                _ => {
+                    return Err(src.err(
+                        "topology.k",
+                        "a cmesh needs k (routers along a side) as one number",
+                        Some("e.g. k = 4: 4×4 routers, 64 hosts"),
+                    ));
+                }
+            };
+            fabric::cmesh::cmesh(k, t.noc_latency.unwrap_or(false), net, host, sw, cycle)
+                .map_err(|e| src.err("topology.k", e.to_string(), None))
+        }
+        TopoKind::Flatfly => {
+            let k = match &t.k {
+                Some(Radix::One(k)) => *k,
+                _ => {
+                    return Err(src.err(
+                        "topology.k",
+                        "a flatfly needs k (routers along a dimension) as one number",
+                        Some("e.g. k = 4, n = 2, hosts_per_switch = 4"),
+                    ));
+                }
+            };
+            let n = t.n.unwrap_or(2);
+            let c = t.hosts_per_switch.unwrap_or(1);
+            let xr = c.isqrt();
+            if xr * xr != c {
+                return Err(src.err(
+                    "topology.hosts_per_switch",
+                    format!("a flatfly's routers hold a square block of hosts (BookSim2's c = xr·yr, xr = yr), not {c}"),
+                    Some("1, 4, 9, 16, …"),
+                ));
+            }
+            let routers = u64::from(k).checked_pow(n).unwrap_or(u64::MAX);
+            let x = match t.routers_per_row {
+                Some(x) => x,
+                None => u32::try_from(routers.isqrt())
+                    .ok()
+                    .filter(|&x| u64::from(x) * u64::from(x) == routers)
+                    .ok_or_else(|| {
+                        src.err(
+                            "topology",
+                            format!("{k}^{n} routers are not a square: give routers_per_row"),
+                            None,
+                        )
+                    })?,
+            };
+            fabric::flatfly::flatfly(k, n, xr, x, t.noc_latency.unwrap_or(false), net, host, sw, cycle)
+                .map_err(imp)
+        }
         TopoKind::Full => fabric::full::fully_connected(
             need("switches", t.switches)?,
             t.hosts_per_switch.unwrap_or(1),
@@ -242,6 +300,8 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
         TopoKind::File => AlgoKind::Updown,
         TopoKind::Fly => AlgoKind::DestTag,
         TopoKind::Anynet => AlgoKind::AnynetMin,
+        TopoKind::Cmesh => AlgoKind::CmeshDor,
+        TopoKind::Flatfly => AlgoKind::FlatflyMin,
         TopoKind::Macrame => AlgoKind::Interval,
         TopoKind::Atoll => AlgoKind::Source,
     });
@@ -369,6 +429,15 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
         AlgoKind::Direct => Routing::Table(table::full(fab).ok_or_else(|| mismatch("direct"))?),
         AlgoKind::DestTag => Routing::Table(table::dest_tag(fab).ok_or_else(|| mismatch("dest-tag"))?),
         AlgoKind::AnynetMin => Routing::Table(table::anynet_min(fab).ok_or_else(|| mismatch("anynet-min"))?),
+        AlgoKind::CmeshDor => {
+            Routing::Table(table::cmesh_dor(fab, false).ok_or_else(|| mismatch("cmesh-dor"))?)
+        }
+        AlgoKind::CmeshExpress => {
+            Routing::Table(table::cmesh_dor(fab, true).ok_or_else(|| mismatch("cmesh-express"))?)
+        }
+        AlgoKind::FlatflyMin => {
+            Routing::Table(table::flatfly_min(fab).ok_or_else(|| mismatch("flatfly-min"))?)
+        }
         AlgoKind::Updown => Routing::Table(updown::updown(fab, root, adaptive)),
         AlgoKind::Minimal => Routing::Table(updown::minimal(fab, adaptive)),
         AlgoKind::Mosaic => Routing::Mosaic(crate::routing::mosaic::Mosaic::mesh(fab).ok_or_else(|| {
@@ -543,13 +612,32 @@ pub(super) fn planned_counts(
             let h = k.checked_pow(n)?;
             (n as u128 * h / k.max(1), h, n.saturating_sub(1) as u128 * h)
         }
+        TopoKind::Cmesh => {
+            let k = match &t.k {
+                Some(Radix::One(k)) => *k as u128,
+                _ => return None,
+            };
+            (k * k, 4 * k * k, 4 * k * k)
+        }
+        TopoKind::Flatfly => {
+            let k = match &t.k {
+                Some(Radix::One(k)) => *k as u128,
+                _ => return None,
+            };
+            let n = t.n.unwrap_or(2).min(64);
+            let s = k.checked_pow(n)?;
+            (s, s * conc, s * k.saturating_sub(1) * n as u128)
+        }
         _ => return None,
     };
     let algo = r.algorithm;
     let tables = match t.kind {
-        TopoKind::Clos | TopoKind::FatTree | TopoKind::Full | TopoKind::Fly => {
-            algo.is_none_or(|a| a != AlgoKind::Source)
-        }
+        TopoKind::Clos
+        | TopoKind::FatTree
+        | TopoKind::Full
+        | TopoKind::Fly
+        | TopoKind::Cmesh
+        | TopoKind::Flatfly => algo.is_none_or(|a| a != AlgoKind::Source),
         _ => matches!(
             algo,
             Some(AlgoKind::Updown | AlgoKind::Minimal | AlgoKind::Source)
@@ -576,7 +664,7 @@ pub(super) fn smaller(kind: TopoKind) -> &'static str {
         TopoKind::Clos => {
             "fewer topology.leaves, hosts_per_leaf or spines, fewer channel.vcs or a smaller channel.buffer"
         }
-        TopoKind::FatTree | TopoKind::Fly => {
+        TopoKind::FatTree | TopoKind::Fly | TopoKind::Cmesh | TopoKind::Flatfly => {
             "a smaller topology.k or n, fewer channel.vcs or a smaller channel.buffer"
         }
         TopoKind::Full => {

@@ -84,6 +84,11 @@ pub enum TopoKind {
     Fly,
     /// A network in BookSim2's anynet file format (`file`).
     Anynet,
+    /// BookSim2's concentrated mesh (`k`, `noc_latency`).
+    Cmesh,
+    /// BookSim2's on-chip flattened butterfly (`k`, `n`, `hosts_per_switch`,
+    /// `routers_per_row`, `noc_latency`).
+    Flatfly,
     /// A Macramé network of STC104 switches and DS links (`network`, `nodes`).
     Macrame,
     /// An ATOLL network: NICs that are their own switches (`network`, `k`, `nodes`,
@@ -119,6 +124,10 @@ pub struct RawTopology {
     pub nodes: Option<u32>,
     /// ATOLL: links that failed, as pairs of chips.
     pub failed: Option<Vec<[u32; 2]>>,
+    /// cmesh, flatfly: channels as long as BookSim2's `use_noc_latency` makes them.
+    pub noc_latency: Option<bool>,
+    /// flatfly: routers to a row of the layout (BookSim2's `x`).
+    pub routers_per_row: Option<u32>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -237,6 +246,12 @@ pub enum AlgoKind {
     DestTag,
     /// BookSim2's shortest paths by link weight on an anynet (`min`).
     AnynetMin,
+    /// x then y on BookSim2's cmesh, over its mesh channels (`dor_no_express`).
+    CmeshDor,
+    /// x then y on BookSim2's cmesh, with its express channels along the edges (`dor`).
+    CmeshExpress,
+    /// The lowest differing dimension first on BookSim2's flatfly (`ran_min`).
+    FlatflyMin,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,8 @@
 //! The static description of a network: nodes (switches and hosts), their numbered ports,
 //! and the unidirectional channels between ports, each with its own timing and flow control.
 //!
-//! Topology builders ([`mesh`], [`clos`], [`full`], [`fly`], [`irregular`], [`anynet`])
+//! Topology builders ([`mesh`], [`clos`], [`full`], [`fly`], [`irregular`], [`anynet`],
+//! [`cmesh`], [`flatfly`])
 //! make a [`Fabric`]; the engine flattens it into arrays. Node numbering is the same for
 //! every builder: switches first (`0..switches`), then hosts, so host `h` is node
 //! `switches + h` and host numbers are the destination addresses packets carry.
@@ -9,6 +10,8 @@
 pub mod anynet;
 pub mod atoll;
 pub mod clos;
+pub mod cmesh;
+pub mod flatfly;
 pub mod fly;
 pub mod full;
 pub mod grid;
@@ -102,6 +105,12 @@ pub enum Shape {
     /// BookSim2's anynet ([`anynet`]): each channel's link weight (1 into and out of hosts),
     /// by channel number, for its shortest-path routing.
     AnyNet { weight: Vec<u32> },
+    /// BookSim2's concentrated mesh ([`cmesh`]): `k × k` routers of four nodes each, with
+    /// express channels along the edges.
+    CMesh { k: u32 },
+    /// BookSim2's on-chip flattened butterfly ([`flatfly`]): `k^n` routers of `xr × xr`
+    /// nodes each, laid out `x` to a row.
+    FlatFly { k: u32, n: u32, xr: u32, x: u32 },
     /// Every switch linked to every other; `conc` hosts per switch.
     Full { switches: u32, conc: u32 },
     /// A K×K grid (or torus) of switches with `conc` hosts each and `group` parallel links

@@ -511,6 +511,79 @@ pub fn anynet_min(fab: &Fabric) -> Option<Table> {
     Some(b.build("anynet-min"))
 }
 
+/// BookSim2's dimension-order routing on its cmesh (`cmesh.cpp`): at the destination's
+/// router out to its node (`NodeToPort`), else x first, then y, towards it. Without
+/// `express` (`dor_no_express`, `cmesh_next_no_express`) over the mesh's own channels; with
+/// it (`dor`, `cmesh_next`) a router on the bottom or top row whose packet has at least
+/// `k/2` columns to go takes the express channel along that row (its −y or +y port), and
+/// one on the left or right column with at least `k/2` rows to go (its x done) the express
+/// channel along that column (its −x or +x port). All VCs, one port.
+pub fn cmesh_dor(fab: &Fabric, express: bool) -> Option<Table> {
+    use crate::fabric::cmesh::{CONC, router_of};
+    let Shape::CMesh { k } = fab.shape else {
+        return None;
+    };
+    let hosts = CONC * k * k;
+    let c = CONC as u16;
+    let (px, nx, py, ny) = (c, c + 1, c + 2, c + 3);
+    let far = |d: u32| express && d > k / 2 - 1;
+    let mut b = TableBuilder::new(fab.switches, hosts, 1);
+    for r in 0..k * k {
+        let (cx, cy) = (r % k, r / k);
+        for dst in 0..hosts {
+            let (t, p) = router_of(dst, k, 2);
+            let (dx, dy) = (t % k, t / k);
+            let port = if t == r {
+                p
+            } else if cx != dx {
+                match (far(cx.abs_diff(dx)), cy) {
+                    (true, 0) => ny,
+                    (true, y) if y == k - 1 => py,
+                    _ if cx < dx => px,
+                    _ => nx,
+                }
+            } else {
+                match (far(cy.abs_diff(dy)), cx) {
+                    (true, 0) => nx,
+                    (true, x) if x == k - 1 => px,
+                    _ if cy < dy => py,
+                    _ => ny,
+                }
+            };
+            b.set(r, 0, dst, want_ports(fab, r, PortSet::single(port)));
+        }
+    }
+    Some(b.build(if express { "cmesh-express" } else { "cmesh-dor" }))
+}
+
+/// BookSim2's `ran_min` routing on its flattened butterfly (`min_flatfly` and
+/// `flatfly_outport`, `flatfly_onchip.cpp`): at the destination's router out to its node,
+/// else straight to the router that corrects the lowest dimension in which the two differ.
+/// Despite its name nothing is drawn at random: one path per pair, all VCs.
+pub fn flatfly_min(fab: &Fabric) -> Option<Table> {
+    use crate::fabric::cmesh::router_of;
+    let Shape::FlatFly { k, n, xr, x } = fab.shape else {
+        return None;
+    };
+    let c = xr * xr;
+    let hosts = fab.num_hosts() as u32;
+    let mut b = TableBuilder::new(fab.switches, hosts, 1);
+    for r in 0..fab.switches {
+        for dst in 0..hosts {
+            let (t, p) = router_of(dst, x, xr);
+            let port = match (0..n).find(|&d| digit(t, k, d) != digit(r, k, d)) {
+                None => p,
+                Some(d) => {
+                    let (to, own) = (digit(t, k, d), digit(r, k, d));
+                    (c + (k - 1) * d + to - u32::from(to > own)) as u16
+                }
+            };
+            b.set(r, 0, dst, want_ports(fab, r, PortSet::single(port)));
+        }
+    }
+    Some(b.build("flatfly-min"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -577,6 +650,86 @@ mod tests {
                 assert_eq!(got, dst);
                 // One switch per stage.
                 assert_eq!(path.iter().map(|s| s / 9).collect::<Vec<_>>(), vec![0, 1, 2]);
+            }
+        }
+    }
+
+    #[test]
+    fn cmesh_dor_reaches_every_node_as_booksim_routes() {
+        let p = LinkParams::default();
+        let f = crate::fabric::cmesh::cmesh(
+            4,
+            true,
+            p,
+            p,
+            SwitchParams::default(),
+            crate::time::Ratio::int(1000),
+        )
+        .unwrap();
+        let plain = cmesh_dor(&f, false).unwrap();
+        let express = cmesh_dor(&f, true).unwrap();
+        for src in 0..64 {
+            for dst in 0..64 {
+                let (got, path) = walk(&f, &plain, src, dst);
+                assert_eq!(got, dst);
+                // x then y over neighbours: |dx| + |dy| + 1 routers.
+                let (a, b) = (f.host_switch(src).0.0, f.host_switch(dst).0.0);
+                let hops = (a % 4).abs_diff(b % 4) + (a / 4).abs_diff(b / 4);
+                assert_eq!(path.len() as u32, hops + 1);
+                assert_eq!(walk(&f, &express, src, dst).0, dst);
+            }
+        }
+        // Node 0 (router 0) to node 7 (router 3): along the bottom row by the express
+        // channel to router 2, then to 3 (cmesh_next: 3 columns > k/2 - 1).
+        assert_eq!(walk(&f, &express, 0, 7).1, vec![0, 2, 3]);
+        assert_eq!(walk(&f, &plain, 0, 7).1, vec![0, 1, 2, 3]);
+        // Router 4 (left column) to router 12 (two rows up): the express channel up the
+        // column, router 4's −x port.
+        assert_eq!(walk(&f, &express, 16, 48).1, vec![4, 12]);
+    }
+
+    #[test]
+    fn flatfly_min_corrects_the_lowest_dimension_first() {
+        let p = LinkParams::default();
+        let f = crate::fabric::flatfly::flatfly(
+            4,
+            2,
+            2,
+            4,
+            true,
+            p,
+            p,
+            SwitchParams::default(),
+            crate::time::Ratio::int(1000),
+        )
+        .unwrap();
+        let t = flatfly_min(&f).unwrap();
+        for src in 0..64 {
+            for dst in 0..64 {
+                assert_eq!(walk(&f, &t, src, dst).0, dst);
+            }
+        }
+        // Node 0 (router 0) to node 63 (router 15): x first to router 3, then to 15.
+        assert_eq!(walk(&f, &t, 0, 63).1, vec![0, 3, 15]);
+        // A 3-ary 3-flatfly, 3×3 nodes a router, 9 routers to a row.
+        let f = crate::fabric::flatfly::flatfly(
+            3,
+            3,
+            3,
+            9,
+            false,
+            p,
+            p,
+            SwitchParams::default(),
+            crate::time::Ratio::int(1000),
+        )
+        .unwrap();
+        let t = flatfly_min(&f).unwrap();
+        for src in (0..243).step_by(7) {
+            for dst in 0..243 {
+                let (got, path) = walk(&f, &t, src, dst);
+                assert_eq!(got, dst);
+                assert!(path.len() <= 4);
             }
         }
     }

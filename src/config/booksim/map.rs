@@ -154,6 +154,43 @@ enum Topo {
     Fly,
     /// `anynet`: routers, nodes and links from `network_file` (anynet.cpp).
     AnyNet,
+    /// `cmesh`: a k×k mesh of routers of four nodes, with express channels (cmesh.cpp).
+    CMesh,
+    /// `flatfly`: the on-chip flattened butterfly (flatfly_onchip.cpp).
+    FlatFly,
+}
+
+/// The concentration keys of a cmesh or flatfly, checked as BookSim2 asserts them
+/// (`x == y`, `xr == yr`, `c == xr · yr`): returns (`c`, `x`, `xr`).
+fn concentration(c: &Cfg, topology: &str) -> R<(i64, i64, i64)> {
+    let conc = c.int_in("c", 1, 1 << 16)?;
+    let (x, y) = (c.int_in("x", 1, 1 << 16)?, c.int("y"));
+    let (xr, yr) = (c.int_in("xr", 1, 1 << 8)?, c.int("yr"));
+    if x != y {
+        return Err(c.err(
+            "y",
+            format!("BookSim2's {topology} is built for as many routers in y as in x (x = {x}, y = {y}: it asserts x == y)"),
+            None,
+        ));
+    }
+    if xr != yr {
+        return Err(c.err(
+            "yr",
+            format!("BookSim2's {topology} is built for square blocks of nodes (xr = {xr}, yr = {yr}: it asserts xr == yr)"),
+            None,
+        ));
+    }
+    if conc != xr * yr {
+        return Err(c.err(
+            "c",
+            format!(
+                "c = {conc} nodes a router, but xr × yr = {}: BookSim2 asserts c == xr · yr",
+                xr * yr
+            ),
+            None,
+        ));
+    }
+    Ok((conc, x, xr))
 }
 
 /// `network_file`, read and checked as BookSim2's anynet reads it (errors name that file
@@ -241,12 +278,14 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
         "torus" => Topo::Cube { torus: true },
         "fly" => Topo::Fly,
         "anynet" => Topo::AnyNet,
+        "cmesh" => Topo::CMesh,
+        "flatfly" => Topo::FlatFly,
         other => {
             return Err(c.err(
                 "topology",
                 format!("reef does not model BookSim2's `{other}` topology yet"),
                 Some(
-                    "reef runs BookSim2's mesh, torus, fly and anynet; docs/booksim.md lists what is planned",
+                    "reef runs BookSim2's mesh, torus, fly, anynet, cmesh and flatfly; docs/booksim.md lists what is planned",
                 ),
             ));
         }
@@ -285,13 +324,107 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
             let hosts = i64::from(path.hosts);
             (hosts, 1, hosts)
         }
+        Topo::CMesh => {
+            let n = c.int("n");
+            if n != 2 {
+                return Err(c.err(
+                    "n",
+                    format!("BookSim2's cmesh is built for n = 2 only (it asserts n <= 2, and n = 1 overruns its channels), not {n}"),
+                    None,
+                ));
+            }
+            let k = c.int_in("k", 2, 1024)?;
+            if k % 2 != 0 {
+                return Err(c.err(
+                    "k",
+                    format!("BookSim2's cmesh joins edge routers k/2 apart by express channels: k must be even, not {k}"),
+                    None,
+                ));
+            }
+            let (conc, _, _) = concentration(&c, "cmesh")?;
+            if conc != 4 {
+                return Err(c.err(
+                    "c",
+                    format!("BookSim2's cmesh is built for c = 4 (xr = yr = 2) only: it asserts c == 4, not {conc}"),
+                    None,
+                ));
+            }
+            t.put(
+                &c,
+                "topology",
+                "kind",
+                quote("cmesh"),
+                &["topology", "n", "c", "xr", "yr", "x", "y"],
+            );
+            t.put(&c, "topology", "k", k.to_string(), &["k"]);
+            let noc = c.int("use_noc_latency") == 1;
+            t.put(
+                &c,
+                "topology",
+                "noc_latency",
+                noc.to_string(),
+                &["use_noc_latency"],
+            );
+            (k, n, 4 * k * k)
+        }
+        Topo::FlatFly => {
+            let n = c.int_in("n", 1, 4)?;
+            let k = c.int_in("k", 2, 65_535)?;
+            let routers = (0..n)
+                .try_fold(1i64, |a, _| a.checked_mul(k))
+                .filter(|&v| v <= 1 << 16)
+                .ok_or_else(|| {
+                    c.err(
+                        "k",
+                        format!("a flatfly of {k}^{n} routers is more than reef builds (2^16)"),
+                        None,
+                    )
+                })?;
+            let (conc, x, _) = concentration(&c, "flatfly")?;
+            if routers % x != 0 {
+                return Err(c.err(
+                    "x",
+                    format!("{routers} routers do not fill rows of x = {x}: BookSim2 would connect nodes that do not exist"),
+                    Some("x divides k^n (x = k for n = 2)"),
+                ));
+            }
+            if routers * conc > 1 << 24 {
+                return Err(c.err(
+                    "c",
+                    format!("{routers} routers of {conc} nodes are more than 2^24 nodes"),
+                    None,
+                ));
+            }
+            t.put(&c, "topology", "kind", quote("flatfly"), &["topology"]);
+            t.put(&c, "topology", "k", k.to_string(), &["k"]);
+            t.put(&c, "topology", "n", n.to_string(), &["n"]);
+            t.put(
+                &c,
+                "topology",
+                "hosts_per_switch",
+                conc.to_string(),
+                &["c", "xr", "yr"],
+            );
+            t.put(&c, "topology", "routers_per_row", x.to_string(), &["x", "y"]);
+            let noc = c.int("use_noc_latency") == 1;
+            t.put(
+                &c,
+                "topology",
+                "noc_latency",
+                noc.to_string(),
+                &["use_noc_latency"],
+            );
+            (k, n, routers * conc)
+        }
     };
 
     // Time: the router pipeline and the channels.
     t.put(&c, "sim", "clock", quote("1 GHz"), &[]);
     // A torus's channels take 2 cycles with use_noc_latency (kncube.cpp); a fly's take 1
     // (fly.cpp), an anynet's their link weight, 1 unless given (anynet.cpp: reef's fabric
-    // adds weight − 1 cycles to the channel below).
+    // adds weight − 1 cycles to the channel below); a cmesh's and a flatfly's their wire
+    // lengths with use_noc_latency (cmesh.cpp, flatfly_onchip.cpp: reef's fabric adds
+    // length − 1 cycles, topology.noc_latency).
     let noc = matches!(net, Topo::Cube { .. }) && c.int("use_noc_latency") == 1;
     let chan = if noc && torus { 2 } else { 1 };
     let routing = c.int_in("routing_delay", 0, 1000)?;
@@ -426,6 +559,8 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
         Topo::Cube { torus: true } => "on a torus reef runs dim_order (with BookSim2's dateline)",
         Topo::Fly => "on a fly BookSim2 and reef run dest_tag",
         Topo::AnyNet => "on an anynet BookSim2 and reef run min",
+        Topo::CMesh => "on a cmesh reef runs dor_no_express and dor (with express channels)",
+        Topo::FlatFly => "on a flatfly reef runs ran_min",
     };
     match (full.as_str(), net) {
         ("dor_mesh" | "dim_order_mesh", Topo::Cube { torus: false }) => {
@@ -468,6 +603,33 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
                 &["routing_function"],
             );
         }
+        ("dor_no_express_cmesh", Topo::CMesh) => {
+            t.put(
+                &c,
+                "routing",
+                "algorithm",
+                quote("cmesh-dor"),
+                &["routing_function"],
+            );
+        }
+        ("dor_cmesh", Topo::CMesh) => {
+            t.put(
+                &c,
+                "routing",
+                "algorithm",
+                quote("cmesh-express"),
+                &["routing_function"],
+            );
+        }
+        ("ran_min_flatfly", Topo::FlatFly) => {
+            t.put(
+                &c,
+                "routing",
+                "algorithm",
+                quote("flatfly-min"),
+                &["routing_function"],
+            );
+        }
         _ if rf == "none" => {
             return Err(c.err(
                 "routing_function",
@@ -477,6 +639,8 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
                     Topo::Cube { torus: true } => "routing_function = dim_order;",
                     Topo::Fly => "routing_function = dest_tag;",
                     Topo::AnyNet => "routing_function = min;",
+                    Topo::CMesh => "routing_function = dor_no_express;",
+                    Topo::FlatFly => "routing_function = ran_min;",
                 }),
             ));
         }
@@ -669,7 +833,7 @@ pub(super) mod tests {
         assert!(e.msg.contains("only at BookSim2's default (1)"), "{}", e.msg);
         assert!(e.hint.unwrap().contains("input speed-up"));
         for (line, key) in [
-            ("topology = cmesh;", "topology"),
+            ("topology = dragonflynew;", "topology"),
             ("routing_function = min_adapt;", "routing_function"),
             ("sw_allocator = pim;", "sw_allocator"),
             ("sim_type = batch;", "sim_type"),
@@ -715,6 +879,48 @@ pub(super) mod tests {
         assert!(e.msg.contains("`dor_fly`"), "{}", e.msg);
         let e = tr("topology = fly;\nk = 4;\nn = 2;\n").unwrap_err();
         assert_eq!(e.hint.as_deref(), Some("routing_function = dest_tag;"));
+    }
+
+    #[test]
+    fn booksims_cmesh_and_flatfly_examples() {
+        // cmeshconfig: 4×4 routers of 2×2 nodes, dor_no_express; BookSim2's channel lengths.
+        let cm = "topology = cmesh;\nk = 4;\nn = 2;\nc = 4;\nxr = 2;\nyr = 2;\nx = 4;\ny = 4;\n\
+                  routing_function = dor_no_express;\ntraffic = bitcomp;\n";
+        let t = toml(cm);
+        assert_eq!(t["topology"]["kind"].as_str(), Some("cmesh"));
+        assert_eq!(t["topology"]["k"].as_integer(), Some(4));
+        assert_eq!(t["topology"]["noc_latency"].as_bool(), Some(true));
+        assert_eq!(t["routing"]["algorithm"].as_str(), Some("cmesh-dor"));
+        assert_eq!(t["channel"]["latency"].as_str(), Some("1 cycle"));
+        assert!(t.get("host_channel").is_none());
+        let t = toml(&cm.replace("dor_no_express", "dor"));
+        assert_eq!(t["routing"]["algorithm"].as_str(), Some("cmesh-express"));
+        // What BookSim2 asserts is refused with its line.
+        for (from, to, key, line) in [
+            ("c = 4;", "c = 8;", "c", 4),
+            ("yr = 2;", "yr = 1;", "yr", 6),
+            ("k = 4;", "k = 5;", "k", 2),
+            ("n = 2;", "n = 3;", "n", 3),
+            ("y = 4;", "y = 2;", "y", 8),
+            ("dor_no_express;", "xy_yx;", "routing_function", 9),
+        ] {
+            let e = tr(&cm.replace(from, to)).unwrap_err();
+            assert_eq!((e.key, e.from), (key, Some(From::Line(line))), "{to}: {}", e.msg);
+        }
+        // flatflyconfig's network: 4-ary 2-flatfly, 4 nodes a router, ran_min.
+        let ff = "topology = flatfly;\nk = 4;\nn = 2;\nc = 4;\nxr = 2;\nyr = 2;\nx = 4;\ny = 4;\n\
+                  routing_function = ran_min;\nuse_noc_latency = 0;\n";
+        let t = toml(ff);
+        assert_eq!(t["topology"]["kind"].as_str(), Some("flatfly"));
+        assert_eq!(t["topology"]["hosts_per_switch"].as_integer(), Some(4));
+        assert_eq!(t["topology"]["routers_per_row"].as_integer(), Some(4));
+        assert_eq!(t["topology"]["noc_latency"].as_bool(), Some(false));
+        assert_eq!(t["routing"]["algorithm"].as_str(), Some("flatfly-min"));
+        let e = tr(&ff.replace("x = 4;", "x = 3;").replace("y = 4;", "y = 3;")).unwrap_err();
+        assert_eq!((e.key, e.from), ("x", Some(From::Line(7))), "{}", e.msg);
+        let e = tr(&ff.replace("ran_min", "ugal")).unwrap_err();
+        assert!(e.msg.contains("`ugal_flatfly`"), "{}", e.msg);
+        assert_eq!(e.hint.as_deref(), Some("on a flatfly reef runs ran_min"));
     }
 
     #[test]
