@@ -81,6 +81,8 @@ pub enum TopoKind {
     File,
     /// k-ary n-fly (butterfly), BookSim2's `fly` (`k`, `n`).
     Fly,
+    /// BookSim2's k-ary n-tree, numbered as its `fattree` (`k`, `n`).
+    BooksimFattree,
     /// A network in BookSim2's anynet file format (`file`).
     Anynet,
     /// A Macramé network of STC104 switches and DS links (`network`, `nodes`).
@@ -164,6 +166,7 @@ pub enum SelectionKind {
     RoundRobin,
     LeastOccupied,
     Random,
+    RandomAny,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -234,6 +237,8 @@ pub enum AlgoKind {
     DestTag,
     /// BookSim2's shortest paths by link weight on an anynet (`min`).
     AnynetMin,
+    /// BookSim2's nearest common ancestor on its fat tree (`nca`).
+    Nca,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
