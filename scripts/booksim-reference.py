@@ -51,7 +51,8 @@ CONFIGS = [
     # BookSim2 relative to its working directory, which run() sets to the config's).
     ("anynet", "examples/anynet/anynet_config", [], True),
     ("cmeshconfig", "examples/cmeshconfig", [], False),
-    ("fattree_config", "examples/fattree_config", [], False),
+    # A 4-ary 3-tree (fattree.cpp, nca routing), configured at injection_rate = 0.6: swept.
+    ("fattree_config", "examples/fattree_config", [], True),
     ("flatflyconfig", "examples/flatflyconfig", [], False),
     ("dragonflyconfig", "examples/dragonflyconfig", [], False),
 ]
