@@ -411,6 +411,13 @@ struct Reference {
     command: Vec<String>,
 }
 
+/// Configs whose runs are long for this file (`fattree_config`: 10,000-cycle sample periods
+/// on 64 nodes in the general engine, up to ~10 s a run near saturation): reef runs their
+/// first seed only, against BookSim2's mean over its three, and their saturation is checked
+/// at the two ends of its tolerance instead of found by bisection.
+/// `scripts/booksim-compare.py` runs them in full (docs/booksim.md, "How close").
+const ONE_SEED: &[&str] = &["fattree_config"];
+
 fn csv_rows(name: &str) -> Vec<std::collections::BTreeMap<String, String>> {
     let text = std::fs::read_to_string(Path::new("tests/data/booksim").join(name)).unwrap();
     let mut lines = text.lines().filter(|l| !l.starts_with('#'));
@@ -478,12 +485,16 @@ fn reef_latency(refs: &[&Reference]) -> f64 {
 /// BookSim2 and reef measure the same periods (seed 1: both run all 10 without converging)
 /// and reef's network is further from its steady state after them (docs/booksim.md);
 /// `anynet` (−7.7 %), where its single VC of 3 flits makes the last 10 % before saturation
-/// steep.
+/// steep; `fattree_config` (−8.2 %, seed 1 alone −8.6 %), BookSim2's separable input-first
+/// VC allocator, which reef approximates (BookSim2 itself is 5.6 % lower there with the
+/// output-first one, and reef 2.4 % below that).
 fn tolerance(config: &str, fraction: f64) -> f64 {
     if fraction <= 0.75 {
         0.05
     } else if config == "mesh88_lat" {
         0.38
+    } else if config == "fattree_config" {
+        0.10
     } else if config == "anynet" {
         0.09
     } else if config == "mesh8x8-uniform-1vc" {
@@ -694,7 +705,11 @@ fn reef_agrees_with_booksims_own_numbers_below_saturation() {
                 (Some(l), Some(s)) => l / s,
                 _ => 0.0,
             };
-            let reef = reef_latency(&pts);
+            let reef = if ONE_SEED.contains(&config) {
+                reef_latency(&pts[..1])
+            } else {
+                reef_latency(&pts)
+            };
             let dev = (reef - booksim) / booksim;
             eprintln!(
                 "{config} at {load:?}: reef {reef:.2}, BookSim2 {booksim:.2} ({:+.1} %)",
@@ -729,13 +744,30 @@ fn reef_saturates_near_booksim() {
             .cloned()
             .chain(["seed=1".to_string()])
             .collect();
+        let stable = |load: f64| {
+            let mut over = base.clone();
+            over.push(format!("injection_rate={load}"));
+            let r = run(&config::load(&path, &over).unwrap_or_else(|e| panic!("{e}")));
+            !r.saturated && r.packet_latency_cycles.mean <= 500.0
+        };
+        if ONE_SEED.contains(&config.as_str()) {
+            let tol = saturation_tolerance(&config);
+            let (below, above) = (booksim * (1.0 - tol), booksim * (1.0 + tol));
+            assert!(
+                stable(below),
+                "{config}: reef saturated at {below:.4} (BookSim2 {booksim:.4})"
+            );
+            assert!(
+                !stable(above),
+                "{config}: reef stable at {above:.4} (BookSim2 {booksim:.4})"
+            );
+            eprintln!("{config}: reef stable at {below:.4}, saturated at {above:.4}, BookSim2 {booksim:.4}");
+            continue;
+        }
         let (mut lo, mut hi) = (0.0f64, 1.0f64);
         while hi - lo > 0.005 {
             let mid = (lo + hi) / 2.0;
-            let mut over = base.clone();
-            over.push(format!("injection_rate={mid}"));
-            let r = run(&config::load(&path, &over).unwrap_or_else(|e| panic!("{e}")));
-            if !r.saturated && r.packet_latency_cycles.mean <= 500.0 {
+            if stable(mid) {
                 lo = mid;
             } else {
                 hi = mid;
