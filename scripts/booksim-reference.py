@@ -65,7 +65,8 @@ CONFIGS = [
     # cmesh: 4x4 routers of 2x2 nodes, dor_no_express, bitcomp; flatfly: a 4-ary 2-flatfly
     # of 4 nodes a router, ran_min, uniform. Both swept like the others.
     ("cmeshconfig", "examples/cmeshconfig", [], True),
-    ("fattree_config", "examples/fattree_config", [], False),
+    # A 4-ary 3-tree (fattree.cpp, nca routing), configured at injection_rate = 0.6: swept.
+    ("fattree_config", "examples/fattree_config", [], True),
     ("flatflyconfig", "examples/flatflyconfig", [], True),
     ("dragonflyconfig", "examples/dragonflyconfig", [], False),
 ]

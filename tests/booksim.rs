@@ -45,7 +45,7 @@ fn every_booksim_example_runs_or_names_what_reef_lacks() {
         // its first 100,000-cycle sample period, as in BookSim2.
         ("singleconfig", Want::Unstable),
         ("cmeshconfig", Want::Runs),
-        ("fattree_config", Want::Refused("topology", 70)),
+        ("fattree_config", Want::Runs),
         ("flatflyconfig", Want::Runs),
         ("dragonflyconfig", Want::Refused("topology", 73)),
     ];
@@ -73,7 +73,7 @@ fn every_booksim_example_runs_or_names_what_reef_lacks() {
 }
 
 #[test]
-fn booksims_fly_and_anynet_at_zero_load() {
+fn booksims_fly_fattree_and_anynet_at_zero_load() {
     // A k-ary n-fly: every packet crosses n routers, 5 cycles each with the default
     // pipeline, plus 2 at the ends (4 and 5 routers' worth: 22 and 27 cycles).
     for (k, n) in [(4, 2), (3, 3)] {
@@ -117,6 +117,38 @@ fn booksims_fly_and_anynet_at_zero_load() {
     let want = (5.0 * 17.0 + 6.0) / 9.0 + 2.0;
     let got = r.packet_latency_cycles.mean;
     assert!((got - want).abs() < 0.01 * want, "anynet: {got} against {want}");
+    // BookSim2's k-ary n-tree with nca: a packet climbs to the nearest common ancestor of
+    // its two nodes and comes down, 2u + 1 routers for u levels up. Over the pairs (a node
+    // may pick itself), 2.5 routers on a 4-ary 2-tree (a quarter on the sender's leaf) and
+    // 3.5 on a 2-ary 3-tree: 14.5 and 19.5 cycles (BookSim2 at seed 3: 14.39 and 19.45
+    // cycles, 2.48 and 3.49 routers, over its 2,000-odd packets; reef 14.47 and 19.82,
+    // 2.49 and 3.56).
+    for (k, n, routers) in [(4, 2, 2.5), (2, 3, 3.5)] {
+        let p = tmp(&format!("fattree{k}{n}"));
+        std::fs::write(
+            &p,
+            format!(
+                "topology = fattree;\nk = {k};\nn = {n};\nrouting_function = nca;\nnum_vcs = 2;\n\
+                 injection_rate = 0.002;\nsample_period = 20000;\nseed = 3;\n"
+            ),
+        )
+        .unwrap();
+        let r = run(&config::load(&p, &[]).unwrap());
+        // The routers a packet crosses are drawn with its destination: 5 cycles each, and
+        // 2, for the packets measured; their mean near the mean over the pairs.
+        let got = r.packet_latency_cycles.mean;
+        let want = 5.0 * r.mean_hops + 2.0;
+        eprintln!("{k}-ary {n}-tree: {got:.2} cycles, {:.3} routers", r.mean_hops);
+        assert!(
+            (r.mean_hops - routers).abs() < 0.03 * routers,
+            "{k}-ary {n}-tree: {} routers against {routers}",
+            r.mean_hops
+        );
+        assert!(
+            (got - want).abs() < 0.002 * want,
+            "{k}-ary {n}-tree: {got} against {want}"
+        );
+    }
 }
 
 #[test]
@@ -401,6 +433,13 @@ struct Reference {
     command: Vec<String>,
 }
 
+/// Configs whose runs are long for this file (`fattree_config`: 10,000-cycle sample periods
+/// on 64 nodes in the general engine, up to ~10 s a run near saturation): reef runs their
+/// first seed only, against BookSim2's mean over its three, and their saturation is checked
+/// at the two ends of its tolerance instead of found by bisection.
+/// `scripts/booksim-compare.py` runs them in full (docs/booksim.md, "How close").
+const ONE_SEED: &[&str] = &["fattree_config"];
+
 fn csv_rows(name: &str) -> Vec<std::collections::BTreeMap<String, String>> {
     let text = std::fs::read_to_string(Path::new("tests/data/booksim").join(name)).unwrap();
     let mut lines = text.lines().filter(|l| !l.starts_with('#'));
@@ -469,12 +508,16 @@ fn reef_latency(refs: &[&Reference]) -> f64 {
 /// BookSim2 and reef measure the same periods (seed 1: both run all 10 without converging)
 /// and reef's network is further from its steady state after them (docs/booksim.md);
 /// `anynet` (−7.7 %), where its single VC of 3 flits makes the last 10 % before saturation
-/// steep.
+/// steep; `fattree_config` (−8.2 %, seed 1 alone −8.6 %), BookSim2's separable input-first
+/// VC allocator, which reef approximates (BookSim2 itself is 5.6 % lower there with the
+/// output-first one, and reef 2.4 % below that).
 fn tolerance(config: &str, fraction: f64) -> f64 {
     if fraction <= 0.75 {
         0.05
     } else if config == "mesh88_lat" {
         0.38
+    } else if config == "fattree_config" {
+        0.10
     } else if config == "anynet" {
         0.09
     } else if config == "mesh8x8-uniform-1vc" {
@@ -697,7 +740,11 @@ fn reef_agrees_with_booksims_own_numbers_below_saturation() {
                 (Some(l), Some(s)) => l / s,
                 _ => 0.0,
             };
-            let reef = reef_latency(&pts);
+            let reef = if ONE_SEED.contains(&config) {
+                reef_latency(&pts[..1])
+            } else {
+                reef_latency(&pts)
+            };
             let dev = (reef - booksim) / booksim;
             eprintln!(
                 "{config} at {load:?}: reef {reef:.2}, BookSim2 {booksim:.2} ({:+.1} %)",
@@ -789,13 +836,30 @@ fn reef_saturates_near_booksim() {
             .cloned()
             .chain(["seed=1".to_string()])
             .collect();
+        let stable = |load: f64| {
+            let mut over = base.clone();
+            over.push(format!("injection_rate={load}"));
+            let r = run(&config::load(&path, &over).unwrap_or_else(|e| panic!("{e}")));
+            !r.saturated && r.packet_latency_cycles.mean <= 500.0
+        };
+        if ONE_SEED.contains(&config.as_str()) {
+            let tol = saturation_tolerance(&config);
+            let (below, above) = (booksim * (1.0 - tol), booksim * (1.0 + tol));
+            assert!(
+                stable(below),
+                "{config}: reef saturated at {below:.4} (BookSim2 {booksim:.4})"
+            );
+            assert!(
+                !stable(above),
+                "{config}: reef stable at {above:.4} (BookSim2 {booksim:.4})"
+            );
+            eprintln!("{config}: reef stable at {below:.4}, saturated at {above:.4}, BookSim2 {booksim:.4}");
+            continue;
+        }
         let (mut lo, mut hi) = (0.0f64, 1.0f64);
         while hi - lo > 0.005 {
             let mid = (lo + hi) / 2.0;
-            let mut over = base.clone();
-            over.push(format!("injection_rate={mid}"));
-            let r = run(&config::load(&path, &over).unwrap_or_else(|e| panic!("{e}")));
-            if !r.saturated && r.packet_latency_cycles.mean <= 500.0 {
+            if stable(mid) {
                 lo = mid;
             } else {
                 hi = mid;

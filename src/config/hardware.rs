@@ -218,6 +218,7 @@ pub(super) fn switch_params(u: &Units, s: &RawSwitch) -> R<SwitchParams> {
             SelectionKind::RoundRobin => Selection::RoundRobin,
             SelectionKind::LeastOccupied => Selection::LeastOccupied,
             SelectionKind::Random => Selection::Random,
+            SelectionKind::RandomAny => Selection::RandomAny,
         },
         arbitration: match s.arbitration.unwrap_or(ArbitrationKind::RoundRobin) {
             ArbitrationKind::RoundRobin => Arbitration::RoundRobin,

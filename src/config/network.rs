@@ -30,6 +30,7 @@ pub(super) fn topology_keys<'a>(src: &Source, t: &RawTopology) -> R<(&'static st
         TopoKind::Full => "full",
         TopoKind::File => "file",
         TopoKind::Fly => "fly",
+        TopoKind::BooksimFattree => "booksim-fattree",
         TopoKind::Anynet => "anynet",
         TopoKind::Cmesh => "cmesh",
         TopoKind::Flatfly => "flatfly",
@@ -44,7 +45,7 @@ pub(super) fn topology_keys<'a>(src: &Source, t: &RawTopology) -> R<(&'static st
         TopoKind::FatTree => &["k", "n"],
         TopoKind::Full => &["switches", "hosts_per_switch"],
         TopoKind::File | TopoKind::Anynet => &["file"],
-        TopoKind::Fly => &["k", "n"],
+        TopoKind::Fly | TopoKind::BooksimFattree => &["k", "n"],
         TopoKind::Cmesh => &["k", "noc_latency"],
         TopoKind::Flatfly => &["k", "n", "hosts_per_switch", "routers_per_row", "noc_latency"],
         TopoKind::Macrame => &["network", "nodes"],
@@ -156,18 +157,23 @@ pub(super) fn topology(
             };
             fabric::clos::fat_tree(k, need("n", t.n)?, net, host, sw).map_err(imp)
         }
-        TopoKind::Fly => {
+        TopoKind::Fly | TopoKind::BooksimFattree => {
             let k = match &t.k {
                 Some(Radix::One(k)) => *k,
                 _ => {
                     return Err(src.err(
                         "topology.k",
-                        "a fly needs k (switch arity) as one number",
+                        format!("a {kname} needs k (switch arity) as one number"),
                         Some("e.g. k = 4, n = 3"),
                     ));
                 }
             };
-            fabric::fly::fly(k, need("n", t.n)?, net, host, sw).map_err(imp)
+            let n = need("n", t.n)?;
+            if kind == TopoKind::Fly {
+                fabric::fly::fly(k, n, net, host, sw).map_err(imp)
+            } else {
+                fabric::fattree::fat_tree(k, n, net, host, sw).map_err(imp)
+            }
         }
         TopoKind::Anynet => {
             let f = t.file.as_ref().ok_or_else(|| {
@@ -299,6 +305,7 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
         TopoKind::Full => AlgoKind::Direct,
         TopoKind::File => AlgoKind::Updown,
         TopoKind::Fly => AlgoKind::DestTag,
+        TopoKind::BooksimFattree => AlgoKind::Nca,
         TopoKind::Anynet => AlgoKind::AnynetMin,
         TopoKind::Cmesh => AlgoKind::CmeshDor,
         TopoKind::Flatfly => AlgoKind::FlatflyMin,
@@ -438,6 +445,7 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
         AlgoKind::FlatflyMin => {
             Routing::Table(table::flatfly_min(fab).ok_or_else(|| mismatch("flatfly-min"))?)
         }
+        AlgoKind::Nca => Routing::Table(table::nca(fab).ok_or_else(|| mismatch("nca"))?),
         AlgoKind::Updown => Routing::Table(updown::updown(fab, root, adaptive)),
         AlgoKind::Minimal => Routing::Table(updown::minimal(fab, adaptive)),
         AlgoKind::Mosaic => Routing::Mosaic(crate::routing::mosaic::Mosaic::mesh(fab).ok_or_else(|| {
@@ -590,7 +598,7 @@ pub(super) fn planned_counts(
             let m = t.links_per_pair.unwrap_or(1) as u128;
             (l + sp, l * hl, 2 * l * sp * m)
         }
-        TopoKind::FatTree => {
+        TopoKind::FatTree | TopoKind::BooksimFattree => {
             let k = match &t.k {
                 Some(Radix::One(k)) => *k as u128,
                 _ => return None,
@@ -634,6 +642,7 @@ pub(super) fn planned_counts(
     let tables = match t.kind {
         TopoKind::Clos
         | TopoKind::FatTree
+        | TopoKind::BooksimFattree
         | TopoKind::Full
         | TopoKind::Fly
         | TopoKind::Cmesh
@@ -664,9 +673,11 @@ pub(super) fn smaller(kind: TopoKind) -> &'static str {
         TopoKind::Clos => {
             "fewer topology.leaves, hosts_per_leaf or spines, fewer channel.vcs or a smaller channel.buffer"
         }
-        TopoKind::FatTree | TopoKind::Fly | TopoKind::Cmesh | TopoKind::Flatfly => {
-            "a smaller topology.k or n, fewer channel.vcs or a smaller channel.buffer"
-        }
+        TopoKind::FatTree
+        | TopoKind::BooksimFattree
+        | TopoKind::Fly
+        | TopoKind::Cmesh
+        | TopoKind::Flatfly => "a smaller topology.k or n, fewer channel.vcs or a smaller channel.buffer",
         TopoKind::Full => {
             "fewer topology.switches or hosts_per_switch, fewer channel.vcs or a smaller channel.buffer"
         }

@@ -82,6 +82,8 @@ pub enum TopoKind {
     File,
     /// k-ary n-fly (butterfly), BookSim2's `fly` (`k`, `n`).
     Fly,
+    /// BookSim2's k-ary n-tree, numbered as its `fattree` (`k`, `n`).
+    BooksimFattree,
     /// A network in BookSim2's anynet file format (`file`).
     Anynet,
     /// BookSim2's concentrated mesh (`k`, `noc_latency`).
@@ -174,6 +176,7 @@ pub enum SelectionKind {
     RoundRobin,
     LeastOccupied,
     Random,
+    RandomAny,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -252,6 +255,8 @@ pub enum AlgoKind {
     CmeshExpress,
     /// The lowest differing dimension first on BookSim2's flatfly (`ran_min`).
     FlatflyMin,
+    /// BookSim2's nearest common ancestor on its fat tree (`nca`).
+    Nca,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,16 +1,17 @@
 //! The static description of a network: nodes (switches and hosts), their numbered ports,
 //! and the unidirectional channels between ports, each with its own timing and flow control.
 //!
-//! Topology builders ([`mesh`], [`clos`], [`full`], [`fly`], [`irregular`], [`anynet`],
-//! [`cmesh`], [`flatfly`])
-//! make a [`Fabric`]; the engine flattens it into arrays. Node numbering is the same for
-//! every builder: switches first (`0..switches`), then hosts, so host `h` is node
+//! Topology builders ([`mesh`], [`clos`], [`fattree`], [`full`], [`fly`], [`irregular`],
+//! [`anynet`], [`cmesh`], [`flatfly`]) make a [`Fabric`]; the engine flattens it into
+//! arrays. Node numbering is the same for every builder: switches first (`0..switches`),
+//! then hosts, so host `h` is node
 //! `switches + h` and host numbers are the destination addresses packets carry.
 
 pub mod anynet;
 pub mod atoll;
 pub mod clos;
 pub mod cmesh;
+pub mod fattree;
 pub mod flatfly;
 pub mod fly;
 pub mod full;
@@ -99,6 +100,9 @@ pub enum Shape {
     },
     /// k-ary n-tree (a fat tree): `n` levels of `k^(n-1)` switches.
     FatTree { k: u32, n: u32 },
+    /// BookSim2's k-ary n-tree ([`fattree`]): `n` levels of `k^(n-1)` switches, the top
+    /// level (`k` ports each) numbered first.
+    BookSimFatTree { k: u32, n: u32 },
     /// k-ary n-fly (a butterfly, [`fly`]): `n` stages of `k^(n-1)` switches; a host sends
     /// into stage 0 and receives from stage `n - 1`.
     Fly { k: u32, n: u32 },

@@ -33,6 +33,9 @@ pub enum Selection {
     LeastOccupied,
     /// Uniformly at random among the free ones (seeded per switch).
     Random,
+    /// Uniformly at random among all the admissible outputs, free or not, and then wait for
+    /// that one (seeded per switch): BookSim2's `nca` on a fat tree draws its up port so.
+    RandomAny,
 }
 
 /// How an output chooses among waiting inputs.

@@ -5,8 +5,9 @@
 //! one of several tables per switch.
 //!
 //! Generators here: the folded Clos and the k-ary n-tree (up to a common ancestor, then
-//! down; adaptive over the up-links or deterministic), and the fully connected network
-//! (direct).
+//! down; adaptive over the up-links or deterministic), BookSim2's nearest common ancestor
+//! on its own k-ary n-tree (`fattree_nca`), the fully connected network (direct), and
+//! BookSim2's fly and anynet routing (`dest_tag_fly`, `min_anynet`).
 
 use super::{At, Header, PortSet, RouteError, Want};
 use crate::fabric::clos::digit;
@@ -391,6 +392,41 @@ pub fn fat_tree(fab: &Fabric, adaptive: bool) -> Option<Table> {
     }))
 }
 
+/// BookSim2's nearest-common-ancestor routing on its k-ary n-tree (`fattree_nca`,
+/// `routefunc.cpp`; [`crate::fabric::fattree`]): a router whose subtree holds the
+/// destination sends it down, on the port of the branch that holds it (a leaf on the
+/// destination's port, `dst mod k`); any other sends it up, on any of its `k` up ports, all
+/// VCs. BookSim2 draws that up port uniformly at random, whatever the ports' state
+/// (`RandomInt(k − 1)`): the switch's selection `random-any` ([`crate::fabric::Selection`]).
+pub fn nca(fab: &Fabric) -> Option<Table> {
+    let Shape::BookSimFatTree { k, n } = fab.shape else {
+        return None;
+    };
+    let per_level = k.pow(n - 1);
+    let hosts = k * per_level;
+    let mut b = TableBuilder::new(fab.switches, hosts, 1);
+    for s in 0..fab.switches {
+        let (depth, pos) = (s / per_level, s % per_level);
+        // The nodes under router (depth, pos): `coverage` of them from `neighbourhood ·
+        // coverage` on.
+        let neighbourhood = pos / k.pow(n - depth - 1);
+        let coverage = k.pow(n - depth);
+        for dst in 0..hosts {
+            let ports = if dst / coverage == neighbourhood {
+                PortSet::single(if depth == n - 1 {
+                    (dst % k) as u16
+                } else {
+                    ((dst - neighbourhood * coverage) / k.pow(n - depth - 1)) as u16
+                })
+            } else {
+                PortSet::range(k as u16, 2 * k as u16 - 1)
+            };
+            b.set(s, 0, dst, want_ports(fab, s, ports));
+        }
+    }
+    Some(b.build("nca"))
+}
+
 /// Tables for a fully connected network: straight to the destination's switch.
 pub fn full(fab: &Fabric) -> Option<Table> {
     let Shape::Full { switches, conc } = fab.shape else {
@@ -731,6 +767,46 @@ mod tests {
                 assert_eq!(got, dst);
                 assert!(path.len() <= 4);
             }
+        }
+    }
+
+    #[test]
+    fn nca_goes_up_any_way_to_the_nearest_common_ancestor_then_down() {
+        let p = LinkParams::default();
+        for (k, n) in [(2, 1), (2, 3), (3, 3), (4, 2)] {
+            let f = crate::fabric::fattree::fat_tree(k, n, p, p, SwitchParams::default()).unwrap();
+            let t = nca(&f).unwrap();
+            let per_level = k.pow(n - 1);
+            let hosts = k * per_level;
+            for src in 0..hosts {
+                for dst in 0..hosts {
+                    // Levels to climb: the nodes' numbers agree above digit `up`.
+                    let up = (0..n)
+                        .find(|&u| src / k.pow(u + 1) == dst / k.pow(u + 1))
+                        .unwrap();
+                    // Every way up (every up port at every level), depth first.
+                    let mut stack = vec![(f.host_switch(src).0, 1u32)];
+                    while let Some((s, seen)) = stack.pop() {
+                        let w = t.route(at(s.0), hdr(dst)).unwrap();
+                        assert_eq!((w.vc_lo, w.vc_hi), (0, 0));
+                        if w.ports.len() > 1 {
+                            assert_eq!(w.ports, PortSet::range(k as u16, 2 * k as u16 - 1));
+                        }
+                        for port in w.ports.iter() {
+                            let c = &f.channels[f.out_chan[s.idx()][port as usize].unwrap().idx()];
+                            match f.host_of(c.dst) {
+                                Some(h) => {
+                                    assert_eq!(h, dst, "{k} {n}: {src} → {dst}");
+                                    assert_eq!(seen, 2 * up + 1, "{k} {n}: {src} → {dst}");
+                                }
+                                None => stack.push((c.dst, seen + 1)),
+                            }
+                        }
+                    }
+                }
+            }
+            // Top routers have k ports: nothing goes up from them.
+            assert!((0..per_level).all(|s| t.ranges(s, 0).all(|r| r.2.ports.iter().all(|p| p < k as u16))));
         }
     }
 

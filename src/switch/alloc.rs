@@ -276,6 +276,7 @@ impl Sim<'_> {
 
     /// The selection policy: which of the admissible outputs, among those free now, the head
     /// at input VC `i` asks for. `None` if none is free (it then waits for all).
+    /// `RandomAny` draws one of all the admissible outputs, free or not.
     pub(super) fn select(&mut self, s: usize, i: u32, len: u32) -> Option<u16> {
         let sw = &self.sws[s];
         let (port_base, selection, rr) = (sw.port_base, sw.selection, sw.vc_rr);
@@ -330,6 +331,10 @@ impl Sim<'_> {
                 }
                 let k = self.sw_rng[s].below(n as u64) as usize;
                 cands.iter().nth(k)
+            }
+            Selection::RandomAny => {
+                let k = self.sw_rng[s].below(want.ports.len() as u64) as usize;
+                want.ports.iter().nth(k)
             }
         }
     }

@@ -2,8 +2,8 @@
 //! takes one. BookSim2's input-queued router spends `routing_delay + vc_alloc_delay +
 //! sw_alloc_delay + st_prepare_delay` cycles on a head at the front of its input buffer and
 //! `st_final_delay` crossing the switch, then the channel's latency (1, or 2 on a torus with
-//! `use_noc_latency`; 1 on a fly; an anynet link's weight, which reef's anynet fabric adds;
-//! 1 into and out of a node): reef's `router_delay` is the first sum, and
+//! `use_noc_latency`; 1 on a fly or fat tree; an anynet link's weight, which reef's anynet
+//! fabric adds; 1 into and out of a node): reef's `router_delay` is the first sum, and
 //! the rest goes on the channel (`latency` = st_final + channel − 1, the flit time being the
 //! one cycle left). At zero load this gives BookSim2's latency exactly (5 cycles a router
 //! and 2 more, with the default pipeline). A credit takes `credit_delay` plus the channel's
@@ -152,6 +152,8 @@ enum Topo {
     Cube { torus: bool },
     /// `fly`: a k-ary n-fly (fly.cpp).
     Fly,
+    /// `fattree`: a k-ary n-tree (fattree.cpp).
+    FatTree,
     /// `anynet`: routers, nodes and links from `network_file` (anynet.cpp).
     AnyNet,
     /// `cmesh`: a k×k mesh of routers of four nodes, with express channels (cmesh.cpp).
@@ -251,6 +253,31 @@ fn network_file(c: &Cfg) -> R<(AnyNet, String)> {
     Ok((net, shown))
 }
 
+/// `hold_switch_for_packet`: BookSim2's iq router keeps a packet's crossbar connection from
+/// its head to its tail (`_SWHoldEvaluate`), set up only after a flit that is not a tail
+/// leaves with more of its packet behind it (`_SWAllocUpdate`). A packet of one flit never
+/// sets it up, so where every packet is one flit (`mean` size 1: every size drawn is 1) it
+/// cannot change the run; reef's switch does not hold connections, so otherwise it is refused.
+fn hold_switch(c: &Cfg, mean: f64) -> R<()> {
+    if c.int("hold_switch_for_packet") == 0 {
+        return Ok(());
+    }
+    if mean == 1.0 {
+        c.note(
+            "hold_switch_for_packet",
+            "every packet is one flit, so BookSim2 never holds the switch after a head (it holds \
+             it for a packet's later flits): no effect on this run",
+        );
+        return Ok(());
+    }
+    Err(c.err(
+        "hold_switch_for_packet",
+        "reef's switch allocates every flit, and does not hold the crossbar for the rest of a \
+         packet; it runs this key only with packets of one flit (packet_size = 1)",
+        Some("hold_switch_for_packet = 0;"),
+    ))
+}
+
 /// Translates a BookSim2 config into reef's TOML.
 pub fn translate(s: &Store, file: &str) -> R<Translation> {
     let c = Cfg {
@@ -277,6 +304,7 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
         "mesh" => Topo::Cube { torus: false },
         "torus" => Topo::Cube { torus: true },
         "fly" => Topo::Fly,
+        "fattree" => Topo::FatTree,
         "anynet" => Topo::AnyNet,
         "cmesh" => Topo::CMesh,
         "flatfly" => Topo::FlatFly,
@@ -285,30 +313,39 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
                 "topology",
                 format!("reef does not model BookSim2's `{other}` topology yet"),
                 Some(
-                    "reef runs BookSim2's mesh, torus, fly, anynet, cmesh and flatfly; docs/booksim.md lists what is planned",
+                    "reef runs BookSim2's mesh, torus, fly, fattree, anynet, cmesh and flatfly; docs/booksim.md lists what is planned",
                 ),
             ));
         }
     };
     let torus = net == Topo::Cube { torus: true };
-    // (k, n) of a cube or fly (k^n nodes), and the node count.
+    // (k, n) of a cube, fly or fat tree (k^n nodes), and the node count.
     let (k, n, nodes) = match net {
-        Topo::Cube { .. } | Topo::Fly => {
+        Topo::Cube { .. } | Topo::Fly | Topo::FatTree => {
             let n = c.int_in("n", 1, 8)?;
             let k = c.int_in("k", 2, 65_535)?;
             let nodes = (0..n)
                 .try_fold(1i64, |a, _| a.checked_mul(k))
                 .filter(|&v| v <= 1 << 24);
             let Some(nodes) = nodes else {
-                let what = if net == Topo::Fly { "fly" } else { "cube" };
+                let what = match net {
+                    Topo::Fly => "fly",
+                    Topo::FatTree => "tree",
+                    _ => "cube",
+                };
                 return Err(c.err(
                     "k",
                     format!("a {k}-ary {n}-{what} has more than 2^24 nodes"),
                     None,
                 ));
             };
-            t.put(&c, "topology", "kind", quote(&topology), &["topology"]);
-            if net == Topo::Fly {
+            let kind = if net == Topo::FatTree {
+                "booksim-fattree"
+            } else {
+                &topology
+            };
+            t.put(&c, "topology", "kind", quote(kind), &["topology"]);
+            if matches!(net, Topo::Fly | Topo::FatTree) {
                 t.put(&c, "topology", "k", k.to_string(), &["k"]);
                 t.put(&c, "topology", "n", n.to_string(), &["n"]);
             } else {
@@ -420,11 +457,11 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
 
     // Time: the router pipeline and the channels.
     t.put(&c, "sim", "clock", quote("1 GHz"), &[]);
-    // A torus's channels take 2 cycles with use_noc_latency (kncube.cpp); a fly's take 1
-    // (fly.cpp), an anynet's their link weight, 1 unless given (anynet.cpp: reef's fabric
-    // adds weight − 1 cycles to the channel below); a cmesh's and a flatfly's their wire
-    // lengths with use_noc_latency (cmesh.cpp, flatfly_onchip.cpp: reef's fabric adds
-    // length − 1 cycles, topology.noc_latency).
+    // A torus's channels take 2 cycles with use_noc_latency (kncube.cpp); a fly's and a fat
+    // tree's take 1 (fly.cpp, fattree.cpp), an anynet's their link weight, 1 unless given
+    // (anynet.cpp: reef's fabric adds weight − 1 cycles to the channel below); a cmesh's and
+    // a flatfly's their wire lengths with use_noc_latency (cmesh.cpp, flatfly_onchip.cpp:
+    // reef's fabric adds length − 1 cycles, topology.noc_latency).
     let noc = matches!(net, Topo::Cube { .. }) && c.int("use_noc_latency") == 1;
     let chan = if noc && torus { 2 } else { 1 };
     let routing = c.int_in("routing_delay", 0, 1000)?;
@@ -558,6 +595,7 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
         Topo::Cube { torus: false } => "on a mesh reef runs dor (dim_order)",
         Topo::Cube { torus: true } => "on a torus reef runs dim_order (with BookSim2's dateline)",
         Topo::Fly => "on a fly BookSim2 and reef run dest_tag",
+        Topo::FatTree => "on a fattree reef runs nca",
         Topo::AnyNet => "on an anynet BookSim2 and reef run min",
         Topo::CMesh => "on a cmesh reef runs dor_no_express and dor (with express channels)",
         Topo::FlatFly => "on a flatfly reef runs ran_min",
@@ -593,6 +631,26 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
                 quote("dest-tag"),
                 &["routing_function"],
             );
+        }
+        ("nca_fattree", Topo::FatTree) => {
+            t.put(&c, "routing", "algorithm", quote("nca"), &["routing_function"]);
+            // fattree_nca draws the up port at random whatever its state (RandomInt).
+            t.put(
+                &c,
+                "switch",
+                "selection",
+                quote("random-any"),
+                &["routing_function"],
+            );
+        }
+        ("anca_fattree", Topo::FatTree) => {
+            return Err(c.err(
+                "routing_function",
+                "reef does not model BookSim2's `anca_fattree`: it compares the credits used on two \
+                 up ports drawn at random, judged by lookahead at the router before, which none of \
+                 reef's selections does",
+                Some("routing_function = nca; (the up port at random)"),
+            ));
         }
         ("min_anynet", Topo::AnyNet) => {
             t.put(
@@ -638,6 +696,7 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
                     Topo::Cube { torus: false } => "routing_function = dor;",
                     Topo::Cube { torus: true } => "routing_function = dim_order;",
                     Topo::Fly => "routing_function = dest_tag;",
+                    Topo::FatTree => "routing_function = nca;",
                     Topo::AnyNet => "routing_function = min;",
                     Topo::CMesh => "routing_function = dor_no_express;",
                     Topo::FlatFly => "routing_function = ran_min;",
@@ -663,6 +722,7 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
     // Traffic.
     pattern(&c, &mut t, cube.then_some((k, n)), nodes)?;
     let mean = sizes(&c, &mut t)?;
+    hold_switch(&c, mean)?;
     let rate = load(&c, &mut t, mean)?;
     injection(&c, &mut t, rate)?;
 
@@ -921,6 +981,57 @@ pub(super) mod tests {
         let e = tr(&ff.replace("ran_min", "ugal")).unwrap_err();
         assert!(e.msg.contains("`ugal_flatfly`"), "{}", e.msg);
         assert_eq!(e.hint.as_deref(), Some("on a flatfly reef runs ran_min"));
+    }
+
+    #[test]
+    fn booksims_fattree_example() {
+        // fattree_config's network: a 4-ary 3-tree, nca routing, one-flit packets with
+        // hold_switch_for_packet.
+        let cfg = "topology = fattree;\nk = 4;\nn = 3;\nrouting_function = nca;\nnum_vcs = 4;\n\
+                   routing_delay = 0;\nhold_switch_for_packet = 1;\npacket_size = 1;\n";
+        let t = toml(cfg);
+        assert_eq!(t["topology"]["kind"].as_str(), Some("booksim-fattree"));
+        assert_eq!(t["topology"]["k"].as_integer(), Some(4));
+        assert_eq!(t["topology"]["n"].as_integer(), Some(3));
+        assert_eq!(t["routing"]["algorithm"].as_str(), Some("nca"));
+        assert_eq!(t["switch"]["selection"].as_str(), Some("random-any"));
+        assert_eq!(t["switch"]["router_delay"].as_str(), Some("2 cycles"));
+        assert_eq!(t["channel"]["latency"].as_str(), Some("1 cycle"));
+        assert!(t.get("host_channel").is_none());
+        let n = tr(cfg).unwrap().notes.join("\n");
+        assert!(
+            n.contains("t.cfg:7: hold_switch_for_packet = 1: every packet is one flit"),
+            "{n}"
+        );
+        // With packets of more than one flit it would hold the crossbar: refused.
+        for sizes in ["packet_size = 2;", "packet_size = {1,4};"] {
+            let e = tr(&format!("{cfg}{sizes}\n")).unwrap_err();
+            assert_eq!(
+                (e.key, e.from),
+                ("hold_switch_for_packet", Some(From::Line(7))),
+                "{sizes}"
+            );
+        }
+        // A size list whose other sizes are never drawn is one flit a packet.
+        tr(&format!(
+            "{cfg}packet_size = {{1,4}};\npacket_size_rate = {{1,0}};\n"
+        ))
+        .unwrap();
+        // anca (adaptive up port) is not reef's: refused with its line.
+        let e = tr("topology = fattree;\nk = 4;\nn = 3;\nrouting_function = anca;\n").unwrap_err();
+        assert_eq!((e.key, e.from), ("routing_function", Some(From::Line(4))));
+        assert!(e.msg.contains("`anca_fattree`"), "{}", e.msg);
+        let e = tr("topology = fattree;\nk = 4;\nn = 3;\nrouting_function = dor;\n").unwrap_err();
+        assert_eq!(e.hint.as_deref(), Some("on a fattree reef runs nca"));
+        // fattree.cpp sets every channel to 1 cycle: use_noc_latency is not read.
+        let n = tr("topology = fattree;\nk = 2;\nn = 2;\nrouting_function = nca;\nuse_noc_latency = 0;\n")
+            .unwrap()
+            .notes
+            .join("\n");
+        assert!(
+            n.contains("t.cfg:5: use_noc_latency = 0: not read by BookSim2's fattree"),
+            "{n}"
+        );
     }
 
     #[test]
