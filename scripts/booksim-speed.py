@@ -8,7 +8,7 @@ speed-up per simulated cycle, and the peak resident memory (/usr/bin/time).
 The configs are BookSim2's examples reef runs and the three reference workloads of
 `reef bench` as BookSim2 configs (tests/data/booksim/workloads), at the loads given below.
 
-Usage: scripts/booksim-speed.py BOOKSIM_BINARY [REEF_BINARY] [--repeat N]
+Usage: scripts/booksim-speed.py BOOKSIM_BINARY [REEF_BINARY] [--repeat N] [--only NAME,...]
 """
 
 import argparse
@@ -29,6 +29,13 @@ RUNS = [
     ("mesh 8×8, 1 VC, 0.2 flits", "workloads/mesh8x8-uniform", ["injection_rate=0.2"]),
     ("mesh 32×32, 0.05 flits", "workloads/mesh32x32-uniform", []),
     ("torus 16×16, 0.1 flits", "workloads/torus16x16-uniform", []),
+    # BookSim2's other examples at 70 % of their saturation (saturation.csv), in flits.
+    ("singleconfig (fly) at 0.47 flits", "examples/singleconfig",
+     ["injection_rate_uses_flits=1", "injection_rate=0.4689"]),
+    ("anynet at 0.16 flits", "examples/anynet/anynet_config", ["injection_rate_uses_flits=1", "injection_rate=0.1613"]),
+    ("cmeshconfig at 0.084 flits", "examples/cmeshconfig", ["injection_rate_uses_flits=1", "injection_rate=0.0839"]),
+    ("flatflyconfig at 0.5 flits", "examples/flatflyconfig", ["injection_rate_uses_flits=1", "injection_rate=0.504"]),
+    ("fattree_config at 0.51 flits", "examples/fattree_config", ["injection_rate_uses_flits=1", "injection_rate=0.5109"]),
 ]
 
 
@@ -45,11 +52,14 @@ def main():
     ap.add_argument("booksim")
     ap.add_argument("reef", nargs="?", default=os.path.join(ROOT, "target", "release", "reef"))
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", help="comma-separated names' first words (e.g. cmeshconfig,anynet)")
     a = ap.parse_args()
     booksim, reef = os.path.abspath(a.booksim), os.path.abspath(a.reef)
     print("| config | BookSim2 s | cycles | reef s | cycles | faster per cycle | BookSim2 MB | reef MB |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, path, over in RUNS:
+        if a.only and name.split()[0] not in a.only.split(","):
+            continue
         cfg = os.path.join(DATA, path)
         bs, rf = [], []
         for _ in range(a.repeat):
