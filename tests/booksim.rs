@@ -281,7 +281,7 @@ fn the_command_line_reads_booksim_configs() {
         out.contains("offered   0.0") && out.contains("packet latency"),
         "{out}"
     );
-    assert!(err.contains("note: ") && err.contains("VC allocator"), "{err}");
+    assert!(err.contains("note: ") && err.contains("flips a coin"), "{err}");
     let (code, out, err) = reef(&["check", path]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("deadlock-free"), "{out}");
@@ -440,6 +440,12 @@ struct Reference {
 /// `scripts/booksim-compare.py` runs them in full (docs/booksim.md, "How close").
 const ONE_SEED: &[&str] = &["fattree_config"];
 
+/// Configs whose saturation moves with the seed by more than the tolerance's worth, on
+/// both sides (`cmeshconfig`: BookSim2 0.1191–0.1211 flits a cycle a node over its seeds;
+/// reef's first seed stays stable at 0.125, its mean over three is 0.1217): reef's
+/// saturation is the mean over seeds 1–3, as BookSim2's is.
+const THREE_SEEDS: &[&str] = &["cmeshconfig"];
+
 fn csv_rows(name: &str) -> Vec<std::collections::BTreeMap<String, String>> {
     let text = std::fs::read_to_string(Path::new("tests/data/booksim").join(name)).unwrap();
     let mut lines = text.lines().filter(|l| !l.starts_with('#'));
@@ -501,23 +507,19 @@ fn reef_latency(refs: &[&Reference]) -> f64 {
 /// throughput, both measured as BookSim2 measures (its sample periods and convergence test,
 /// `sim.sampling = "booksim"`): the 5 % the comparison asks for up to 70 % of saturation
 /// (worst measured +2.6 %) and at 90 % where reef is within it (docs/booksim.md "How
-/// close": `torus88` −3.2 %, the 8-VC mesh −4.5 %, `singleconfig` +1.6 %, `flatflyconfig`
-/// −3.2 %, `cmeshconfig` −0.3 %). Elsewhere at
-/// 90 % the gaps measured with a little room, a guard that lets them only narrow: the 1-VC
-/// mesh (−6.0 %); `mesh88_lat` (+35.9 %), which BookSim2's sampling does not explain:
-/// BookSim2 and reef measure the same periods (seed 1: both run all 10 without converging)
-/// and reef's network is further from its steady state after them (docs/booksim.md);
-/// `anynet` (−7.7 %), where its single VC of 3 flits makes the last 10 % before saturation
-/// steep; `fattree_config` (−8.2 %, seed 1 alone −8.6 %), BookSim2's separable input-first
-/// VC allocator, which reef approximates (BookSim2 itself is 5.6 % lower there with the
-/// output-first one, and reef 2.4 % below that).
+/// close", with BookSim2's separable VC allocation: `torus88` −4.4 %, the 8-VC mesh
+/// −4.5 %, `singleconfig` +0.1 %, `flatflyconfig` −1.5 %, `cmeshconfig` −0.5 %,
+/// `fattree_config` +0.2 %, seed 1 alone +0.5 %). Elsewhere at 90 % the gaps measured with
+/// a little room, a guard that lets them only narrow: the 1-VC mesh (−6.0 %); `mesh88_lat`
+/// (+31.6 %), which BookSim2's sampling does not explain: BookSim2 and reef measure the
+/// same periods (seed 1: both run all 10 without converging) and reef's network is further
+/// from its steady state after them (docs/booksim.md); `anynet` (−7.7 %), where its single
+/// VC of 3 flits makes the last 10 % before saturation steep.
 fn tolerance(config: &str, fraction: f64) -> f64 {
     if fraction <= 0.75 {
         0.05
     } else if config == "mesh88_lat" {
-        0.38
-    } else if config == "fattree_config" {
-        0.10
+        0.34
     } else if config == "anynet" {
         0.09
     } else if config == "mesh8x8-uniform-1vc" {
@@ -834,14 +836,15 @@ fn reef_saturates_near_booksim() {
             .iter()
             .filter(|w| !w.starts_with("seed="))
             .cloned()
-            .chain(["seed=1".to_string()])
             .collect();
-        let stable = |load: f64| {
+        let stable_with = |load: f64, seed: u32| {
             let mut over = base.clone();
             over.push(format!("injection_rate={load}"));
+            over.push(format!("seed={seed}"));
             let r = run(&config::load(&path, &over).unwrap_or_else(|e| panic!("{e}")));
             !r.saturated && r.packet_latency_cycles.mean <= 500.0
         };
+        let stable = |load: f64| stable_with(load, 1);
         if ONE_SEED.contains(&config.as_str()) {
             let tol = saturation_tolerance(&config);
             let (below, above) = (booksim * (1.0 - tol), booksim * (1.0 + tol));
@@ -856,14 +859,25 @@ fn reef_saturates_near_booksim() {
             eprintln!("{config}: reef stable at {below:.4}, saturated at {above:.4}, BookSim2 {booksim:.4}");
             continue;
         }
-        let (mut lo, mut hi) = (0.0f64, 1.0f64);
-        while hi - lo > 0.005 {
-            let mid = (lo + hi) / 2.0;
-            if stable(mid) {
-                lo = mid;
-            } else {
-                hi = mid;
+        // To BookSim2's 0.0025 (scripts/booksim-reference.py): coarser steps are several
+        // per cent of a low saturation (0.005 of cmeshconfig's 0.12 is 4 %).
+        let seeds = if THREE_SEEDS.contains(&config.as_str()) {
+            3
+        } else {
+            1
+        };
+        let mut lo = 0.0;
+        for seed in 1..=seeds {
+            let (mut l, mut hi) = (0.0f64, 1.0f64);
+            while hi - l > 0.0025 {
+                let mid = (l + hi) / 2.0;
+                if stable_with(mid, seed) {
+                    l = mid;
+                } else {
+                    hi = mid;
+                }
             }
+            lo += l / seeds as f64;
         }
         let dev = (lo - booksim) / booksim;
         eprintln!(

@@ -7,7 +7,7 @@ use super::raw::*;
 use super::{ConfigError, locate, parse_path};
 use crate::engine::{HostParams, SimParams, Spec};
 use crate::fabric::{FlowControl, LinkParams};
-use crate::fabric::{SwAllocator, SwitchMode, VcChoice, VcRelease};
+use crate::fabric::{SwAllocator, SwitchMode, VcAllocator, VcChoice, VcRelease};
 use crate::memory::Counts;
 use crate::routing::Routing;
 use crate::time::{MAX_SPAN, Quantity, Ratio, SEC, Time, UNIT_HINT, parse_quantity};
@@ -192,6 +192,11 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
         SwAllocatorKind::SeparableInputFirst => SwAllocator::SeparableInputFirst,
         SwAllocatorKind::Wavefront => SwAllocator::Wavefront,
         SwAllocatorKind::MaxSize => SwAllocator::MaxSize,
+    };
+    fab.vc_allocator = match raw.switch.vc_allocator.unwrap_or(VcAllocatorKind::Greedy) {
+        VcAllocatorKind::Greedy => VcAllocator::Greedy,
+        VcAllocatorKind::Islip | VcAllocatorKind::SeparableOutputFirst => VcAllocator::SeparableOutputFirst,
+        VcAllocatorKind::SeparableInputFirst => VcAllocator::SeparableInputFirst,
     };
     // Output buffers go in after routing is built: stages pass packets through.
     let fab = match raw.switch.output_buffer.unwrap_or(0) {

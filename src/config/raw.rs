@@ -202,6 +202,15 @@ pub enum VcChoiceKind {
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
+pub enum VcAllocatorKind {
+    Greedy,
+    Islip,
+    SeparableOutputFirst,
+    SeparableInputFirst,
+}
+
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
 pub enum SwAllocatorKind {
     Greedy,
     Islip,
@@ -226,6 +235,8 @@ pub struct RawSwitch {
     pub vc_reuse_delay: Option<String>,
     /// How a switch whose inputs share the crossbar allocates it.
     pub allocator: Option<SwAllocatorKind>,
+    /// How a switch gives free output VCs to waiting heads.
+    pub vc_allocator: Option<VcAllocatorKind>,
     /// Flits of FIFO after every switch output (0: none).
     pub output_buffer: Option<u32>,
     /// Time to move one flit through the crossbar into an output buffer.

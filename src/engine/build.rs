@@ -402,6 +402,12 @@ impl<'a> Sim<'a> {
             vc_reuse: fab.vc_reuse,
             sw_allocator: fab.sw_allocator,
             sep,
+            vc_alloc: fab.vc_allocator,
+            vsep: if fab.vc_allocator == crate::fabric::VcAllocator::Greedy {
+                Default::default()
+            } else {
+                crate::switch::vc_alloc::VcSep::new(caps.len(), port_out.len())
+            },
             cwake: vec![Time::MAX; caps.len()],
             caps,
             wants,

@@ -11,8 +11,8 @@
 
 use super::Sim;
 use crate::fabric::{
-    Arbitration, Fabric, FlowControl, LinkParams, Shape, SwAllocator, SwitchMode, SwitchParams, VcChoice,
-    VcRelease,
+    Arbitration, Fabric, FlowControl, LinkParams, Shape, SwAllocator, SwitchMode, SwitchParams, VcAllocator,
+    VcChoice, VcRelease,
 };
 use crate::routing::Routing;
 
@@ -45,6 +45,8 @@ pub enum Feature {
     VcReuseDelay,
     /// A separable switch allocator.
     SeparableAllocator,
+    /// A separable VC allocator.
+    SeparableVcAllocator,
     /// A channel of more than 32 VCs.
     WideChannel,
     /// A channel clocked at a period that is not whole picoseconds.
@@ -61,7 +63,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in order.
-    pub const ALL: [Feature; 17] = [
+    pub const ALL: [Feature; 18] = [
         Feature::GeneralAsked,
         Feature::Checks,
         Feature::Reference,
@@ -74,6 +76,7 @@ impl Feature {
         Feature::VcInTurn,
         Feature::VcReuseDelay,
         Feature::SeparableAllocator,
+        Feature::SeparableVcAllocator,
         Feature::WideChannel,
         Feature::ClockedChannel,
         Feature::OtherChannel,
@@ -96,6 +99,7 @@ impl Feature {
             Feature::VcInTurn => "VCs chosen round robin (switch.vc_choice = \"round-robin\")",
             Feature::VcReuseDelay => "a VC-reuse delay (switch.vc_reuse_delay)",
             Feature::SeparableAllocator => "a separable switch allocator (switch.allocator)",
+            Feature::SeparableVcAllocator => "a separable VC allocator (switch.vc_allocator)",
             Feature::WideChannel => "channels of more than 32 VCs",
             Feature::ClockedChannel => "channels clocked at a period that is not whole picoseconds",
             Feature::OtherChannel => {
@@ -187,6 +191,7 @@ impl Features {
             vc_choice,
             vc_reuse,
             sw_allocator,
+            vc_allocator,
             shape,
         } = sim.fab;
         match sim.routing {
@@ -218,6 +223,13 @@ impl Features {
             },
         );
         u.set(Feature::VcReuseDelay, *vc_reuse != 0);
+        u.set(
+            Feature::SeparableVcAllocator,
+            match vc_allocator {
+                VcAllocator::Greedy => false,
+                VcAllocator::SeparableInputFirst | VcAllocator::SeparableOutputFirst => true,
+            },
+        );
         u.set(
             Feature::SeparableAllocator,
             match sw_allocator {

@@ -305,6 +305,10 @@ pub struct Sim<'a> {
     /// The separable allocators' state ([`crate::fabric::SwAllocator`]; empty for the
     /// greedy one).
     pub(crate) sep: Separable,
+    /// How switches give free output VCs to waiting heads.
+    pub(crate) vc_alloc: crate::fabric::VcAllocator,
+    /// The separable VC allocators' state (empty for the greedy one).
+    pub(crate) vsep: crate::switch::vc_alloc::VcSep,
     /// Time of the pending credit wake-up of each VC's sender.
     pub(crate) cwake: Vec<Time>,
     /// Admissible output sets of routed heads that may take more than one port.

@@ -49,6 +49,12 @@ impl<'a> Sim<'a> {
                     let sw = &self.sws[src as usize];
                     let base = (sw.bits_base + sw.words + sw.pwords) as usize;
                     set_bit(&mut self.bits, base, port as usize);
+                    if self.vc_alloc != crate::fabric::VcAllocator::Greedy {
+                        // A separable VC allocator looks at the output again (see
+                        // `switch::vc_alloc`).
+                        let vb = (sw.bits_base + sw.words) as usize;
+                        set_bit(&mut self.bits, vb, port as usize);
+                    }
                 }
                 self.mark_dirty(src);
                 Ok(())

@@ -23,7 +23,7 @@ mod params;
 
 pub use params::{
     Arbitration, FlowControl, Handshake, LinkParams, Selection, SwAllocator, SwitchMode, SwitchParams,
-    VcChoice, VcRelease, parse_feet,
+    VcAllocator, VcChoice, VcRelease, parse_feet,
 };
 use std::fmt;
 
@@ -168,6 +168,8 @@ pub struct Fabric {
     pub vc_reuse: crate::time::Time,
     /// How switches whose inputs share the crossbar allocate it.
     pub sw_allocator: SwAllocator,
+    /// How switches give free output VCs to waiting heads.
+    pub vc_allocator: VcAllocator,
     pub shape: Shape,
 }
 
@@ -353,6 +355,7 @@ impl FabricBuilder {
             vc_choice: VcChoice::Lowest,
             vc_reuse: 0,
             sw_allocator: SwAllocator::Greedy,
+            vc_allocator: VcAllocator::Greedy,
             nodes: self.nodes,
             channels: self.channels,
             hosts,

@@ -64,6 +64,28 @@ pub struct SwitchParams {
     pub release: VcRelease,
 }
 
+/// How a switch gives its free output VCs to the heads waiting for them, in every switch of
+/// a fabric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum VcAllocator {
+    /// Every free VC a waiting head may take goes to one, in round-robin order over the
+    /// waiting heads (a maximal match, as soon as a VC is free).
+    #[default]
+    Greedy,
+    /// BookSim2's separable input-first VC allocator, one iteration a cycle: each waiting
+    /// head asks for one free VC (its choice by [`VcChoice`]), each VC asked for grants the
+    /// first asker from its own round-robin pointer over the switch's input VCs; a head
+    /// that lost, and a VC that no head won, wait for the next cycle, though another VC or
+    /// head was free (`src/allocators/separable_input_first.cpp`).
+    SeparableInputFirst,
+    /// BookSim2's separable output-first and iSLIP VC allocators, one iteration a cycle:
+    /// each free VC grants the first head that may take it from its pointer, each head
+    /// accepts the first granting VC from its own (as [`VcChoice`] moves it), and both
+    /// pointers move only past an accepted grant (`separable_output_first.cpp`,
+    /// `islip.cpp`).
+    SeparableOutputFirst,
+}
+
 /// When a wormhole switch (or a host) may give an output VC to the next packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum VcRelease {

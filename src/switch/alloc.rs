@@ -385,6 +385,9 @@ impl Sim<'_> {
             }
             return;
         }
+        if self.vc_alloc != crate::fabric::VcAllocator::Greedy {
+            return self.allocate_separable(s, p, c);
+        }
         loop {
             let mut grant: Option<(u32, u32, u8)> = None;
             let mut best_created = Time::MAX;

@@ -13,3 +13,4 @@ mod receive;
 mod route;
 mod send;
 pub mod separable;
+pub(crate) mod vc_alloc;

@@ -566,6 +566,13 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
     // All three give each input VC the output VCs in turn (a pointer per input VC, moved
     // past the VC granted), and BookSim2's source takes its injection VCs in turn.
     t.put(&c, "switch", "vc_choice", quote("round-robin"), &["vc_allocator"]);
+    // Once a cycle, one iteration: input-first, or output-first (iSLIP's one iteration).
+    let vc_alloc = if c.str("vc_allocator") == "separable_input_first" {
+        "separable-input-first"
+    } else {
+        "separable-output-first"
+    };
+    t.put(&c, "switch", "vc_allocator", quote(vc_alloc), &["vc_allocator"]);
     // An output VC freed by a tail in one cycle's switch allocation goes to a waiting head
     // in the next cycle's VC allocation, which then goes to switch allocation: the head
     // starts vc_alloc_delay + sw_alloc_delay cycles after the tail.
@@ -579,12 +586,6 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
     // The switch allocator, cycle by cycle, where VCs share a crossbar input.
     let sw_alloc = c.str("sw_allocator").replace('_', "-");
     t.put(&c, "switch", "allocator", quote(&sw_alloc), &["sw_allocator"]);
-    c.notes.borrow_mut().push(format!(
-        "BookSim2's VC allocator (vc_allocator = {}) is approximated by reef's: output VCs in \
-         turn per input VC, a free one to a waiting head in round-robin order \
-         (docs/booksim.md, \"How close\")",
-        c.shown("vc_allocator"),
-    ));
     // An input speed-up splits an input's VCs over that many crossbar inputs (VC v on
     // v mod speed-up), as reef's separable allocators do.
 
@@ -995,6 +996,16 @@ pub(super) mod tests {
         assert_eq!(t["topology"]["n"].as_integer(), Some(3));
         assert_eq!(t["routing"]["algorithm"].as_str(), Some("nca"));
         assert_eq!(t["switch"]["selection"].as_str(), Some("random-any"));
+        // Its default VC allocator is islip: one iteration is output-first.
+        assert_eq!(
+            t["switch"]["vc_allocator"].as_str(),
+            Some("separable-output-first")
+        );
+        let t = toml(&format!("{cfg}vc_allocator = separable_input_first;\n"));
+        assert_eq!(
+            t["switch"]["vc_allocator"].as_str(),
+            Some("separable-input-first")
+        );
         assert_eq!(t["switch"]["router_delay"].as_str(), Some("2 cycles"));
         assert_eq!(t["channel"]["latency"].as_str(), Some("1 cycle"));
         assert!(t.get("host_channel").is_none());
