@@ -460,7 +460,7 @@ impl Sim<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     const OUT: SwAllocator = SwAllocator::SeparableOutputFirst;
@@ -553,8 +553,8 @@ mod tests {
     }
 
     /// A loaded 4×4 mesh, 4 VCs an input: the separable switches share their crossbar
-    /// inputs.
-    const NET: &str = r#"
+    /// inputs (also `vc_alloc`'s tests).
+    pub(in crate::switch) const NET: &str = r#"
 [sim]
 warmup = "300 cycles"
 measure = "3000 cycles"

@@ -214,34 +214,21 @@ impl Sim<'_> {
 mod tests {
     use super::*;
 
-    /// A loaded 4×4 mesh of 4 VCs, VCs given in turn: many heads wait for the same outputs.
-    const NET: &str = r#"
-[sim]
-warmup = "300 cycles"
-measure = "3000 cycles"
-check = true
-[topology]
-kind = "mesh"
-k = [4, 4]
-[channel]
-vcs = 4
-buffer = 4
-latency = "1 cycles"
-credit_delay = "2 cycles"
-[switch]
-router_delay = "2 cycles"
-vc_choice = "round-robin"
-vc_reuse_delay = "2 cycles"
-[traffic]
-load = 0.45
-packet_size = 1
-"#;
+    /// `separable`'s loaded 4×4 mesh of 4 VCs given in turn, with one-flit packets (a VC
+    /// allocation a hop) and BookSim2's VC-reuse delay: many heads wait for the same outputs.
+    use crate::switch::separable::tests::NET;
+
+    fn base() -> Vec<String> {
+        vec![
+            "switch.vc_reuse_delay=\"2 cycles\"".to_string(),
+            "traffic.packet_size=1".to_string(),
+        ]
+    }
 
     fn run(va: &str, load: f64) -> (f64, u64, String) {
-        let set = vec![
-            format!("switch.vc_allocator=\"{va}\""),
-            format!("traffic.load={load}"),
-        ];
+        let mut set = base();
+        set.push(format!("switch.vc_allocator=\"{va}\""));
+        set.push(format!("traffic.load={load}"));
         let spec = crate::config::load_str("va.toml", NET, std::path::Path::new("."), &set).unwrap();
         let mut sim = Sim::new(&spec).unwrap();
         let out = sim.run(&mut |_| {}).unwrap();
@@ -261,7 +248,8 @@ packet_size = 1
     fn separable_vc_allocation_with_trains_and_tail_credits() {
         for va in ["separable-input-first", "separable-output-first"] {
             for release in ["tail", "tail-credit"] {
-                let set = vec![
+                let mut set = base();
+                set.extend([
                     format!("switch.vc_allocator=\"{va}\""),
                     format!("switch.vc_release=\"{release}\""),
                     "channel.vcs=2".to_string(),
@@ -270,7 +258,7 @@ packet_size = 1
                     "traffic.packet_size=4".to_string(),
                     "traffic.load=0.3".to_string(),
                     "sim.drain=\"all\"".to_string(),
-                ];
+                ]);
                 let spec = crate::config::load_str("va.toml", NET, std::path::Path::new("."), &set).unwrap();
                 let mut sim = Sim::new(&spec).unwrap();
                 let out = sim.run(&mut |_| {}).unwrap();
