@@ -278,6 +278,19 @@ fn hold_switch(c: &Cfg, mean: f64) -> R<()> {
     ))
 }
 
+/// BookSim2's `use_noc_latency` on a cmesh or flatfly: channels as long as their wires
+/// (`topology.noc_latency`).
+fn noc_latency(c: &Cfg, t: &mut Toml) {
+    let noc = c.int("use_noc_latency") == 1;
+    t.put(
+        c,
+        "topology",
+        "noc_latency",
+        noc.to_string(),
+        &["use_noc_latency"],
+    );
+}
+
 /// Translates a BookSim2 config into reef's TOML.
 pub fn translate(s: &Store, file: &str) -> R<Translation> {
     let c = Cfg {
@@ -394,14 +407,7 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
                 &["topology", "n", "c", "xr", "yr", "x", "y"],
             );
             t.put(&c, "topology", "k", k.to_string(), &["k"]);
-            let noc = c.int("use_noc_latency") == 1;
-            t.put(
-                &c,
-                "topology",
-                "noc_latency",
-                noc.to_string(),
-                &["use_noc_latency"],
-            );
+            noc_latency(&c, &mut t);
             (k, n, 4 * k * k)
         }
         Topo::FlatFly => {
@@ -443,14 +449,7 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
                 &["c", "xr", "yr"],
             );
             t.put(&c, "topology", "routers_per_row", x.to_string(), &["x", "y"]);
-            let noc = c.int("use_noc_latency") == 1;
-            t.put(
-                &c,
-                "topology",
-                "noc_latency",
-                noc.to_string(),
-                &["use_noc_latency"],
-            );
+            noc_latency(&c, &mut t);
             (k, n, routers * conc)
         }
     };
