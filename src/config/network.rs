@@ -176,31 +176,13 @@ pub(super) fn topology(
             }
         }
         TopoKind::Anynet => {
-            let f = t.file.as_ref().ok_or_else(|| {
-                src.err(
-                    "topology",
-                    "an anynet topology needs `file`",
-                    Some("file = \"anynet_file\" (BookSim2's format, docs/booksim.md)"),
-                )
-            })?;
-            let path = src.dir.join(f);
-            let text = super::read_text(&path, 256).map_err(|e| {
-                src.err(
-                    "topology.file",
-                    format!("cannot read {}: {e}", path.display()),
-                    None,
-                )
-            })?;
-            fabric::anynet::parse(&path.display().to_string(), &text, net, host, sw, cycle).map_err(|e| {
-                ConfigError {
-                    file: src.file.to_string(),
-                    line: locate(src.text, &parse_path("topology.file")),
-                    key: "topology.file".into(),
-                    msg: e.to_string(),
-                    hint: None,
-                    origin: None,
-                }
-            })
+            let (path, text) = topology_file(
+                src,
+                t,
+                "an anynet topology needs `file`",
+                "file = \"anynet_file\" (BookSim2's format, docs/booksim.md)",
+            )?;
+            fabric::anynet::parse(&path, &text, net, host, sw, cycle).map_err(|e| file_error(src, e))
         }
         TopoKind::Cmesh => {
             let k = match &t.k {
@@ -268,32 +250,45 @@ pub(super) fn topology(
             None,
         )),
         TopoKind::File => {
-            let f = t.file.as_ref().ok_or_else(|| {
-                src.err(
-                    "topology",
-                    "a file topology needs `file`",
-                    Some("file = \"net.txt\" (see docs/topology-files.md)"),
-                )
-            })?;
-            let path = src.dir.join(f);
-            let text = super::read_text(&path, 256).map_err(|e| {
-                src.err(
-                    "topology.file",
-                    format!("cannot read {}: {e}", path.display()),
-                    None,
-                )
-            })?;
-            fabric::irregular::parse(&path.display().to_string(), &text, net, host, sw, Some(cycle)).map_err(
-                |e| ConfigError {
-                    file: src.file.to_string(),
-                    line: locate(src.text, &parse_path("topology.file")),
-                    key: "topology.file".into(),
-                    msg: e.to_string(),
-                    hint: None,
-                    origin: None,
-                },
-            )
+            let (path, text) = topology_file(
+                src,
+                t,
+                "a file topology needs `file`",
+                "file = \"net.txt\" (see docs/topology-files.md)",
+            )?;
+            fabric::irregular::parse(&path, &text, net, host, sw, Some(cycle)).map_err(|e| file_error(src, e))
         }
+    }
+}
+
+/// The path (as written in messages) and text of the file `topology.file` names, for a
+/// topology that needs one (`missing` and `hint` when it names none).
+fn topology_file(src: &Source, t: &RawTopology, missing: &str, hint: &str) -> R<(String, String)> {
+    let f = t
+        .file
+        .as_ref()
+        .ok_or_else(|| src.err("topology", missing, Some(hint)))?;
+    let path = src.dir.join(f);
+    let text = super::read_text(&path, 256).map_err(|e| {
+        src.err(
+            "topology.file",
+            format!("cannot read {}: {e}", path.display()),
+            None,
+        )
+    })?;
+    Ok((path.display().to_string(), text))
+}
+
+/// An error in the file `topology.file` names (its own file and line in the message), at
+/// that key's line of the config.
+fn file_error(src: &Source, e: impl std::fmt::Display) -> ConfigError {
+    ConfigError {
+        file: src.file.to_string(),
+        line: locate(src.text, &parse_path("topology.file")),
+        key: "topology.file".into(),
+        msg: e.to_string(),
+        hint: None,
+        origin: None,
     }
 }
 
