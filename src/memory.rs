@@ -13,7 +13,8 @@
 //! - a buffer slot: the flit it holds and, in a loaded network, the events of the flits in
 //!   flight, [`PER_SLOT`];
 //! - a routing table entry while tables are built (one per switch and destination host:
-//!   the tables of Clos, fat-tree, up*/down* and minimal routing), [`PER_TABLE_ENTRY`];
+//!   the tables of Clos, fat-tree, up*/down* and minimal routing), and the dense array of
+//!   them the tables keep (`routing::table::DENSE_MAX`), [`PER_TABLE_ENTRY`];
 //! - and [`BASE`] for the program itself.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -30,8 +31,9 @@ pub const PER_CHANNEL: u64 = 320;
 pub const PER_VC: u64 = 146;
 /// Per buffer slot: 15 at setup, about 8 more for the events of a loaded network [bytes].
 pub const PER_SLOT: u64 = 23;
-/// Per (switch, destination host) entry while routing tables are built [bytes].
-pub const PER_TABLE_ENTRY: u64 = 8;
+/// Per (switch, destination host) entry while routing tables are built [bytes]: 8 in the
+/// builder, and 2 in the dense array built beside it.
+pub const PER_TABLE_ENTRY: u64 = 10;
 
 /// What a network has, as far as its memory goes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -34,12 +34,37 @@ pub struct Table {
     entries: Vec<Entry>,
     sets: Vec<Want>,
     chan_class: Vec<u8>,
+    /// Destinations (hosts, or header values) a table covers.
+    hosts: u32,
+    /// Per (switch, class) table and destination, its output set + 1 (0: no route), where
+    /// that takes at most [`DENSE_MAX`] entries (else empty, and a step searches the
+    /// ranges): one read a step, where a table whose ranges interleave (a tree spreading
+    /// destinations over its up-links) took a binary search over thousands of them.
+    dense: Vec<u16>,
 }
+
+/// The most (switch, class, destination) entries a table keeps as a dense array (2 bytes
+/// each: 32 MB; `memory::PER_TABLE_ENTRY` counts them).
+pub const DENSE_MAX: usize = 1 << 24;
 
 impl Table {
     #[inline]
     pub fn route(&self, at: At, h: Header) -> Result<Want, RouteError> {
         let t = at.switch as usize * self.classes as usize + at.in_class.min(self.classes - 1) as usize;
+        if !self.dense.is_empty() {
+            let e = if h.dst < self.hosts {
+                self.dense[t * self.hosts as usize + h.dst as usize]
+            } else {
+                0
+            };
+            return match e {
+                0 => Err(RouteError::NoRoute {
+                    switch: at.switch,
+                    dst: h.dst,
+                }),
+                e => Ok(self.sets[e as usize - 1]),
+            };
+        }
         let (a, b) = (self.offsets[t] as usize, self.offsets[t + 1] as usize);
         let es = &self.entries[a..b];
         let i = es.partition_point(|e| e.lo <= h.dst);
@@ -58,6 +83,36 @@ impl Table {
 
     pub fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// Every entry names one port: the route of a packet is fixed by its destination (and
+    /// the input's class).
+    pub fn deterministic(&self) -> bool {
+        self.sets.iter().all(|w| w.ports.len() == 1)
+    }
+
+    /// The tables come from a generator whose routes cannot form a cycle of channel
+    /// dependencies, whatever the fabric it was given: up, then down, in the trees and the
+    /// up*/down* tables; one stage after another in a fly; dimension by dimension, in one
+    /// direction per dimension, on BookSim2's cmesh and flatfly; one hop between switches
+    /// on the fully connected network. (Shortest paths over any graph, `minimal` and
+    /// `anynet-min`, can form one.)
+    pub fn deadlock_free_by_construction(&self) -> bool {
+        matches!(
+            self.name,
+            "clos-deterministic"
+                | "clos-adaptive"
+                | "fat-tree-deterministic"
+                | "fat-tree-adaptive"
+                | "nca"
+                | "direct"
+                | "dest-tag"
+                | "cmesh-dor"
+                | "cmesh-express"
+                | "flatfly-min"
+                | "updown"
+                | "updown-adaptive"
+        )
     }
 
     /// The ranges of one switch's table for one input class: `(lo, hi, want)`.
@@ -263,7 +318,17 @@ impl TableBuilder {
     pub fn build(self, name: &'static str) -> Table {
         let mut offsets = vec![0u32];
         let mut entries = Vec::new();
-        for t in &self.dense {
+        let keep_dense =
+            self.dense.len() * self.hosts as usize <= DENSE_MAX && self.sets.len() < u16::MAX as usize;
+        let mut dense = Vec::new();
+        if keep_dense {
+            dense.reserve_exact(self.dense.len() * self.hosts as usize);
+        }
+        // (Each builder row is freed as it is read.)
+        for t in self.dense {
+            if keep_dense {
+                dense.extend(t.iter().map(|e| e.map_or(0, |set| set as u16 + 1)));
+            }
             let mut d = 0;
             while d < self.hosts as usize {
                 if let Some(set) = t[d] {
@@ -288,6 +353,8 @@ impl TableBuilder {
             entries,
             sets: self.sets,
             chan_class: self.chan_class,
+            hosts: self.hosts,
+            dense,
         }
     }
 }
