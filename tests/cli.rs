@@ -270,14 +270,14 @@ fn check_exit_codes() {
     let (code, out, _) = reef(&["check", "examples/torus16x16.toml"]);
     assert_eq!(code, 0);
     assert!(
-        out.contains("deadlock-free") && out.contains("engine: express"),
+        out.contains("deadlock-free") && out.contains("engine: express (dimension order)"),
         "{out}"
     );
     // With the invariant checks the express engine still runs it, in its checking build.
     let (code, out, _) = reef(&["check", "examples/torus16x16.toml", "--set", "sim.check=true"]);
     assert_eq!(code, 0);
     assert!(
-        out.contains("engine: express, with its invariant checks compiled in"),
+        out.contains("engine: express (dimension order), with its invariant checks compiled in"),
         "{out}"
     );
     let (code, out, _) = reef(&[

@@ -16,6 +16,9 @@ use reef::engine::Sim;
 
 #[derive(Debug, Clone)]
 struct Net {
+    /// A fabric routed by deterministic tables, in place of the mesh or torus: its
+    /// [topology] lines.
+    tables: Option<String>,
     /// A torus (with datelines) rather than a mesh.
     torus: bool,
     /// Dimension-order options of a torus: [routing] lines.
@@ -61,6 +64,12 @@ impl Net {
             "on-off" => traffic += &format!("load = {load}\non = \"20 cycles\"\noff = \"40 cycles\"\n"),
             _ => traffic += &format!("load = {load}\n"),
         }
+        let pattern = match self.pattern {
+            // (Coordinates: a mesh's or torus's only.)
+            "tornado" | "neighbour" if self.tables.is_some() => "uniform",
+            p => p,
+        };
+        traffic = traffic.replace(&format!("\"{}\"", self.pattern), &format!("\"{pattern}\""));
         if self.pattern == "hot-spot" {
             traffic += "hot = [0]\nhot_fraction = 0.3\n";
         }
@@ -74,12 +83,12 @@ impl Net {
                 self.credit_delay
             );
         }
-        let vcs = if self.torus {
+        let vcs = if self.torus && self.tables.is_none() {
             (self.vcs.max(2) + 1) & !1
         } else {
             self.vcs
         };
-        if self.torus && !self.dor.is_empty() {
+        if self.torus && self.tables.is_none() && !self.dor.is_empty() {
             extra += &format!("[routing]\n{}\n", self.dor);
         }
         format!(
@@ -91,9 +100,7 @@ seed = {seed}
 check = true
 drain = "{drain}"
 [topology]
-kind = "{kind}"
-k = [{k}]
-hosts_per_switch = {conc}
+{topology}
 [channel]
 vcs = {vcs}
 flit_time = "{ft} cycles"
@@ -106,11 +113,17 @@ speedup = {speedup}
 [traffic]
 {traffic}{extra}"#,
             seed = self.seed,
-            kind = if self.torus { "torus" } else { "mesh" },
+            topology = match &self.tables {
+                Some(t) => t.clone(),
+                None => format!(
+                    "kind = \"{}\"\nk = [{}]\nhosts_per_switch = {}",
+                    if self.torus { "torus" } else { "mesh" },
+                    k.join(", "),
+                    self.conc
+                ),
+            },
             speedup = self.speedup,
             drain = if self.drain_all { "all" } else { "measured" },
-            k = k.join(", "),
-            conc = self.conc,
             ft = self.flit_time,
             buffer = self.buffer,
             lat = self.latency,
@@ -120,8 +133,25 @@ speedup = {speedup}
     }
 }
 
+/// The fabrics routed by deterministic tables that the express engine takes, small: their
+/// [topology] lines.
+fn tables() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (2u32..5, 1u32..4).prop_map(|(k, n)| format!("kind = \"fat-tree\"\nk = {k}\nn = {n}")),
+        (2u32..5, 1u32..4, 1u32..4, 1u32..3).prop_map(|(l, h, s, p)| format!(
+            "kind = \"clos\"\nleaves = {l}\nhosts_per_leaf = {h}\nspines = {s}\nlinks_per_pair = {p}"
+        )),
+        (2u32..6, 1u32..3)
+            .prop_map(|(s, h)| format!("kind = \"full\"\nswitches = {s}\nhosts_per_switch = {h}")),
+        (2u32..4, 1u32..4).prop_map(|(k, n)| format!("kind = \"fly\"\nk = {k}\nn = {n}")),
+        prop::sample::select(vec![2u32, 4]).prop_map(|k| format!("kind = \"cmesh\"\nk = {k}")),
+        (2u32..4).prop_map(|k| format!("kind = \"flatfly\"\nk = {k}\nn = 2")),
+    ]
+}
+
 fn net() -> impl Strategy<Value = Net> {
     (
+        prop::option::weighted(0.4, tables()),
         (
             prop::bool::weighted(0.4),
             prop::sample::select(vec![1u32, 1, 1, 2, 2, 3, 4]),
@@ -177,10 +207,12 @@ fn net() -> impl Strategy<Value = Net> {
     )
         .prop_map(
             |(
+                tables,
                 (torus, vcs, speedup, dor),
                 (k, conc, buffer, flit_time, tail, latency, credit_delay, router_delay),
                 (host_channel, pattern, injection, load, sizes, drain_all, seed),
             )| Net {
+                tables,
                 torus,
                 dor,
                 k,
@@ -304,4 +336,69 @@ fn meshes_wider_than_255_hops_run_express_and_agree() {
         );
         assert_eq!(without_events(express), without_events(general), "{k}");
     }
+}
+
+/// The tables the express engine takes are those whose generator cannot build a cycle of
+/// channel dependencies (`Table::deadlock_free_by_construction`: this engine has no
+/// deadlock watchdog). The dependency check agrees on every generator named there, at
+/// several sizes; shortest paths on a ring, which can deadlock, stay on the general engine.
+#[test]
+fn the_tables_the_express_engine_takes_are_free_of_deadlock() {
+    let sim = "[sim]\nclock = \"1 GHz\"\n[traffic]\nload = 0.1\n";
+    let mut taken = 0;
+    for topo in [
+        "kind = \"fat-tree\"\nk = 2\nn = 4",
+        "kind = \"fat-tree\"\nk = 4\nn = 3",
+        "kind = \"fat-tree\"\nk = 3\nn = 3\n[routing]\nadaptive = true",
+        "kind = \"clos\"\nleaves = 5\nhosts_per_leaf = 3\nspines = 3\nlinks_per_pair = 2",
+        "kind = \"clos\"\nleaves = 4\nhosts_per_leaf = 4\nspines = 2\n[routing]\nadaptive = true",
+        "kind = \"full\"\nswitches = 7\nhosts_per_switch = 2",
+        "kind = \"fly\"\nk = 2\nn = 4",
+        "kind = \"fly\"\nk = 4\nn = 3",
+        "kind = \"booksim-fattree\"\nk = 4\nn = 3",
+        "kind = \"cmesh\"\nk = 4",
+        "kind = \"cmesh\"\nk = 6\n[routing]\nalgorithm = \"cmesh-express\"",
+        "kind = \"flatfly\"\nk = 4\nn = 2",
+        "kind = \"flatfly\"\nk = 3\nn = 3\nrouters_per_row = 9",
+        "kind = \"file\"\nfile = \"ring4.txt\"\n[routing]\nalgorithm = \"updown\"",
+        "kind = \"file\"\nfile = \"ring4.txt\"\n[routing]\nalgorithm = \"updown\"\nadaptive = true",
+    ] {
+        let s = spec(&format!("{sim}[topology]\n{topo}\n"));
+        let reef::routing::Routing::Table(t) = &s.routing else {
+            panic!("{topo}: not a table")
+        };
+        assert!(t.deadlock_free_by_construction(), "{topo}: {}", t.name());
+        let rep = reef::runner::check(&s);
+        assert!(rep.deadlock_free(), "{topo}: {:?}", rep.cycle);
+        // The deterministic ones go express.
+        let refused = Sim::new(&s).unwrap().express_refused();
+        assert_eq!(refused.is_none(), t.deterministic(), "{topo}: {refused:?}");
+        taken += refused.is_none() as u32;
+    }
+    assert!(taken >= 10, "{taken}");
+    let ring = spec(&format!(
+        "{sim}[topology]\nkind = \"file\"\nfile = \"ring4.txt\"\n[routing]\nalgorithm = \"minimal\"\n"
+    ));
+    assert!(reef::runner::check(&ring).cycle.is_some());
+    let refused = Sim::new(&ring).unwrap().express_refused();
+    assert!(
+        refused.is_some_and(|r| r.contains("free of deadlock")),
+        "{refused:?}"
+    );
+}
+
+/// Up*/down* tables on a topology file, with their routing labels (a packet that has come
+/// down may not go up again): the express engine gives what the general engine gives.
+#[test]
+fn updown_tables_run_express_and_agree() {
+    let c = "[sim]\nwarmup = \"200 cycles\"\nmeasure = \"3000 cycles\"\ncheck = true\n[topology]\nkind = \"file\"\n\
+             file = \"ring4.txt\"\n[routing]\nalgorithm = \"updown\"\n[channel]\nvcs = 2\nbuffer = 3\n\
+             credit_delay = \"1 cycle\"\n[traffic]\nload = 0.3\nsizes = [[2, 0.5], [7, 0.5]]\n";
+    let s = spec(c);
+    assert!((0..s.fabric.channels.len()).any(|c| s.routing.channel_class(c) != 0));
+    assert_eq!(Sim::new(&s).unwrap().express_refused(), None);
+    let express = run(&s);
+    assert!(express.packets_delivered > 500, "{}", express.packets_delivered);
+    let general = run(&spec_with(c, &["sim.express=false"]));
+    assert_eq!(without_events(express), without_events(general));
 }

@@ -358,10 +358,8 @@ pub(crate) fn check(a: CheckArgs) -> Result<ExitCode> {
     }
     println!("{}", reef::runner::memory_line(&spec));
     // Which engine `reef run` takes (the same results either way).
-    match reef::engine::Sim::new(&spec).map(|s| s.express_refused()) {
-        Ok(None) if spec.params.check => println!("engine: express, with its invariant checks compiled in"),
-        Ok(None) => println!("engine: express"),
-        Ok(Some(why)) => println!("engine: general, because of {why}"),
+    match reef::engine::Sim::new(&spec) {
+        Ok(s) => println!("engine: {}", s.engine_choice()),
         Err(e) => println!("engine: none: {e}"),
     }
     Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })

@@ -27,10 +27,11 @@ pub enum Feature {
     Checks,
     /// The flit-by-flit path (`sim.trains = false`) or a reversed event order (tests).
     Reference,
-    /// A routing function other than dimension order.
+    /// A routing other than dimension order or deterministic tables free of deadlock by
+    /// construction (`Table::deadlock_free_by_construction`): adaptive sets, header
+    /// symbols, source routes, or tables that may deadlock (the general engine's watchdog
+    /// then names the cycle).
     OtherRouting,
-    /// A fabric other than a mesh or torus.
-    OtherFabric,
     /// A torus without datelines.
     TorusWithoutDatelines,
     /// Output-buffered switches (extra stages of buffer nodes).
@@ -63,12 +64,11 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in order.
-    pub const ALL: [Feature; 18] = [
+    pub const ALL: [Feature; 17] = [
         Feature::GeneralAsked,
         Feature::Checks,
         Feature::Reference,
         Feature::OtherRouting,
-        Feature::OtherFabric,
         Feature::TorusWithoutDatelines,
         Feature::OutputBuffers,
         Feature::HostsTokensFailures,
@@ -90,8 +90,9 @@ impl Feature {
             Feature::GeneralAsked => "sim.express = false",
             Feature::Checks => "invariant checks",
             Feature::Reference => "the flit-by-flit path or a reversed event order",
-            Feature::OtherRouting => "routing other than dimension order",
-            Feature::OtherFabric => "a fabric other than a mesh or torus",
+            Feature::OtherRouting => {
+                "routing other than dimension order or deterministic tables free of deadlock by construction"
+            }
             Feature::TorusWithoutDatelines => "a torus without datelines (it may deadlock)",
             Feature::OutputBuffers => "output buffers",
             Feature::HostsTokensFailures => "failures, tokens, host costs or host memory",
@@ -194,15 +195,20 @@ impl Features {
             vc_allocator,
             shape,
         } = sim.fab;
+        // Any fabric: the engine numbers what the fabric has; only the routing knows its
+        // shape.
         match sim.routing {
             Routing::Dor(d) => {
                 if let Shape::Cube { wrap, .. } = shape {
                     u.set(Feature::TorusWithoutDatelines, *wrap && !d.dateline());
                 }
             }
+            Routing::Table(t) => u.set(
+                Feature::OtherRouting,
+                !t.deterministic() || !t.deadlock_free_by_construction(),
+            ),
             _ => u.set(Feature::OtherRouting, true),
         }
-        u.set(Feature::OtherFabric, !matches!(shape, Shape::Cube { .. }));
         u.set(Feature::OutputBuffers, stage_base != switches);
         u.set(
             Feature::HostsTokensFailures,
@@ -270,7 +276,8 @@ impl Features {
                 mode,
                 arbitration,
                 release,
-                // With dimension order a head has one output: nothing to select among.
+                // The express engine takes routings of one output a head: nothing to select
+                // among.
                 selection: _,
                 // Both engines pace the crossbar by it.
                 speedup: _,
@@ -292,9 +299,9 @@ impl Features {
 }
 
 /// What the express engine implements: the invariant checks (compiled in,
-/// `Express<true>`), and otherwise none of the features above (it runs wormhole meshes and
-/// tori with dimension order, credits and round-robin arbitration; the rest is the general
-/// engine's).
+/// `Express<_, true>`), and otherwise none of the features above (it runs wormhole
+/// switches with credits and round-robin arbitration on any fabric, routed by dimension
+/// order or by deterministic tables free of deadlock; the rest is the general engine's).
 pub const EXPRESS: Features = Features::NONE.with(Feature::Checks);
 
 #[cfg(test)]

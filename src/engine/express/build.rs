@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<const CHECK: bool> Express<CHECK> {
+impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// Builds the engine's records for `sim`, in its own numbering, chosen so that an id
     /// follows from what names it without a table:
     /// - a VC into a switch is `Sw::in_base` + its index among the switch's inputs (the
@@ -12,9 +12,7 @@ impl<const CHECK: bool> Express<CHECK> {
     ///   index); channels out of hosts follow.
     pub(super) fn new(sim: &Sim) -> Self {
         let fab = sim.fab;
-        let Routing::Dor(dor) = sim.routing else {
-            unreachable!("checked by `ineligible`")
-        };
+        let route = R::of(sim).expect("an instantiation for the run's routing (`run_express`)");
         let nv = sim.vcs.len();
         let nsw = sim.sws.len();
         // The numbering: general engine's VC or channel -> this engine's, and back.
@@ -96,6 +94,11 @@ impl<const CHECK: bool> Express<CHECK> {
                 port: 0,
                 lo: 0,
                 hi: 0,
+                class: if sim.uses_class {
+                    sim.chans[g.chan as usize].class
+                } else {
+                    0
+                },
             });
             vch.push(cx[g.chan as usize]);
         }
@@ -178,7 +181,7 @@ impl<const CHECK: bool> Express<CHECK> {
             dirty_at: Arr(vec![Time::MAX; csim.len()]),
             csim: Arr(csim),
             vsim: Arr(vsim),
-            dor: dor.clone(),
+            route,
             rot: (Time::MAX, 0, 0, 0),
             dirty: Vec::new(),
             dirty_sw: Vec::new(),

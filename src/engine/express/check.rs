@@ -1,5 +1,5 @@
-//! The express engine's invariant checks (`sim.check`), compiled into `Express<true>` only
-//! (in `Express<false>` every one is `if false`): each VC's ring holds no more than its
+//! The express engine's invariant checks (`sim.check`), compiled into `Express<_, true>` only
+//! (in `Express<_, false>` every one is `if false`): each VC's ring holds no more than its
 //! buffer (credits on their way back and flits, `cr..hd..tl`), only a head comes to the
 //! front of a VC, every flit reaches the host its packet is for, in order, head first and
 //! tail last, and at the end flits and packets are conserved — what the general engine's
@@ -7,7 +7,7 @@
 
 use super::*;
 
-impl<const CHECK: bool> Express<CHECK> {
+impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// Records a broken invariant: the run stops at the end of this instant with it.
     #[cold]
     fn broken(sim: &mut Sim, what: String) {

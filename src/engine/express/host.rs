@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl<const CHECK: bool> Express<CHECK> {
+impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// A flit just sent lands at its host at `a`: counted in the window, and a tail
     /// delivers its packet then.
     #[inline(always)]

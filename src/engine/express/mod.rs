@@ -1,9 +1,10 @@
 //! The express engine: the same model as the general engine (`Sim::run`), for the fabrics
-//! the reference workloads and most runs use — meshes, and tori with dateline VCs, of
-//! wormhole switches with round-robin arbitration, credit flow control and
-//! dimension-order routing — without the general engine's machinery for what such fabrics
-//! cannot have (adaptive selection, cut-through, tokens, header operations, output buffers,
-//! failures, agents, deadlock). Its results are those of the general engine bit for bit
+//! the reference workloads and most runs use — wormhole switches with round-robin
+//! arbitration and credit flow control, routed by dimension order (meshes, and tori with
+//! dateline VCs) or by deterministic tables free of deadlock by construction (trees,
+//! Clos, flies, …: `route`) — without the general engine's machinery for what such
+//! fabrics cannot have (adaptive selection, cut-through, tokens, header operations, output
+//! buffers, failures, agents, deadlock). Its results are those of the general engine bit for bit
 //! (`tests/express.rs` compares the two on random fabrics; only the count of events
 //! differs); it exists for speed (docs/performance.md, "the express engine", 2026-11-26).
 //!
@@ -42,10 +43,12 @@
 //! a head that may come to be one), the train stops before it could, and contended
 //! flits go one at a time, exactly as the rules above pick them.
 //!
-//! Its parts: the records' layout (`build`), switches (`switch`), trains (`send`), hosts
-//! and events (`host`), and the invariant checks of `sim.check` (`check`), compiled into
-//! the instantiation `Express<true>` only; which runs come here is decided by the features
-//! they use (`engine::features`).
+//! Its parts: the records' layout (`build`), the routing step (`route`), switches
+//! (`switch`), trains (`send`), hosts and events (`host`), and the invariant checks of
+//! `sim.check` (`check`). It is compiled four times, `Express<R, CHECK>`: for dimension
+//! order or tables (`R`), with the checks compiled in or not; which runs come here is
+//! decided by the features they use (`engine::features`), the instantiation by
+//! `run_express`.
 
 use super::arr::at_mut;
 use super::*;
@@ -54,8 +57,11 @@ use crate::routing::dor::Dor;
 mod build;
 mod check;
 mod host;
+mod route;
 mod send;
 mod switch;
+
+pub(crate) use route::{Tables, XRoute};
 
 /// Event kinds (the top two bits; the rest is a VC, a channel or a packet slot).
 const X_ROUTE: u64 = 0;
@@ -148,6 +154,9 @@ struct XVc {
     port: u8,
     lo: u8,
     hi: u8,
+    /// Its channel's routing label (`Routing::channel_class`; 0 where the routing has
+    /// none).
+    class: u8,
 }
 
 const _: () = assert!(std::mem::size_of::<XVc>() == 64);
@@ -238,7 +247,7 @@ impl XSwT {
 
 /// The express engine's state beside the `Sim` it runs for (`CHECK`: with the invariant
 /// checks compiled in).
-pub(crate) struct Express<const CHECK: bool> {
+pub(crate) struct Express<R, const CHECK: bool> {
     v: Arr<XVc>,
     /// Per VC, its channel.
     vch: Arr<u32>,
@@ -257,7 +266,8 @@ pub(crate) struct Express<const CHECK: bool> {
     csim: Arr<u32>,
     hinj: Arr<u32>,
     vsim: Arr<u32>,
-    dor: Dor,
+    /// The routing step (`route`).
+    route: R,
     /// The rotation of the last crossbar switch evaluated: at this instant, for this period
     /// and this many ports, the output to start at (switches alike share it).
     rot: (Time, Time, u32, u32),
@@ -286,21 +296,44 @@ impl Sim<'_> {
         ineligible(self)
     }
 
+    /// The engine and instantiation [`Sim::run`] will run on, and why, as `reef check`
+    /// prints it.
+    pub fn engine_choice(&self) -> String {
+        if let Some(why) = ineligible(self) {
+            return format!("general, because of {why}");
+        }
+        let route = match self.routing {
+            Routing::Dor(_) => "dimension order",
+            _ => "routing tables",
+        };
+        let checks = if self.check {
+            ", with its invariant checks compiled in"
+        } else {
+            ""
+        };
+        format!("express ({route}){checks}")
+    }
+
     /// Runs on the express engine if this run can (see the module doc); `None` if not.
     pub(crate) fn run_express(&mut self, progress: &mut dyn FnMut(Progress)) -> Option<Res<RunOutcome>> {
         if ineligible(self).is_some() {
             return None;
         }
-        // The invariant checks are compiled in, or not (`Express<CHECK>`).
-        Some(if self.check {
-            self.run_express_as::<true>(progress)
-        } else {
-            self.run_express_as::<false>(progress)
+        // The routing step, and the invariant checks compiled in or not: one instantiation
+        // each (`Express<R, CHECK>`).
+        Some(match (self.routing, self.check) {
+            (Routing::Dor(_), false) => self.run_express_as::<Dor, false>(progress),
+            (Routing::Dor(_), true) => self.run_express_as::<Dor, true>(progress),
+            (_, false) => self.run_express_as::<Tables, false>(progress),
+            (_, true) => self.run_express_as::<Tables, true>(progress),
         })
     }
 
-    fn run_express_as<const CHECK: bool>(&mut self, progress: &mut dyn FnMut(Progress)) -> Res<RunOutcome> {
-        let mut x = Express::<CHECK>::new(self);
+    fn run_express_as<R: XRoute, const CHECK: bool>(
+        &mut self,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Res<RunOutcome> {
+        let mut x = Express::<R, CHECK>::new(self);
         let r = self.express_loop(&mut x, progress);
         // What the results read of the channels, and the hosts' packets in flight, in the
         // general engine's numbering.
@@ -325,9 +358,9 @@ impl Sim<'_> {
         r
     }
 
-    fn express_loop<const CHECK: bool>(
+    fn express_loop<R: XRoute, const CHECK: bool>(
         &mut self,
-        x: &mut Express<CHECK>,
+        x: &mut Express<R, CHECK>,
         progress: &mut dyn FnMut(Progress),
     ) -> Res<RunOutcome> {
         let wall = std::time::Instant::now();

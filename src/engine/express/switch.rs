@@ -4,7 +4,7 @@
 
 use super::*;
 
-impl<const CHECK: bool> Express<CHECK> {
+impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// Channel `c`'s sender (switch `s`, or a host) has something to do now: the channel
     /// is listed, or, where the switch's inputs share the crossbar, the switch with its
     /// port `port`.
@@ -100,13 +100,13 @@ impl<const CHECK: bool> Express<CHECK> {
         let s = x.node;
         let dst = sim.ring[(x.buf + (x.hd & x.mask as u32)) as usize].dst & DST_MASK;
         let r = sim.timing[x.prof as usize].router_delay;
-        let (port, lo, hi) = self
-            .dor
-            .route_port(s, x.in_port as u16, x.local - x.sib0, dst)
-            .expect("a cube routes every host");
+        let (port, lo, hi) = match self.route.port(sim, s, x.in_port, x.local - x.sib0, x.class, dst) {
+            Some(out) => out,
+            None => return self.route_failed(sim, i, s, dst),
+        };
         let x = &mut self.v[iu];
         x.state = XS_BUSY;
-        (x.port, x.lo, x.hi) = (port as u8, lo, hi);
+        (x.port, x.lo, x.hi) = (port, lo, hi);
         let local = x.local;
         if x.flags & XF_WATCHED != 0 {
             // (The time the last tail left is not needed again until the next leaves.)
@@ -122,6 +122,23 @@ impl<const CHECK: bool> Express<CHECK> {
             Some(cl) => sim.q.push(cl, sim.now, e),
             None => sim.q.push_at(sim.now, front + r, e),
         }
+    }
+
+    /// The head at the front of input VC `i`, to host `dst`, has no route (a table without
+    /// an entry for it): the run ends with the error at the end of this instant, as on the
+    /// general engine.
+    #[cold]
+    #[inline(never)]
+    fn route_failed(&mut self, sim: &mut Sim, i: u32, s: u32, dst: u32) {
+        let x = &self.v[i as usize];
+        let pid = sim.ring[(x.buf + (x.hd & x.mask as u32)) as usize].flit & PID;
+        let src = sim.pkts[pid as usize].src;
+        sim.failed.get_or_insert(Box::new(SimError::Route {
+            time: sim.now,
+            src,
+            dst,
+            err: crate::routing::RouteError::NoRoute { switch: s, dst },
+        }));
     }
 
     /// A head's router delay is over at input VC `i`: it asks for its output.

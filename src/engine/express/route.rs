@@ -1,0 +1,65 @@
+//! The express engine's routing step, compiled for the routing a run uses: dimension order
+//! computed from the coordinates (no table read on a hop), or a deterministic table of the
+//! network's own (`routing::table`: one output per destination range). Which runs may use
+//! a table here is decided with the other features (`engine::features`): one port for
+//! every destination and a routing free of deadlock by its construction, since this
+//! engine has no deadlock watchdog.
+
+use super::*;
+use crate::routing::{At, Header};
+
+/// A routing step the express engine is compiled for: the one output of a head.
+pub(crate) trait XRoute: Sized {
+    /// The routing of `sim`, as this step reads it (`None`: not this kind).
+    fn of(sim: &Sim) -> Option<Self>;
+
+    /// The output of the head at switch `s`, come in on port `in_port`, VC `vc` of a
+    /// channel of routing label `class`, to host `dst`: its port and admissible VCs
+    /// `lo..=hi` (`None`: the switch has no route to `dst`, the only error of these
+    /// routings).
+    fn port(&self, sim: &Sim, s: u32, in_port: u8, vc: u8, class: u8, dst: u32) -> Option<(u8, u8, u8)>;
+}
+
+impl XRoute for Dor {
+    fn of(sim: &Sim) -> Option<Dor> {
+        match sim.routing {
+            Routing::Dor(d) => Some(d.clone()),
+            _ => None,
+        }
+    }
+
+    /// (Never `None`: a cube routes every host, and hosts are all a packet is sent to.)
+    #[inline(always)]
+    fn port(&self, _: &Sim, s: u32, in_port: u8, vc: u8, _: u8, dst: u32) -> Option<(u8, u8, u8)> {
+        let (port, lo, hi) = self
+            .route_port(s, in_port as u16, vc, dst)
+            .expect("a cube routes every host");
+        Some((port as u8, lo, hi))
+    }
+}
+
+/// The network's routing tables (`Routing::Table`), each entry one port.
+pub(crate) struct Tables;
+
+impl XRoute for Tables {
+    fn of(sim: &Sim) -> Option<Tables> {
+        matches!(sim.routing, Routing::Table(_)).then_some(Tables)
+    }
+
+    #[inline(always)]
+    fn port(&self, sim: &Sim, s: u32, in_port: u8, vc: u8, class: u8, dst: u32) -> Option<(u8, u8, u8)> {
+        let at = At {
+            switch: s,
+            in_port: in_port as u16,
+            in_vc: vc,
+            in_class: class,
+        };
+        // (A table's only error is no route. One port: the features of the run say so; a
+        // set of more is refused before.)
+        let want = sim.routing.route(sim.fab, at, Header::dst(dst)).ok()?;
+        let port = want.ports.first()?;
+        // A range past the channel's VCs stops at its last (as the general engine reads it;
+        // channels here have at most 32).
+        Some((port as u8, want.vc_lo, want.vc_hi.min(63)))
+    }
+}
