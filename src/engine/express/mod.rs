@@ -3,10 +3,11 @@
 //! arbitration and credit flow control, routed by dimension order (meshes, and tori with
 //! dateline VCs) or by deterministic tables free of deadlock by construction (trees,
 //! Clos, flies, …: `route`) — without the general engine's machinery for what such
-//! fabrics cannot have (adaptive selection, cut-through, tokens, header operations, output
-//! buffers, failures, agents, deadlock). Its results are those of the general engine bit for bit
-//! (`tests/express.rs` compares the two on random fabrics; only the count of events
-//! differs); it exists for speed (docs/performance.md, "the express engine", 2026-11-26).
+//! fabrics cannot have (adaptive selection, cut-through, tokens, header operations,
+//! output buffers, failures, agents, deadlock). Its results are those of the general
+//! engine bit for bit (`tests/express.rs` compares the two on random fabrics; only the
+//! count of events differs); it exists for speed (docs/performance.md, "the express
+//! engine", 2026-11-26).
 //!
 //! Model (DESIGN.md, "Engine"; the rules of `engine::mod` and `switch::alloc`): a flit sent
 //! on a channel at `t` occupies it for its unit time (flit or tail time) and lands in the
@@ -61,7 +62,7 @@ mod route;
 mod send;
 mod switch;
 
-pub(crate) use route::{Tables, XRoute};
+use route::{Tables, XRoute};
 
 /// Event kinds (the top two bits; the rest is a VC, a channel or a packet slot).
 const X_ROUTE: u64 = 0;
