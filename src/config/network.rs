@@ -14,7 +14,7 @@ use crate::routing::{
     Routing,
     dor::{DatelineClass, Dor, DorOptions, Ties},
     source::SourceRoutes,
-    table, updown,
+    table, tree, updown,
 };
 use crate::time::Ratio;
 
@@ -425,6 +425,10 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
             Routing::Dor(Dor::new(fab, opts).ok_or_else(|| mismatch("dimension-order"))?)
         }
         AlgoKind::Clos => Routing::Table(table::clos(fab, adaptive).ok_or_else(|| mismatch("Clos"))?),
+        // Deterministic routes on a k-ary n-tree are computed, not tabled (`routing::tree`).
+        AlgoKind::FatTree if !adaptive => {
+            Routing::FatTree(tree::FatTreeRoute::new(fab).ok_or_else(|| mismatch("fat-tree"))?)
+        }
         AlgoKind::FatTree => {
             Routing::Table(table::fat_tree(fab, adaptive).ok_or_else(|| mismatch("fat-tree"))?)
         }
@@ -635,6 +639,10 @@ pub(super) fn planned_counts(
     };
     let algo = r.algorithm;
     let tables = match t.kind {
+        // Deterministic routes on a k-ary n-tree are computed (`routing::tree`).
+        TopoKind::FatTree if algo.is_none_or(|a| a == AlgoKind::FatTree) && !r.adaptive.unwrap_or(false) => {
+            false
+        }
         TopoKind::Clos
         | TopoKind::FatTree
         | TopoKind::BooksimFattree

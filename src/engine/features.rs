@@ -27,8 +27,9 @@ pub enum Feature {
     Checks,
     /// The flit-by-flit path (`sim.trains = false`) or a reversed event order (tests).
     Reference,
-    /// A routing other than dimension order or deterministic tables free of deadlock by
-    /// construction (`Table::deadlock_free_by_construction`): adaptive sets, header
+    /// A routing other than dimension order, a fat tree's computed routes or deterministic
+    /// tables free of deadlock by construction (`Table::deadlock_free_by_construction`):
+    /// adaptive sets, header
     /// symbols, source routes, or tables that may deadlock (the general engine's watchdog
     /// then names the cycle).
     OtherRouting,
@@ -207,6 +208,8 @@ impl Features {
                 Feature::OtherRouting,
                 !t.deterministic() || !t.deadlock_free_by_construction(),
             ),
+            // Up, then down: one path a pair, free of deadlock.
+            Routing::FatTree(_) => {}
             _ => u.set(Feature::OtherRouting, true),
         }
         u.set(Feature::OutputBuffers, stage_base != switches);

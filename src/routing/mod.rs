@@ -16,6 +16,7 @@ pub mod mosaic;
 pub mod placed;
 pub mod source;
 pub mod table;
+pub mod tree;
 pub mod updown;
 
 use crate::fabric::{ChannelId, Fabric, MAX_PORTS};
@@ -169,6 +170,9 @@ pub enum RouteError {
 pub enum Routing {
     Dor(dor::Dor),
     Table(table::Table),
+    /// A k-ary n-tree's deterministic routes, computed (the tables' routes without the
+    /// tables).
+    FatTree(tree::FatTreeRoute),
     Source(source::SourceRoutes),
     /// Interval labelling on header values (IEEE 1355 / STC104).
     Header(table::HeaderTable),
@@ -191,6 +195,7 @@ impl Routing {
         match self {
             Routing::Dor(d) => d.route(at, h),
             Routing::Table(t) => t.route(at, h),
+            Routing::FatTree(t) => t.route(at, h),
             Routing::Source(s) => s.route(fab, at, h),
             Routing::Header(t) => t.route(at, h),
             Routing::Mosaic(m) => m.route(fab, at, h),
@@ -333,6 +338,7 @@ impl Routing {
         match self {
             Routing::Dor(_) => "dimension-order",
             Routing::Table(t) => t.name(),
+            Routing::FatTree(_) => "fat-tree-deterministic",
             Routing::Source(_) => "source",
             Routing::Header(t) => t.name(),
             Routing::Mosaic(_) => "mosaic",

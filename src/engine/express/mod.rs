@@ -47,7 +47,8 @@
 //! Its parts: the records' layout (`build`), the routing step (`route`), switches
 //! (`switch`), trains (`send`), hosts and events (`host`), and the invariant checks of
 //! `sim.check` (`check`). It is compiled four times, `Express<R, CHECK>`: for dimension
-//! order or tables (`R`), with the checks compiled in or not; which runs come here is
+//! order or the network's other deterministic routing (`R`), with the checks compiled in
+//! or not; which runs come here is
 //! decided by the features they use (`engine::features`), the instantiation by
 //! `run_express`.
 
@@ -62,7 +63,7 @@ mod route;
 mod send;
 mod switch;
 
-use route::{Tables, XRoute};
+use route::{Routed, XRoute};
 
 /// Event kinds (the top two bits; the rest is a VC, a channel or a packet slot).
 const X_ROUTE: u64 = 0;
@@ -305,6 +306,7 @@ impl Sim<'_> {
         }
         let route = match self.routing {
             Routing::Dor(_) => "dimension order",
+            Routing::FatTree(_) => "fat-tree routes",
             _ => "routing tables",
         };
         let checks = if self.check {
@@ -325,8 +327,8 @@ impl Sim<'_> {
         Some(match (self.routing, self.check) {
             (Routing::Dor(_), false) => self.run_express_as::<Dor, false>(progress),
             (Routing::Dor(_), true) => self.run_express_as::<Dor, true>(progress),
-            (_, false) => self.run_express_as::<Tables, false>(progress),
-            (_, true) => self.run_express_as::<Tables, true>(progress),
+            (_, false) => self.run_express_as::<Routed, false>(progress),
+            (_, true) => self.run_express_as::<Routed, true>(progress),
         })
     }
 

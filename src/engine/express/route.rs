@@ -1,9 +1,10 @@
 //! The express engine's routing step, compiled for the routing a run uses: dimension order
-//! computed from the coordinates (no table read on a hop), or a deterministic table of the
-//! network's own (`routing::table`: one output per destination range). Which runs may use
-//! a table here is decided with the other features (`engine::features`): one port for
-//! every destination and a routing free of deadlock by its construction, since this
-//! engine has no deadlock watchdog.
+//! computed from the coordinates (no table read on a hop), or any other deterministic
+//! routing of the network's own, called through `Routing::route` (its tables, one output
+//! per destination range, or a fat tree's computed routes). Which runs may route here is
+//! decided with the other features (`engine::features`): one port for every destination
+//! and a routing free of deadlock by its construction, since this engine has no deadlock
+//! watchdog.
 
 use super::*;
 use crate::routing::{At, Header};
@@ -38,12 +39,13 @@ impl XRoute for Dor {
     }
 }
 
-/// The network's routing tables (`Routing::Table`), each entry one port.
-pub(crate) struct Tables;
+/// The network's own deterministic routing other than dimension order: its tables
+/// (`Routing::Table`, each entry one port) or a fat tree's routes (`Routing::FatTree`).
+pub(crate) struct Routed;
 
-impl XRoute for Tables {
-    fn of(sim: &Sim) -> Option<Tables> {
-        matches!(sim.routing, Routing::Table(_)).then_some(Tables)
+impl XRoute for Routed {
+    fn of(sim: &Sim) -> Option<Routed> {
+        matches!(sim.routing, Routing::Table(_) | Routing::FatTree(_)).then_some(Routed)
     }
 
     #[inline(always)]
@@ -54,8 +56,8 @@ impl XRoute for Tables {
             in_vc: vc,
             in_class: class,
         };
-        // (A table's only error is no route. One port: the features of the run say so; a
-        // set of more is refused before.)
+        // (Their only error is no route. One port: the features of the run say so; a set
+        // of more is refused before.)
         let want = sim.routing.route(sim.fab, at, Header::dst(dst)).ok()?;
         let port = want.ports.first()?;
         // A range past the channel's VCs stops at its last (as the general engine reads it;
