@@ -11,15 +11,14 @@ impl<'a> Sim<'a> {
         let p = &spec.params;
         let mut q = EventQueue::new();
         let total_vcs: u64 = fab.channels.iter().map(|c| c.params.vcs as u64).sum();
-        if total_vcs > MAX_ID as u64
-            || fab.channels.len() > MAX_ID as usize
-            || fab.nodes.len() > MAX_ID as usize
-        {
+        // Ids 0..=MAX_ID fit an event's id field.
+        let ids = MAX_ID as u64 + 1;
+        if total_vcs > ids || fab.channels.len() as u64 > ids || fab.nodes.len() as u64 > ids {
             return Err(SimError::TooLarge(format!(
                 "{} channels with {} virtual channels exceed the engine's limit of {} ids",
                 fab.channels.len(),
                 total_vcs,
-                MAX_ID
+                ids
             )));
         }
         let routing = &spec.routing;
