@@ -29,9 +29,8 @@ pub enum Feature {
     Reference,
     /// A routing other than dimension order, a fat tree's computed routes or deterministic
     /// tables free of deadlock by construction (`Table::deadlock_free_by_construction`):
-    /// adaptive sets, header
-    /// symbols, source routes, or tables that may deadlock (the general engine's watchdog
-    /// then names the cycle).
+    /// adaptive sets, header symbols, source routes, or tables that may deadlock (the
+    /// general engine's watchdog then names the cycle).
     OtherRouting,
     /// A torus without datelines.
     TorusWithoutDatelines,
@@ -92,7 +91,7 @@ impl Feature {
             Feature::Checks => "invariant checks",
             Feature::Reference => "the flit-by-flit path or a reversed event order",
             Feature::OtherRouting => {
-                "routing other than dimension order or deterministic tables free of deadlock by construction"
+                "routing other than dimension order, a fat tree's computed routes or deterministic tables free of deadlock by construction"
             }
             Feature::TorusWithoutDatelines => "a torus without datelines (it may deadlock)",
             Feature::OutputBuffers => "output buffers",
@@ -304,7 +303,8 @@ impl Features {
 /// What the express engine implements: the invariant checks (compiled in,
 /// `Express<_, true>`), and otherwise none of the features above (it runs wormhole
 /// switches with credits and round-robin arbitration on any fabric, routed by dimension
-/// order or by deterministic tables free of deadlock; the rest is the general engine's).
+/// order, a fat tree's computed routes or deterministic tables free of deadlock; the rest
+/// is the general engine's).
 pub const EXPRESS: Features = Features::NONE.with(Feature::Checks);
 
 #[cfg(test)]
