@@ -27,7 +27,8 @@ fn formula(channels: &[u64], switches: u64, flit: u64, tail: u64, router: u64, l
 fn check_lone_packets(text: &str, expected_ps: u64) -> Vec<RunResult> {
     let mut results = Vec::new();
     for trains in ["true", "false"] {
-        let s = spec_with(text, &[&format!("sim.trains={trains}")]);
+        // (With the engines' invariant checks on.)
+        let s = spec_with(text, &[&format!("sim.trains={trains}"), "sim.check=true"]);
         let r = run(&s);
         let n = &r.network_latency_ns;
         assert!(n.count >= 3, "expected several packets, got {}", n.count);
@@ -538,7 +539,7 @@ proptest! {
     ) {
         let c = Clocked { switches, len, router, latency, at };
         for trains in ["true", "false"] {
-            let s = spec_with(&c.toml(), &[&format!("sim.trains={trains}")]);
+            let s = spec_with(&c.toml(), &[&format!("sim.trains={trains}"), "sim.check=true"]);
             let mut sim = reef::engine::Sim::new(&s).unwrap();
             let mut ag = OnePacket { at, to: switches - 1, flits: len, delivered: None };
             sim.run_with(&mut ag, &mut |_| {}).unwrap();
