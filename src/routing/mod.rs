@@ -17,6 +17,8 @@ pub mod placed;
 pub mod source;
 pub mod table;
 pub mod updown;
+pub mod valiant;
+pub mod xy_yx;
 
 use crate::fabric::{ChannelId, Fabric, MAX_PORTS};
 
@@ -112,21 +114,28 @@ impl Want {
     }
 }
 
-/// What a routing step knows about the packet: its destination host and the header
-/// symbols it still carries (the rest of a source route, IEEE 1355 header bytes, Mosaic
-/// offsets). Routing by destination ignores the symbols.
+/// What a routing step knows about the packet: its destination host, the header symbols
+/// it still carries (the rest of a source route, IEEE 1355 header bytes, Mosaic offsets)
+/// and the number its source drew for a randomized routing ([`Routing::draws`]: Valiant's
+/// intermediate switch, XY or YX). Routing by destination ignores the symbols.
 #[derive(Clone, Copy, Debug)]
 pub struct Header<'a> {
     /// Destination host.
     pub dst: u32,
     /// Header symbols from the current one on.
     pub sym: &'a [u16],
+    /// The packet's draw, in `0..draws` (0 where the routing draws nothing).
+    pub draw: u32,
 }
 
 impl Header<'_> {
-    /// A header with no symbols.
+    /// A header with no symbols and no draw.
     pub fn dst(dst: u32) -> Header<'static> {
-        Header { dst, sym: &[] }
+        Header {
+            dst,
+            sym: &[],
+            draw: 0,
+        }
     }
 }
 
@@ -174,6 +183,10 @@ pub enum Routing {
     Header(table::HeaderTable),
     /// Mosaic ΔX/ΔY offset bytes (ATOMIC).
     Mosaic(mosaic::Mosaic),
+    /// Valiant's routing through a random intermediate switch (meshes and tori).
+    Valiant(valiant::Valiant),
+    /// x then y or y then x, drawn per packet (meshes).
+    XyYx(xy_yx::XyYx),
 }
 
 impl Routing {
@@ -194,6 +207,18 @@ impl Routing {
             Routing::Source(s) => s.route(fab, at, h),
             Routing::Header(t) => t.route(at, h),
             Routing::Mosaic(m) => m.route(fab, at, h),
+            Routing::Valiant(v) => v.route(at, h),
+            Routing::XyYx(x) => x.route(at, h),
+        }
+    }
+
+    /// How many values a packet's draw takes ([`Header::draw`], drawn uniformly by its
+    /// source as it starts the packet); 0 where routing draws nothing.
+    pub fn draws(&self) -> u32 {
+        match self {
+            Routing::Valiant(v) => v.draws(),
+            Routing::XyYx(_) => 2,
+            _ => 0,
         }
     }
 
@@ -268,7 +293,8 @@ impl Routing {
     /// The path a packet from host `src` to host `dst` takes when every switch gives it the
     /// first admissible output and VC (the only one, for deterministic routings): the
     /// channels and VCs it crosses, injection and ejection included, and whether some
-    /// switch on the way had a choice of outputs.
+    /// switch on the way had a choice of outputs. A randomized routing takes draw 0 (Valiant:
+    /// through switch 0; XY first).
     pub fn path(&self, fab: &Fabric, src: u32, dst: u32) -> Result<(Vec<(ChannelId, u8)>, bool), RouteError> {
         let mut hdr = Vec::new();
         self.header_for(fab, src, dst, &mut hdr)?;
@@ -290,6 +316,7 @@ impl Routing {
             let h = Header {
                 dst,
                 sym: &hdr[pos.min(hdr.len())..],
+                draw: 0,
             };
             let want = self.route(fab, at, h)?;
             let port = want.ports.first().ok_or(RouteError::NoRoute {
@@ -336,6 +363,8 @@ impl Routing {
             Routing::Source(_) => "source",
             Routing::Header(t) => t.name(),
             Routing::Mosaic(_) => "mosaic",
+            Routing::Valiant(_) => "valiant",
+            Routing::XyYx(_) => "xy-yx",
         }
     }
 }
