@@ -5,8 +5,11 @@
 //! here when the network is built; the engine only executes them. Implemented: dimension
 //! order on meshes and tori (tori deadlock-free with dateline VCs, Dally & Seitz 1987),
 //! per-switch tables of destination ranges (the base of interval labelling), source routes
-//! carried in the packet, and up*/down* for irregular topologies (Autonet, Schroeder et al.
-//! 1991). [`cdg`] checks any of them for cyclic channel dependencies.
+//! carried in the packet, up*/down* for irregular topologies (Autonet, Schroeder et al.
+//! 1991), and two randomized routings on meshes and tori, each packet carrying what its
+//! source drew ([`Header::draw`]): Valiant's through a random intermediate switch
+//! (Valiant & Brebner 1981) and XY/YX. [`cdg`] checks any of them for cyclic channel
+//! dependencies.
 
 pub mod acyclic;
 pub mod cdg;

@@ -22,9 +22,10 @@
 //! stream as it starts the packet (BookSim2 draws at the first router, `RandomInt(gNodes -
 //! 1)`, from its global generator). A packet in phase 0 passing through its destination's
 //! switch stays in the phase-0 class; BookSim2 gives it any VC on that one hop (its
-//! `r->GetID() != f->dest` test), which lets phase 0 wait on phase-0 channels from a
-//! phase-1 VC and so makes a dependency cycle possible; reef keeps the classes strict
-//! ([`super::cdg`] checks both meshes and tori free of cycles). BookSim2's `valiant_torus`
+//! `r->GetID() != f->dest` test), so that a phase-0 packet may hold a phase-1 VC while it
+//! waits for a phase-0 channel: a dependency from phase 1 back to phase 0, which the
+//! classes are there to exclude. reef keeps the classes strict ([`super::cdg`] checks
+//! both meshes and tori free of cycles). BookSim2's `valiant_torus`
 //! itself cannot run: on a hop that goes on in the same dimension `dor_next_torus` leaves
 //! the ring class unset, and `valiant_torus` reads it uninitialized (its assertion fails on
 //! the first such hop); reef runs what it evidently means, the class kept along the
