@@ -997,7 +997,7 @@ fn randomized_routings_take_booksims_paths_and_keep_the_invariants() {
     // hops as BookSim2's, means over seeds 1–3 (valiant on the 8×8 mesh 11.46 in BookSim2:
     // twice dimension order's 5.25 between routers, plus the router out; xy_yx the same as
     // dimension order, 6.25). A run with every invariant checked gives the same result
-    // flit by flit as with trains.
+    // flit by flit as with trains, and with its events and components in reverse order.
     let rows = csv_rows("reference.csv");
     for config in FEW_POINTS {
         let mine: Vec<_> = rows.iter().filter(|r| r["config"] == *config).collect();
@@ -1042,5 +1042,9 @@ fn randomized_routings_take_booksims_paths_and_keep_the_invariants() {
             r
         };
         assert_eq!(json(&with("false")), json(&with("true")), "{config}");
+        let spec = config::load(&path, &words[2..]).unwrap_or_else(|e| panic!("{e}"));
+        let (mut a, mut b) = (run(&spec), run_reversed(&spec));
+        (a.events, a.wall_s, b.events, b.wall_s) = (0, 0.0, 0, 0.0);
+        assert_eq!(json(&a), json(&b), "{config}: reversed");
     }
 }
