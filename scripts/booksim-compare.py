@@ -8,7 +8,7 @@ Saturation is found the same way on both sides: bisection to 0.0025 flits/node/c
 highest load that is stable, where for reef stable means not saturated and a mean packet
 latency under BookSim2's latency_thres (500 cycles).
 
-Usage: scripts/booksim-compare.py [REEF_BINARY] [--only NAME] [--no-saturation]
+Usage: scripts/booksim-compare.py [REEF_BINARY] [--only NAME,...] [--no-saturation]
 """
 
 import argparse
@@ -81,7 +81,7 @@ def main():
     sats = rows("saturation.csv")
     configs = []
     for r in ref:
-        if r["config"] not in configs and (not a.only or r["config"] == a.only):
+        if r["config"] not in configs and (not a.only or r["config"] in a.only.split(",")):
             configs.append(r["config"])
     print("| config | load | BookSim2 latency | reef latency | deviation | BookSim2 s | reef s |")
     print("|---|---:|---:|---:|---:|---:|---:|")

@@ -16,7 +16,11 @@ latency_thres (500 cycles). Loads below saturation are 10, 30, 50, 70 and 90 % o
 saturation over the seeds. Every BookSim2 command line is written beside its row, so any
 number can be reproduced by hand.
 
+A config with a fifth field needs BookSim2 with that patch applied (scripts/, `patch -p1`
+in BookSim2's tree), given as --patched BINARY; its rows' commands say so.
+
 Usage: scripts/booksim-reference.py BOOKSIM_BINARY [--only NAME,...] [--seeds N] [--resume]
+                                   [--patched PATCHED_BINARY]
 """
 
 import argparse
@@ -69,6 +73,20 @@ CONFIGS = [
     ("fattree_config", "examples/fattree_config", [], True),
     ("flatflyconfig", "examples/flatflyconfig", [], True),
     ("dragonflyconfig", "examples/dragonflyconfig", [], False),
+    # The 8-VC mesh with the randomized routing functions: valiant (dimension order to a
+    # random intermediate router in VCs 0-3, then to the destination in 4-7) and xy_yx (x
+    # or y first by a coin, VCs 0-3 or 4-7). Swept like the others.
+    ("mesh8x8-uniform-8vc-valiant", "workloads/mesh8x8-uniform",
+     ["num_vcs=8", "routing_function=valiant"], True),
+    ("mesh8x8-uniform-8vc-xy_yx", "workloads/mesh8x8-uniform",
+     ["num_vcs=8", "routing_function=xy_yx"], True),
+    # valiant on BookSim2's torus example with 8 VCs (two dateline classes of two phases).
+    # BookSim2's valiant_torus reads an uninitialized ring class on a hop that goes on in
+    # the same dimension and its assertion fails at once: these rows come from BookSim2
+    # with the one-line patch that keeps the class along the dimension, as dim_order_torus
+    # does (scripts/booksim2-valiant-torus.patch).
+    ("torus88-valiant", "examples/torus88", ["num_vcs=8", "routing_function=valiant"], True,
+     "booksim2-valiant-torus.patch"),
 ]
 
 
@@ -77,7 +95,7 @@ def number(text, label):
     return float(m[-1]) if m else None
 
 
-def run(binary, cfg, overrides):
+def run(binary, cfg, overrides, patch=None):
     """Runs BookSim2 once; returns the figures of its overall statistics."""
     args = [binary, cfg] + overrides
     t0 = time.time()
@@ -101,16 +119,16 @@ def run(binary, cfg, overrides):
         "cycles": int(cycles[-1]) if cycles else None,
         "wall_s": round(wall, 3),
         "peak_kb": int(peak.group(1)) if peak else None,
-        "command": " ".join(["booksim", os.path.relpath(cfg, DATA)] + overrides),
+        "command": " ".join([f"booksim+{patch}" if patch else "booksim", os.path.relpath(cfg, DATA)] + overrides),
     }
 
 
-def saturation(binary, cfg, base, seed, hi=1.0):
+def saturation(binary, cfg, base, seed, hi=1.0, patch=None):
     """The highest load BookSim2 calls stable, by bisection to 0.0025."""
     lo = 0.0
     while hi - lo > 0.0025:
         mid = (lo + hi) / 2
-        r = run(binary, cfg, base + [f"injection_rate={mid:.6f}", f"seed={seed}"])
+        r = run(binary, cfg, base + [f"injection_rate={mid:.6f}", f"seed={seed}"], patch)
         print(f"  seed {seed} load {mid:.4f}: {'stable' if r['stable'] else 'unstable'}", file=sys.stderr)
         if r["stable"]:
             lo = mid
@@ -135,7 +153,7 @@ def store(name, config, new):
     path = os.path.join(DATA, name)
     with open(path + ".tmp", "w", newline="") as f:
         f.write(f"# BookSim2 {COMMIT}, scripts/booksim-reference.py, {time.strftime('%Y-%m-%d')}\n")
-        w = csv.DictWriter(f, fieldnames=list(new[0].keys()))
+        w = csv.DictWriter(f, fieldnames=list(new[0].keys()), lineterminator="\n")
         w.writeheader()
         w.writerows(kept)
     os.replace(path + ".tmp", path)
@@ -147,12 +165,16 @@ def main():
     ap.add_argument("--only")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--resume", action="store_true", help="skip configs reference.csv has")
+    ap.add_argument("--patched", help="BookSim2 built with the patch a config names")
     a = ap.parse_args()
-    binary = os.path.abspath(a.booksim)
     seeds = range(1, a.seeds + 1)
-    for name, path, extra, sweep in CONFIGS:
+    for name, path, extra, sweep, *patch in CONFIGS:
         if a.only and name not in a.only.split(","):
             continue
+        patch = patch[0] if patch else None
+        if patch and not a.patched:
+            sys.exit(f"{name} needs BookSim2 with scripts/{patch} applied: give it as --patched")
+        binary = os.path.abspath(a.patched if patch else a.booksim)
         if a.resume and any(r["config"] == name for r in load_csv("reference.csv")):
             print(f"{name}: in reference.csv already", file=sys.stderr)
             continue
@@ -161,10 +183,11 @@ def main():
         print(f"{name}", file=sys.stderr)
         if sweep:
             base = extra + ["injection_rate_uses_flits=1"]
-            s = [saturation(binary, cfg, base, seed) for seed in seeds]
+            s = [saturation(binary, cfg, base, seed, patch=patch) for seed in seeds]
             for seed, v in zip(seeds, s):
+                prog = f"booksim+{patch}" if patch else "booksim"
                 sats.append({"config": name, "seed": seed, "saturation": f"{v:.4f}",
-                             "command": " ".join(["booksim", path] + base + [f"seed={seed}"])})
+                             "command": " ".join([prog, path] + base + [f"seed={seed}"])})
             mean = sum(s) / len(s)
             loads = [round(mean * f, 4) for f in (0.1, 0.3, 0.5, 0.7, 0.9)]
             runs = [(base + [f"injection_rate={x}"], x) for x in loads]
@@ -172,7 +195,7 @@ def main():
             runs = [(extra, "as configured")]
         for over, load in runs:
             for seed in seeds:
-                r = run(binary, cfg, over + [f"seed={seed}"])
+                r = run(binary, cfg, over + [f"seed={seed}"], patch)
                 rows.append({"config": name, "load": load, "seed": seed, **r})
                 print(f"  {load} seed {seed}: {r['packet_latency']} cycles, {r['wall_s']} s", file=sys.stderr)
         # Each config's rows replace its old ones as soon as it is done, so an interrupted

@@ -30,6 +30,8 @@ pub enum Purpose {
     Setup = 4,
     /// Operating-system noise on a host's CPU (`nic::hostif`).
     Noise = 5,
+    /// A host's draws for randomized routing (Valiant's intermediate switch, XY or YX).
+    Routing = 6,
 }
 
 impl Stream {

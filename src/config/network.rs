@@ -292,6 +292,64 @@ fn file_error(src: &Source, e: impl std::fmt::Display) -> ConfigError {
     }
 }
 
+/// Valiant or XY/YX routing on a mesh (or, Valiant, a torus or ring), its VCs split into
+/// classes: 2 (the phases, the orders) or on a torus 4 (dateline classes × phases).
+fn randomized(src: &Source, algo: AlgoKind, fab: &Fabric, kind: TopoKind) -> R<Routing> {
+    let valiant = algo == AlgoKind::Valiant;
+    let (name, fits) = if valiant {
+        (
+            "valiant",
+            matches!(kind, TopoKind::Mesh | TopoKind::Torus | TopoKind::Ring),
+        )
+    } else {
+        ("xy-yx", kind == TopoKind::Mesh)
+    };
+    let built = match fits {
+        false => None,
+        true if valiant => crate::routing::valiant::Valiant::new(fab).map(Routing::Valiant),
+        true => crate::routing::xy_yx::XyYx::new(fab).map(Routing::XyYx),
+    };
+    let Some(routing) = built else {
+        return Err(src.err(
+            "routing.algorithm",
+            format!(
+                "{name} routing runs on a {}",
+                if valiant { "mesh, torus or ring" } else { "mesh" }
+            ),
+            Some("leave routing.algorithm out to get the topology's default"),
+        ));
+    };
+    let net_vcs = fab
+        .channels
+        .iter()
+        .find(|c| fab.is_switch(c.src) && fab.is_switch(c.dst))
+        .map_or(1, |c| c.params.vcs);
+    let wrap = matches!(kind, TopoKind::Torus | TopoKind::Ring);
+    let classes = if valiant {
+        crate::routing::valiant::Valiant::vcs_needed(wrap)
+    } else {
+        2
+    };
+    if net_vcs % classes != 0 {
+        let what = match (valiant, wrap) {
+            (true, true) => "two dateline classes of two phases each",
+            (true, false) => "two classes, one a phase",
+            (false, _) => "two classes, x first and y first",
+        };
+        return Err(src.err(
+            "channel.vcs",
+            format!(
+                "{name} routing splits the VCs into {what}: it needs a multiple of {classes}, not {net_vcs}"
+            ),
+            Some(&format!(
+                "set channel.vcs = {}",
+                classes.max(net_vcs.next_multiple_of(classes))
+            )),
+        ));
+    }
+    Ok(routing)
+}
+
 pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind) -> R<Routing> {
     let algo = r.algorithm.unwrap_or(match kind {
         TopoKind::Mesh | TopoKind::Torus | TopoKind::Ring => AlgoKind::Dor,
@@ -445,6 +503,7 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
             Routing::Table(table::flatfly_min(fab).ok_or_else(|| mismatch("flatfly-min"))?)
         }
         AlgoKind::Nca => Routing::Table(table::nca(fab).ok_or_else(|| mismatch("nca"))?),
+        AlgoKind::Valiant | AlgoKind::XyYx => randomized(src, algo, fab, kind)?,
         AlgoKind::Updown => Routing::Table(updown::updown(fab, root, adaptive)),
         AlgoKind::Minimal => Routing::Table(updown::minimal(fab, adaptive)),
         AlgoKind::Mosaic => Routing::Mosaic(crate::routing::mosaic::Mosaic::mesh(fab).ok_or_else(|| {

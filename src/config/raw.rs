@@ -268,6 +268,11 @@ pub enum AlgoKind {
     FlatflyMin,
     /// BookSim2's nearest common ancestor on its fat tree (`nca`).
     Nca,
+    /// Through a random intermediate switch, dimension order each way (BookSim2's
+    /// `valiant`): meshes and tori.
+    Valiant,
+    /// x then y or y then x, a coin per packet (BookSim2's `xy_yx`): meshes.
+    XyYx,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]

@@ -334,6 +334,8 @@ pub struct Sim<'a> {
     pub(crate) route_stride: usize,
     /// Some channel has a routing label (up*/down*): routing steps need the input's.
     pub(crate) uses_class: bool,
+    /// Values of a packet's draw for randomized routing (`Routing::draws`; 0: none).
+    pub(crate) route_draws: u32,
     /// The routing reads or rewrites header symbols (`Routing::uses_header`), kept here for
     /// the grant, which asks on every hop.
     pub(crate) header_ops: bool,

@@ -315,6 +315,9 @@ pub(crate) struct HostState {
     pub active: bool,
     pub arrivals: Arrivals,
     pub dst_rng: Stream,
+    /// Draws for randomized routing ([`crate::routing::Routing::draws`]): one a packet,
+    /// only where the routing draws.
+    pub route_rng: Stream,
     pub cpu_free: Time,
     pub recv_free: Time,
     pub cur: u32,
@@ -372,6 +375,8 @@ pub(crate) struct Pkt {
     /// Parts of the packet still moving, less one (a cut makes two); the slot is freed
     /// when the last one ends.
     pub parts: u8,
+    /// What its source drew for a randomized routing ([`crate::routing::Header::draw`]).
+    pub draw: u32,
 }
 
 /// What a run counts as it goes.

@@ -296,6 +296,11 @@ impl Sim<'_> {
             tag,
             truncated: false,
             parts: 0,
+            draw: if self.route_draws == 0 {
+                0
+            } else {
+                self.hosts[h].route_rng.below(self.route_draws as u64) as u32
+            },
         };
         let hs = &mut self.hosts[h];
         hs.cur = pid;

@@ -109,7 +109,7 @@ pub fn walk_steps(fab: &Fabric, routing: &Routing) -> u64 {
         return hosts * hosts * 512;
     }
     let states: u64 = fab.channels.iter().map(|c| c.params.vcs as u64).sum();
-    hosts * states
+    hosts * states * routing.draws().max(1) as u64
 }
 
 /// About how long [`check`] takes on this machine [s]: 7 ns a step on one core, the
@@ -165,8 +165,9 @@ fn fail(rep: &mut CdgReport, s: u32, d: u32, m: String) {
     }
 }
 
-/// Routing by destination: one breadth-first walk per destination over every (channel,
-/// VC) a packet to it can hold, from all sources at once. That is O(hosts × channels) steps
+/// Routing by destination: one breadth-first walk per destination (and per value of a
+/// randomized routing's draw, [`Routing::draws`]) over every (channel, VC) a packet to it
+/// can hold, from all sources at once. That is O(hosts × channels) steps
 /// (about 1.6 G for 16,384 hosts), so the walk allocates nothing per step and the
 /// destinations are shared out among the machine's cores, each with its own graph: the
 /// edge lists are merged and sorted, and the failures kept in destination order, so the
@@ -186,6 +187,9 @@ fn walk_destinations(
         chan_of[w[0] as usize..w[1] as usize].fill(c as u32);
     }
     let done = std::sync::atomic::AtomicU32::new(0);
+    // A randomized routing walks each destination once per value of the packet's draw.
+    let draws = routing.draws().max(1);
+    let walks = nh * draws;
     // Per channel, what a step needs of it, in one small record: where it leads (a switch
     // and port, or a host), its class and its first state.
     #[derive(Clone, Copy)]
@@ -230,13 +234,14 @@ fn walk_destinations(
         let mut seen = vec![u32::MAX; n];
         let mut origin = vec![0u32; n];
         let mut q: Vec<u32> = Vec::with_capacity(n);
-        for d in lo..hi {
+        for w in lo..hi {
+            let (d, draw) = (w / draws, w % draws);
             q.clear();
             for s in (0..nh).filter(|&s| s != d) {
                 let c = fab.injection_channel(s);
                 for id in g.base[c.idx()]..g.base[c.idx() + 1] {
-                    if seen[id as usize] != d {
-                        seen[id as usize] = d;
+                    if seen[id as usize] != w {
+                        seen[id as usize] = w;
                         origin[id as usize] = s;
                         q.push(id);
                     }
@@ -264,7 +269,12 @@ fn walk_destinations(
                     in_vc: v,
                     in_class: hop.class,
                 };
-                let want = match routing.route(fab, at, Header { dst: d, sym: &[] }) {
+                let h = Header {
+                    dst: d,
+                    sym: &[],
+                    draw,
+                };
+                let want = match routing.route(fab, at, h) {
                     Ok(w) if !w.ports.is_empty() => w,
                     Ok(_) => {
                         let m = format!("switch s{} returned no output", hop.node);
@@ -295,8 +305,8 @@ fn walk_destinations(
                         if !out.contains(&b) {
                             out.push(b);
                         }
-                        if seen[b as usize] != d {
-                            seen[b as usize] = d;
+                        if seen[b as usize] != w {
+                            seen[b as usize] = w;
                             origin[b as usize] = src;
                             q.push(b);
                         }
@@ -305,16 +315,16 @@ fn walk_destinations(
             }
             let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             if k.is_multiple_of(64) {
-                progress(k as f64 / nh as f64);
+                progress(k as f64 / walks as f64);
             }
         }
         (adj, reached, part_rep)
     };
-    let per = nh.div_ceil(threads as u32).max(1);
+    let per = walks.div_ceil(threads as u32).max(1);
     let parts: Vec<_> = std::thread::scope(|sc| {
         let part = &part;
         let handles: Vec<_> = (0..threads as u32)
-            .map(|t| (t * per, ((t + 1) * per).min(nh)))
+            .map(|t| (t * per, ((t + 1) * per).min(walks)))
             .filter(|(lo, hi)| lo < hi)
             .map(|(lo, hi)| sc.spawn(move || part(lo, hi)))
             .collect();
@@ -431,7 +441,11 @@ fn walk_headers(
                 in_vc: c.vc,
                 in_class: routing.channel_class(c.channel.idx()),
             };
-            let hdr = Header { dst: d, sym: &sym };
+            let hdr = Header {
+                dst: d,
+                sym: &sym,
+                draw: 0,
+            };
             let want = match routing.route(fab, at, hdr) {
                 Ok(w) if !w.ports.is_empty() => w,
                 Ok(_) => {

@@ -145,15 +145,7 @@ impl Dor {
         if dst_sw >= switches || switch >= switches {
             return None;
         }
-        let hop = if self.first.is_empty() {
-            self.first_hop(switch, dst_sw)
-        } else {
-            match self.first[(switch * switches + dst_sw) as usize] {
-                EJECT => None,
-                e => Some(((e & !CROSSES) as u16, e & CROSSES != 0)),
-            }
-        };
-        let Some((port, crosses)) = hop else {
+        let Some((port, crosses)) = self.hop(switch, dst_sw) else {
             return Some((
                 2 * n as u16 + (dst - dst_sw * self.conc) as u16,
                 0,
@@ -165,17 +157,52 @@ impl Dor {
             return Some((port, 0, vcs.saturating_sub(1)));
         }
         let half = vcs / 2;
-        let same_dim = in_port < 2 * n as u16 && in_port / 2 == port / 2;
-        let class1 = if self.at_entry {
-            if same_dim { in_vc >= half } else { crosses }
-        } else {
-            crosses || (same_dim && in_vc >= half)
-        };
-        Some(if class1 {
+        Some(if self.class1(in_port, in_vc, port, crosses) {
             (port, half, vcs - 1)
         } else {
             (port, 0, half - 1)
         })
+    }
+
+    /// The first hop from switch `switch`, come in on port `in_port` and VC `in_vc`,
+    /// towards switch `t`: the port, and whether it takes the upper VC class (never
+    /// without a dateline); `None` if `t` is `switch` or no switch of the fabric. For
+    /// routings made of dimension-order legs ([`super::valiant`]).
+    #[inline(always)]
+    pub fn toward(&self, switch: u32, in_port: u16, in_vc: u8, t: u32) -> Option<(u16, bool)> {
+        if t >= self.switches || switch >= self.switches {
+            return None;
+        }
+        let (port, crosses) = self.hop(switch, t)?;
+        Some((port, self.dateline && self.class1(in_port, in_vc, port, crosses)))
+    }
+
+    /// The first hop from switch `s` to switch `t` (both of the fabric), from the table
+    /// where there is one.
+    #[inline(always)]
+    fn hop(&self, s: u32, t: u32) -> Option<(u16, bool)> {
+        if self.first.is_empty() {
+            self.first_hop(s, t)
+        } else {
+            match self.first[(s * self.switches + t) as usize] {
+                EJECT => None,
+                e => Some(((e & !CROSSES) as u16, e & CROSSES != 0)),
+            }
+        }
+    }
+
+    /// Whether a hop out of `port` (crossing the wrap-around link as `crosses` says) from
+    /// input port `in_port`, VC `in_vc`, takes the upper VC class of a dateline.
+    #[inline(always)]
+    fn class1(&self, in_port: u16, in_vc: u8, port: u16, crosses: bool) -> bool {
+        let n = self.k.len() as u16;
+        let half = self.net_vcs / 2;
+        let same_dim = in_port < 2 * n && in_port / 2 == port / 2;
+        if self.at_entry {
+            if same_dim { in_vc >= half } else { crosses }
+        } else {
+            crosses || (same_dim && in_vc >= half)
+        }
     }
 
     /// The first hop from switch `s` to switch `t` (both of the fabric): the port, and

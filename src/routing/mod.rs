@@ -5,8 +5,11 @@
 //! here when the network is built; the engine only executes them. Implemented: dimension
 //! order on meshes and tori (tori deadlock-free with dateline VCs, Dally & Seitz 1987),
 //! per-switch tables of destination ranges (the base of interval labelling), source routes
-//! carried in the packet, and up*/down* for irregular topologies (Autonet, Schroeder et al.
-//! 1991). [`cdg`] checks any of them for cyclic channel dependencies.
+//! carried in the packet, up*/down* for irregular topologies (Autonet, Schroeder et al.
+//! 1991), and two randomized routings on meshes and tori, each packet carrying what its
+//! source drew ([`Header::draw`]): Valiant's through a random intermediate switch
+//! (Valiant & Brebner 1981) and XY/YX. [`cdg`] checks any of them for cyclic channel
+//! dependencies.
 
 pub mod acyclic;
 pub mod cdg;
@@ -18,6 +21,8 @@ pub mod source;
 pub mod table;
 pub mod tree;
 pub mod updown;
+pub mod valiant;
+pub mod xy_yx;
 
 use crate::fabric::{ChannelId, Fabric, MAX_PORTS};
 
@@ -113,21 +118,28 @@ impl Want {
     }
 }
 
-/// What a routing step knows about the packet: its destination host and the header
-/// symbols it still carries (the rest of a source route, IEEE 1355 header bytes, Mosaic
-/// offsets). Routing by destination ignores the symbols.
+/// What a routing step knows about the packet: its destination host, the header symbols
+/// it still carries (the rest of a source route, IEEE 1355 header bytes, Mosaic offsets)
+/// and the number its source drew for a randomized routing ([`Routing::draws`]: Valiant's
+/// intermediate switch, XY or YX). Routing by destination ignores the symbols.
 #[derive(Clone, Copy, Debug)]
 pub struct Header<'a> {
     /// Destination host.
     pub dst: u32,
     /// Header symbols from the current one on.
     pub sym: &'a [u16],
+    /// The packet's draw, in `0..draws` (0 where the routing draws nothing).
+    pub draw: u32,
 }
 
 impl Header<'_> {
-    /// A header with no symbols.
+    /// A header with no symbols and no draw.
     pub fn dst(dst: u32) -> Header<'static> {
-        Header { dst, sym: &[] }
+        Header {
+            dst,
+            sym: &[],
+            draw: 0,
+        }
     }
 }
 
@@ -178,6 +190,10 @@ pub enum Routing {
     Header(table::HeaderTable),
     /// Mosaic ΔX/ΔY offset bytes (ATOMIC).
     Mosaic(mosaic::Mosaic),
+    /// Valiant's routing through a random intermediate switch (meshes and tori).
+    Valiant(valiant::Valiant),
+    /// x then y or y then x, drawn per packet (meshes).
+    XyYx(xy_yx::XyYx),
 }
 
 impl Routing {
@@ -199,6 +215,18 @@ impl Routing {
             Routing::Source(s) => s.route(fab, at, h),
             Routing::Header(t) => t.route(at, h),
             Routing::Mosaic(m) => m.route(fab, at, h),
+            Routing::Valiant(v) => v.route(at, h),
+            Routing::XyYx(x) => x.route(at, h),
+        }
+    }
+
+    /// How many values a packet's draw takes ([`Header::draw`], drawn uniformly by its
+    /// source as it starts the packet); 0 where routing draws nothing.
+    pub fn draws(&self) -> u32 {
+        match self {
+            Routing::Valiant(v) => v.draws(),
+            Routing::XyYx(_) => 2,
+            _ => 0,
         }
     }
 
@@ -273,7 +301,8 @@ impl Routing {
     /// The path a packet from host `src` to host `dst` takes when every switch gives it the
     /// first admissible output and VC (the only one, for deterministic routings): the
     /// channels and VCs it crosses, injection and ejection included, and whether some
-    /// switch on the way had a choice of outputs.
+    /// switch on the way had a choice of outputs. A randomized routing takes draw 0 (Valiant:
+    /// through switch 0; XY first).
     pub fn path(&self, fab: &Fabric, src: u32, dst: u32) -> Result<(Vec<(ChannelId, u8)>, bool), RouteError> {
         let mut hdr = Vec::new();
         self.header_for(fab, src, dst, &mut hdr)?;
@@ -295,6 +324,7 @@ impl Routing {
             let h = Header {
                 dst,
                 sym: &hdr[pos.min(hdr.len())..],
+                draw: 0,
             };
             let want = self.route(fab, at, h)?;
             let port = want.ports.first().ok_or(RouteError::NoRoute {
@@ -342,6 +372,8 @@ impl Routing {
             Routing::Source(_) => "source",
             Routing::Header(t) => t.name(),
             Routing::Mosaic(_) => "mosaic",
+            Routing::Valiant(_) => "valiant",
+            Routing::XyYx(_) => "xy-yx",
         }
     }
 }

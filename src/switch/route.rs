@@ -94,7 +94,13 @@ impl Sim<'_> {
                 0
             },
         };
-        self.routing.route(self.fab, at, Header { dst, sym })
+        // The packet record again only for a randomized routing's draw.
+        let draw = if self.route_draws == 0 {
+            0
+        } else {
+            self.pkts[pid as usize].draw
+        };
+        self.routing.route(self.fab, at, Header { dst, sym, draw })
     }
 
     /// Keeps the routed head's admissible outputs with input VC `i`.
@@ -123,7 +129,8 @@ impl Sim<'_> {
     /// failing step is left to the usual path, which reports it at the routing time.
     #[inline(always)]
     pub(crate) fn route_ahead(&mut self, s: usize, i: u32, dst: u32) {
-        if self.route_stride != 0 {
+        // (Nor where it depends on the packet's draw, which is in its record.)
+        if self.route_stride != 0 || self.route_draws != 0 {
             return;
         }
         if let crate::routing::Routing::Dor(d) = &self.routing
@@ -163,9 +170,16 @@ impl Sim<'_> {
         let pkt = &self.pkts[pid as usize];
         let base = pid as usize * self.route_stride;
         let sym = &self.route_store[base + pkt.route_pos as usize..base + pkt.route_len as usize];
-        let mut op = self
-            .routing
-            .header_op(self.fab, at, Header { dst: pkt.dst, sym }, p as u16);
+        let mut op = self.routing.header_op(
+            self.fab,
+            at,
+            Header {
+                dst: pkt.dst,
+                sym,
+                draw: pkt.draw,
+            },
+            p as u16,
+        );
         if self.tm(c).delete_header {
             op.advance += 1;
             op.strip += self.routing.header_width();

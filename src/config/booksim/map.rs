@@ -592,8 +592,8 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
     let rf = c.str("routing_function");
     let full = format!("{rf}_{topology}");
     let right = match net {
-        Topo::Cube { torus: false } => "on a mesh reef runs dor (dim_order)",
-        Topo::Cube { torus: true } => "on a torus reef runs dim_order (with BookSim2's dateline)",
+        Topo::Cube { torus: false } => "on a mesh reef runs dor (dim_order), valiant and xy_yx",
+        Topo::Cube { torus: true } => "on a torus reef runs dim_order (with BookSim2's dateline) and valiant",
         Topo::Fly => "on a fly BookSim2 and reef run dest_tag",
         Topo::FatTree => "on a fattree reef runs nca",
         Topo::AnyNet => "on an anynet BookSim2 and reef run min",
@@ -622,6 +622,49 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
                 &["routing_function"],
             );
             t.put(&c, "routing", "ties", quote("alternate"), &["routing_function"]);
+        }
+        ("valiant_mesh" | "xy_yx_mesh", Topo::Cube { torus: false })
+        | ("valiant_torus", Topo::Cube { torus: true }) => {
+            let valiant = rf == "valiant";
+            // BookSim2 asserts a class of at least one VC (`available_vcs > 0`); an odd count
+            // makes its classes share a VC, which breaks the deadlock freedom they are for.
+            let classes = if valiant {
+                crate::routing::valiant::Valiant::vcs_needed(torus)
+            } else {
+                2
+            };
+            if vcs % classes as i64 != 0 {
+                let what = match (valiant, torus) {
+                    (true, true) => "two dateline classes of two phases each (the VCs by four)",
+                    (true, false) => "two classes, one a phase (the VCs in halves)",
+                    (false, _) => "two classes, x first and y first (the VCs in halves)",
+                };
+                return Err(c.err(
+                    "num_vcs",
+                    format!("{rf} on a {topology} splits the VCs into {what}: it needs a multiple of {classes}, not {vcs}"),
+                    None,
+                ));
+            }
+            let algo = if valiant { "valiant" } else { "xy-yx" };
+            t.put(&c, "routing", "algorithm", quote(algo), &["routing_function"]);
+            c.note(
+                "routing_function",
+                if valiant {
+                    "reef draws each packet's intermediate router from its source's own seeded stream, \
+                     not BookSim2's generator at the first router (the same distribution)"
+                } else {
+                    "reef draws each packet's order (x or y first) from its source's own seeded \
+                     stream, not BookSim2's generator at the first router (the same distribution)"
+                },
+            );
+            if valiant && torus {
+                c.note(
+                    "routing_function",
+                    "BookSim2's valiant_torus cannot run (it reads an unset ring class on a hop that \
+                     goes on in the same dimension, and its assertion fails); reef keeps the class \
+                     along the dimension, as dim_order_torus does",
+                );
+            }
         }
         ("dest_tag_fly", Topo::Fly) => {
             t.put(
@@ -907,6 +950,56 @@ pub(super) mod tests {
         let e = tr("topology = mesh;\nk = 8;\nn = 2;\n").unwrap_err();
         assert_eq!(e.key, "routing_function");
         assert!(e.msg.contains("not set"));
+    }
+
+    #[test]
+    fn valiant_and_xy_yx_on_meshes_and_tori() {
+        let mesh = "topology = mesh;\nk = 8;\nn = 2;\nnum_vcs = 8;\nrouting_function = valiant;\n";
+        let t = tr(mesh).unwrap();
+        let toml: toml::Table = t.toml.parse().unwrap();
+        assert_eq!(toml["routing"]["algorithm"].as_str(), Some("valiant"));
+        assert!(
+            t.notes.iter().any(|n| n.contains("own seeded stream")),
+            "{:?}",
+            t.notes
+        );
+        let xy = mesh.replace("valiant", "xy_yx");
+        assert_eq!(self::toml(&xy)["routing"]["algorithm"].as_str(), Some("xy-yx"));
+        let torus = mesh.replace("mesh", "torus");
+        let t = tr(&torus).unwrap();
+        let toml: toml::Table = t.toml.parse().unwrap();
+        assert_eq!(toml["routing"]["algorithm"].as_str(), Some("valiant"));
+        assert!(t.notes.iter().any(|n| n.contains("cannot run")), "{:?}", t.notes);
+        // Classes of whole VCs, or an error naming num_vcs and its line.
+        let mesh = mesh.to_string();
+        for (cfg, vcs) in [
+            (&mesh, "3"),
+            (&mesh, "1"),
+            (&xy, "5"),
+            (&torus, "6"),
+            (&torus, "2"),
+        ] {
+            let e = tr(&cfg.replace("num_vcs = 8", &format!("num_vcs = {vcs}"))).unwrap_err();
+            assert_eq!(
+                (e.key, e.from),
+                ("num_vcs", Some(From::Line(4))),
+                "{vcs}: {}",
+                e.msg
+            );
+            assert!(e.msg.contains("needs a multiple of"), "{}", e.msg);
+        }
+        tr(&mesh.replace("num_vcs = 8", "num_vcs = 2")).unwrap();
+        tr(&torus.replace("num_vcs = 8", "num_vcs = 4")).unwrap();
+        // BookSim2 has no xy_yx on a torus; nor does reef model ugal or min_adapt yet.
+        for (cfg, rf) in [
+            (&torus, "xy_yx"),
+            (&mesh, "ugal"),
+            (&mesh, "min_adapt"),
+            (&torus, "romm"),
+        ] {
+            let e = tr(&cfg.replace("valiant", rf)).unwrap_err();
+            assert_eq!((e.key, e.from), ("routing_function", Some(From::Line(5))), "{rf}");
+        }
     }
 
     #[test]

@@ -12,6 +12,22 @@ pub fn print_routes(spec: &Spec, max_pairs: usize) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{}: {}", spec.name, spec.fabric);
     let _ = writeln!(s, "routing {}", spec.routing.name());
+    match &spec.routing {
+        Routing::Valiant(_) => {
+            let _ = writeln!(
+                s,
+                "each packet goes through an intermediate switch its source draws at random: shown, \
+                 the paths through switch s0"
+            );
+        }
+        Routing::XyYx(_) => {
+            let _ = writeln!(
+                s,
+                "each packet goes x first or y first as its source draws: shown, x first"
+            );
+        }
+        _ => {}
+    }
     if let Routing::Source(r) = &spec.routing {
         if r.in_packet {
             let _ = writeln!(

@@ -1,0 +1,177 @@
+//! XY/YX routing on k-ary n-meshes, as BookSim2's `xy_yx_mesh` (`routefunc.cpp`, commit
+//! `28f43299`, after Balfour & Dally): each packet goes by dimension order, either lowest
+//! dimension first (x then y) in the lower half of every network channel's VCs, or highest
+//! first (y then x) in the upper half. Each order alone is deadlock-free and the two never
+//! share a VC, so together they are too ([`super::cdg`] checks it).
+//!
+//! The order is the packet's draw ([`super::Header::draw`]: 0 x first, 1 y first), made by
+//! its source from its own seeded stream as it starts the packet; BookSim2 flips its coin
+//! (`RandomInt(1)`, its global generator) at the first router. After the first switch the
+//! order is read from the VC class the packet came in on, as BookSim2 reads it. Port
+//! numbering is that of [`crate::fabric::mesh`].
+
+use super::{At, Header, PortSet, RouteError, Want};
+use crate::fabric::mesh::coords;
+use crate::fabric::{Fabric, Shape};
+
+#[derive(Clone, Debug)]
+pub struct XyYx {
+    /// Dimensions.
+    n: usize,
+    conc: u32,
+    switches: u32,
+    /// Coordinates of every switch, `n` per switch.
+    coords: Vec<u16>,
+    net_vcs: u8,
+    host_vcs: u8,
+}
+
+impl XyYx {
+    /// XY/YX routing on a mesh fabric (`None` for other shapes, tori included). The two
+    /// classes need an even number of VCs per network channel: the config checks it.
+    pub fn new(fab: &Fabric) -> Option<XyYx> {
+        let Shape::Cube { k, wrap: false, conc } = &fab.shape else {
+            return None;
+        };
+        let n = k.len();
+        let mut cs = Vec::with_capacity(fab.switches as usize * n);
+        for s in 0..fab.switches {
+            cs.extend(coords(k, s).into_iter().map(|x| x as u16));
+        }
+        let vcs_of = |c: Option<crate::fabric::ChannelId>| c.map(|c| fab.channels[c.idx()].params.vcs);
+        let net_vcs = fab.out_chan[0]
+            .iter()
+            .take(2 * n)
+            .find_map(|&c| vcs_of(c))
+            .unwrap_or(1);
+        let host_vcs = vcs_of(Some(fab.ejection_channel(0))).unwrap_or(1);
+        Some(XyYx {
+            n,
+            conc: *conc,
+            switches: fab.switches,
+            coords: cs,
+            net_vcs,
+            host_vcs,
+        })
+    }
+
+    #[inline]
+    pub fn route(&self, at: At, h: Header) -> Result<Want, RouteError> {
+        let n = self.n;
+        let dst_sw = h.dst / self.conc;
+        if dst_sw >= self.switches || at.switch >= self.switches {
+            return Err(RouteError::NoRoute {
+                switch: at.switch,
+                dst: h.dst,
+            });
+        }
+        let half = self.net_vcs / 2;
+        let net_ports = 2 * n as u16;
+        let y_first = if at.in_port >= net_ports {
+            h.draw == 1
+        } else {
+            at.in_vc >= half
+        };
+        let (s, t) = (at.switch as usize * n, dst_sw as usize * n);
+        let (here, there) = (&self.coords[s..s + n], &self.coords[t..t + n]);
+        let differ = |&d: &usize| here[d] != there[d];
+        let dim = if y_first {
+            (0..n).rev().find(differ)
+        } else {
+            (0..n).find(differ)
+        };
+        let Some(d) = dim else {
+            return Ok(Want {
+                ports: PortSet::single(net_ports + (h.dst - dst_sw * self.conc) as u16),
+                vc_lo: 0,
+                vc_hi: self.host_vcs.saturating_sub(1),
+            });
+        };
+        let port = 2 * d as u16 + u16::from(there[d] < here[d]);
+        let (lo, hi) = if y_first {
+            (half, self.net_vcs - 1)
+        } else {
+            (0, half - 1)
+        };
+        Ok(Want {
+            ports: PortSet::single(port),
+            vc_lo: lo,
+            vc_hi: hi,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::load_str;
+    use crate::routing::{Routing, cdg};
+
+    fn spec(k: u32, vcs: u8) -> crate::engine::Spec {
+        let text = format!(
+            "[topology]\nkind = \"mesh\"\nk = [{k}, {k}]\n[channel]\nvcs = {vcs}\n[traffic]\nload = 0.1\n\
+             [routing]\nalgorithm = \"xy-yx\"\n"
+        );
+        load_str("t.toml", &text, std::path::Path::new("."), &[]).unwrap()
+    }
+
+    /// The switches a packet from `src` to `dst` with draw `draw` passes, and the VC ranges
+    /// it is given (the lowest taken).
+    fn walk(spec: &crate::engine::Spec, src: u32, dst: u32, draw: u32) -> Vec<(u32, u8, u8)> {
+        let fab = &spec.fabric;
+        let mut c = fab.injection_channel(src);
+        let mut vc = 0;
+        let mut out = Vec::new();
+        while fab.is_switch(fab.channels[c.idx()].dst) {
+            let ch = &fab.channels[c.idx()];
+            let at = At {
+                switch: ch.dst.0,
+                in_port: ch.dst_port,
+                in_vc: vc,
+                in_class: 0,
+            };
+            let w = spec
+                .routing
+                .route(fab, at, Header { dst, sym: &[], draw })
+                .unwrap();
+            let p = w.ports.first().unwrap();
+            out.push((at.switch, w.vc_lo, w.vc_hi));
+            c = fab.out_chan[at.switch as usize][p as usize].unwrap();
+            vc = w.vc_lo;
+            assert!(out.len() < 100, "looped");
+        }
+        assert_eq!(fab.host_of(fab.channels[c.idx()].dst), Some(dst));
+        out
+    }
+
+    #[test]
+    fn x_first_in_the_lower_half_y_first_in_the_upper() {
+        let s = spec(4, 4);
+        assert!(matches!(s.routing, Routing::XyYx(_)));
+        assert_eq!(s.routing.draws(), 2);
+        // s1 (1, 0) → s14 (2, 3).
+        let xy = walk(&s, 1, 14, 0);
+        assert_eq!(xy, vec![(1, 0, 1), (2, 0, 1), (6, 0, 1), (10, 0, 1), (14, 0, 3)]);
+        let yx = walk(&s, 1, 14, 1);
+        assert_eq!(yx, vec![(1, 2, 3), (5, 2, 3), (9, 2, 3), (13, 2, 3), (14, 0, 3)]);
+        // Every pair minimal, either way.
+        for src in 0..16u32 {
+            for dst in 0..16u32 {
+                for draw in 0..2 {
+                    let d = (src % 4).abs_diff(dst % 4) + (src / 4).abs_diff(dst / 4);
+                    assert_eq!(walk(&s, src, dst, draw).len() - 1, d as usize);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn both_orders_together_are_free_of_deadlock() {
+        for (k, vcs) in [(3, 2), (4, 2), (5, 4)] {
+            let s = spec(k, vcs);
+            let rep = cdg::check(&s.fabric, &s.routing);
+            assert_eq!(rep.failure_count, 0, "{k} {:?}", rep.failures);
+            assert!(rep.deadlock_free(), "{k}: {:?}", rep.describe_cycle(&s.fabric));
+        }
+    }
+}
