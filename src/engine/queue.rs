@@ -161,6 +161,11 @@ const LUT: usize = 256;
 pub struct EventQueue {
     delays: Vec<Time>,
     fifos: Vec<Ring>,
+    /// The classes whose front event is at the time [`Self::next_time`] last found, as
+    /// bits: an instant's pops visit only those (a network of many timings has many
+    /// classes, the Macramé Clos 61, most of them not due at any instant). Found as the
+    /// next time is, so pushes and pops pay nothing for it.
+    due: Vec<u64>,
     heap: RadixHeap,
     /// Delay → class, so that an event pushed at an explicit time that happens to be a class
     /// delay after the present goes to that class's FIFO instead of the heap: entry
@@ -175,6 +180,7 @@ impl Default for EventQueue {
         EventQueue {
             delays: Vec::new(),
             fifos: Vec::new(),
+            due: Vec::new(),
             heap: RadixHeap::default(),
             lut: vec![(Time::MAX, 0); LUT],
             lut_shift: 0,
@@ -201,6 +207,7 @@ impl EventQueue {
         }
         self.delays.push(delay);
         self.fifos.push(Ring::new());
+        self.due.resize(self.fifos.len().div_ceil(64), 0);
         // The table indexes delays by their bits above the zeros all delays share.
         self.lut_shift = self.delays.iter().map(|d| d.trailing_zeros()).min().unwrap_or(0);
         self.lut.fill((Time::MAX, 0));
@@ -238,16 +245,52 @@ impl EventQueue {
         }
     }
 
-    /// The earliest scheduled time.
+    /// The earliest scheduled time, noting which classes have events at it
+    /// ([`Self::due_class_from`]).
     #[inline]
-    pub fn next_time(&self) -> Option<Time> {
-        let mut t = (self.heap.len > 0).then_some(self.heap.min);
-        for f in &self.fifos {
-            if let Some(ft) = f.front_time() {
-                t = Some(t.map_or(ft, |x| x.min(ft)));
+    pub fn next_time(&mut self) -> Option<Time> {
+        let mut t = if self.heap.len > 0 {
+            self.heap.min
+        } else {
+            Time::MAX
+        };
+        let mut any = self.heap.len > 0;
+        for w in 0..self.due.len() {
+            let mut bits = 0u64;
+            let fifos = &self.fifos[w << 6..self.fifos.len().min((w + 1) << 6)];
+            for (b, f) in fifos.iter().enumerate() {
+                if let Some(ft) = f.front_time() {
+                    any = true;
+                    if ft < t {
+                        // An earlier time: the classes noted so far are not due.
+                        t = ft;
+                        bits = 0;
+                        self.due[..w].fill(0);
+                    }
+                    if ft == t {
+                        bits |= 1 << b;
+                    }
+                }
             }
+            self.due[w] = bits;
         }
-        t
+        any.then_some(t)
+    }
+
+    /// The first class from `k` on with events at the time [`Self::next_time`] last
+    /// returned: an instant's pops go through those classes in order. (Events pushed since
+    /// are later: a class's delay is never zero.)
+    #[inline(always)]
+    pub fn due_class_from(&self, k: usize) -> Option<usize> {
+        let mut w = k >> 6;
+        let mut bits = *self.due.get(w)? & (u64::MAX << (k & 63));
+        loop {
+            if bits != 0 {
+                return Some((w << 6) + bits.trailing_zeros() as usize);
+            }
+            w += 1;
+            bits = *self.due.get(w)?;
+        }
     }
 
     /// Removes and returns the next event of class `k` if it is scheduled at exactly `t`.
@@ -286,6 +329,56 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An instant's pops, as the run loops take them: the classes due at the next time, in
+    /// order, then the heap.
+    fn instant(q: &mut EventQueue) -> Option<(Time, Vec<u64>)> {
+        let t = q.next_time()?;
+        let mut evs = Vec::new();
+        let mut k = 0;
+        while let Some(c) = q.due_class_from(k) {
+            while let Some(e) = q.pop_class(c, t) {
+                evs.push(e);
+            }
+            k = c + 1;
+        }
+        while let Some(e) = q.pop_heap(t) {
+            evs.push(e);
+        }
+        Some((t, evs))
+    }
+
+    /// Over more than 64 classes (two words of due bits), an instant takes every event at
+    /// its time, class by class in order and the heap last, and none later; an earlier
+    /// event in a later word makes the earlier words' classes not due.
+    #[test]
+    fn an_instant_takes_the_due_classes_in_order() {
+        let mut q = EventQueue::new();
+        // Class i has delay 10·(i + 1).
+        let cls: Vec<Class> = (1..=70).map(|d| q.class(d * 10)).collect();
+        q.push(cls[9], 0, 1); // 100
+        q.push(cls[4], 50, 2); // 100
+        q.push_at(0, 100, 3); // class 9's FIFO (delay 100)
+        q.push_at(0, 105, 4); // heap
+        q.push(cls[66], 0, 5); // 670
+        q.push(cls[69], 0, 6); // 700
+        q.push(cls[0], 60, 7); // 70: the earliest, in word 0
+        q.push(cls[65], 0, 8); // 660
+        q.push_at(0, 100, 9); // class 9 again
+        assert_eq!(instant(&mut q), Some((70, vec![7])));
+        assert_eq!(instant(&mut q), Some((100, vec![2, 1, 3, 9])));
+        assert_eq!(instant(&mut q), Some((105, vec![4])));
+        assert_eq!(instant(&mut q), Some((660, vec![8])));
+        // Class 1 (word 0) at 1290 is seen before class 66 (word 1) at 670, which is
+        // earlier: class 1 is not due then.
+        q.push(cls[68], 600, 10); // 1290
+        q.push(cls[1], 1270, 11); // 1290
+        assert_eq!(instant(&mut q), Some((670, vec![5])));
+        assert_eq!(instant(&mut q), Some((700, vec![6])));
+        assert_eq!(instant(&mut q), Some((1290, vec![11, 10])));
+        assert_eq!(instant(&mut q), None);
+        assert!(q.is_empty());
+    }
 
     #[test]
     fn pops_in_time_order_across_classes_and_heap() {

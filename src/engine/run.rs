@@ -311,11 +311,13 @@ impl<'a> Sim<'a> {
             } else {
                 // Events pushed while applying are always later than `t`, so one pass over
                 // the classes empties the instant.
-                for k in 0..self.q.classes() {
-                    while let Some(e) = self.q.pop_class(k, t) {
+                let mut k = 0;
+                while let Some(c) = self.q.due_class_from(k) {
+                    while let Some(e) = self.q.pop_class(c, t) {
                         self.c.events += 1;
                         self.apply(e)?;
                     }
+                    k = c + 1;
                 }
                 while let Some(e) = self.q.pop_heap(t) {
                     self.c.events += 1;

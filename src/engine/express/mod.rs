@@ -384,11 +384,13 @@ impl Sim<'_> {
                 break;
             }
             self.now = t;
-            for k in 0..self.q.classes() {
-                while let Some(e) = self.q.pop_class(k, t) {
+            let mut k = 0;
+            while let Some(c) = self.q.due_class_from(k) {
+                while let Some(e) = self.q.pop_class(c, t) {
                     self.c.events += 1;
                     x.apply(self, e);
                 }
+                k = c + 1;
             }
             while let Some(e) = self.q.pop_heap(t) {
                 self.c.events += 1;
