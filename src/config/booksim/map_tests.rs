@@ -1,0 +1,326 @@
+//! Tests of the BookSim2 translation (`map`): each key mapped, refused or noted with its line.
+
+use super::super::{Translation, read};
+use super::*;
+
+pub(crate) fn tr(text: &str) -> Result<Translation, MapError> {
+    translate(&read("t.cfg", text, &[]).expect("reads"), "t.cfg")
+}
+
+pub(crate) fn toml(text: &str) -> toml::Table {
+    tr(text).expect("translates").toml.parse().expect("valid TOML")
+}
+
+#[test]
+fn booksims_torus88_example() {
+    let t = toml(
+        "topology = torus;\nk = 8;\nn = 2;\nrouting_function = dim_order;\nnum_vcs = 2;\ntraffic = uniform;\ninjection_rate = 0.15;\n",
+    );
+    assert_eq!(t["topology"]["kind"].as_str(), Some("torus"));
+    assert_eq!(t["topology"]["k"].as_array().unwrap().len(), 2);
+    // Default pipeline: 1 + 1 + 1 + 0 at the buffer; st_final 1 + torus channel 2 - 1.
+    assert_eq!(t["switch"]["router_delay"].as_str(), Some("3 cycles"));
+    assert_eq!(t["channel"]["latency"].as_str(), Some("2 cycles"));
+    assert_eq!(t["channel"]["credit_delay"].as_str(), Some("2 cycles"));
+    assert_eq!(t["host_channel"]["latency"].as_str(), Some("1 cycle"));
+    assert_eq!(t["host_channel"]["credit_delay"].as_str(), Some("1 cycle"));
+    assert_eq!(t["routing"]["dateline"].as_bool(), Some(true));
+    assert_eq!(t["traffic"]["include_self"].as_bool(), Some(true));
+    // 0.15 packets of one flit.
+    assert_eq!(t["traffic"]["load"].as_float(), Some(0.15));
+    // BookSim2's sampling: 1000-cycle periods, 3 of warm-up, at most 10 in all.
+    assert_eq!(t["sim"]["sampling"].as_str(), Some("booksim"));
+    assert_eq!(t["sim"]["sample_period"].as_str(), Some("1000 cycles"));
+    assert_eq!(t["sim"]["warmup_periods"].as_integer(), Some(3));
+    assert_eq!(t["sim"]["max_samples"].as_integer(), Some(10));
+    assert_eq!(t["sim"]["latency_thres"].as_str(), Some("500 cycles"));
+    assert_eq!(t["sim"]["stopping_thres"].as_float(), Some(0.05));
+    assert!(t["sim"].get("warmup").is_none() && t["sim"].get("measure").is_none());
+}
+
+#[test]
+fn the_convergence_test_keys_carry_over() {
+    let base = "topology = mesh;\nk = 4;\nn = 2;\nrouting_function = dor;\n";
+    let t = toml(&format!(
+        "{base}latency_thres = -1;\nwarmup_periods = 0;\nacc_stopping_thres = 0.1;\n"
+    ));
+    assert_eq!(t["sim"]["latency_thres"].as_str(), Some("off"));
+    assert_eq!(t["sim"]["warmup_periods"].as_integer(), Some(0));
+    assert_eq!(t["sim"]["acc_stopping_thres"].as_float(), Some(0.1));
+    let e = tr(&format!("{base}stopping_thres = {{0.05,0.1}};\n")).unwrap_err();
+    assert_eq!((e.key, e.from), ("stopping_thres", Some(From::Line(5))));
+    let e = tr(&format!("{base}warmup_periods = 10;\n")).unwrap_err();
+    assert!(e.msg.contains("leave none to measure"), "{}", e.msg);
+}
+
+#[test]
+fn a_throughput_simulation_tests_the_accepted_throughput_only() {
+    let base = "topology = mesh;\nk = 4;\nn = 2;\nrouting_function = dor;\nsim_type = throughput;\n";
+    let t = toml(base);
+    assert_eq!(t["sim"]["sampling"].as_str(), Some("booksim-throughput"));
+    assert_eq!(t["sim"]["acc_stopping_thres"].as_float(), Some(0.05));
+    for key in ["latency_thres", "warmup_thres", "stopping_thres"] {
+        assert!(t["sim"].get(key).is_none(), "{key}");
+    }
+    // Set, the latency's thresholds are noted as not read, as BookSim2 does not.
+    let tr = tr(&format!("{base}latency_thres = 100.0;\n")).unwrap();
+    assert!(
+        tr.notes
+            .iter()
+            .any(|n| n.contains("latency_thres") && n.contains("throughput")),
+        "{:?}",
+        tr.notes
+    );
+}
+
+#[test]
+fn wavefront_and_max_size_switch_allocators_but_not_vc_allocators() {
+    let base = "topology = mesh;\nk = 4;\nn = 2;\nrouting_function = dor;\n";
+    for (a, reef) in [("wavefront", "wavefront"), ("max_size", "max-size")] {
+        let t = toml(&format!("{base}sw_allocator = {a};\n"));
+        assert_eq!(t["switch"]["allocator"].as_str(), Some(reef));
+        let e = tr(&format!("{base}vc_allocator = {a};\n")).unwrap_err();
+        assert_eq!((e.key, e.from), ("vc_allocator", Some(From::Line(5))));
+    }
+}
+
+#[test]
+fn unmodelled_keys_are_refused_unless_at_their_default() {
+    let base = "topology = mesh;\nk = 8;\nn = 2;\nrouting_function = dor;\n";
+    // At the default: accepted.
+    tr(&format!("{base}internal_speedup = 1.0;\n")).unwrap();
+    let e = tr(&format!("{base}internal_speedup = 2.0;\n")).unwrap_err();
+    assert_eq!((e.key, e.from), ("internal_speedup", Some(From::Line(5))));
+    assert!(e.msg.contains("only at BookSim2's default (1)"), "{}", e.msg);
+    assert!(e.hint.unwrap().contains("input speed-up"));
+    for (line, key) in [
+        ("topology = dragonflynew;", "topology"),
+        ("routing_function = min_adapt;", "routing_function"),
+        ("sw_allocator = pim;", "sw_allocator"),
+        ("sim_type = batch;", "sim_type"),
+        ("sim_count = 2;", "sim_count"),
+        ("seed = time;", "seed"),
+        ("classes = 2;", "classes"),
+    ] {
+        let e = tr(&format!("{base}{line}\n")).unwrap_err();
+        assert_eq!((e.key, e.from), (key, Some(From::Line(5))), "{line}");
+    }
+    let e = tr("topology = mesh;\nk = 8;\nn = 2;\n").unwrap_err();
+    assert_eq!(e.key, "routing_function");
+    assert!(e.msg.contains("not set"));
+}
+
+#[test]
+fn valiant_and_xy_yx_on_meshes_and_tori() {
+    let mesh = "topology = mesh;\nk = 8;\nn = 2;\nnum_vcs = 8;\nrouting_function = valiant;\n";
+    let t = tr(mesh).unwrap();
+    let toml: toml::Table = t.toml.parse().unwrap();
+    assert_eq!(toml["routing"]["algorithm"].as_str(), Some("valiant"));
+    assert!(
+        t.notes.iter().any(|n| n.contains("own seeded stream")),
+        "{:?}",
+        t.notes
+    );
+    let xy = mesh.replace("valiant", "xy_yx");
+    assert_eq!(self::toml(&xy)["routing"]["algorithm"].as_str(), Some("xy-yx"));
+    let torus = mesh.replace("mesh", "torus");
+    let t = tr(&torus).unwrap();
+    let toml: toml::Table = t.toml.parse().unwrap();
+    assert_eq!(toml["routing"]["algorithm"].as_str(), Some("valiant"));
+    assert!(t.notes.iter().any(|n| n.contains("cannot run")), "{:?}", t.notes);
+    // Classes of whole VCs, or an error naming num_vcs and its line.
+    let mesh = mesh.to_string();
+    for (cfg, vcs) in [
+        (&mesh, "3"),
+        (&mesh, "1"),
+        (&xy, "5"),
+        (&torus, "6"),
+        (&torus, "2"),
+    ] {
+        let e = tr(&cfg.replace("num_vcs = 8", &format!("num_vcs = {vcs}"))).unwrap_err();
+        assert_eq!(
+            (e.key, e.from),
+            ("num_vcs", Some(From::Line(4))),
+            "{vcs}: {}",
+            e.msg
+        );
+        assert!(e.msg.contains("needs a multiple of"), "{}", e.msg);
+    }
+    tr(&mesh.replace("num_vcs = 8", "num_vcs = 2")).unwrap();
+    tr(&torus.replace("num_vcs = 8", "num_vcs = 4")).unwrap();
+    // BookSim2 has no xy_yx on a torus; nor does reef model ugal or min_adapt yet.
+    for (cfg, rf) in [
+        (&torus, "xy_yx"),
+        (&mesh, "ugal"),
+        (&mesh, "min_adapt"),
+        (&torus, "romm"),
+    ] {
+        let e = tr(&cfg.replace("valiant", rf)).unwrap_err();
+        assert_eq!((e.key, e.from), ("routing_function", Some(From::Line(5))), "{rf}");
+    }
+}
+
+#[test]
+fn booksims_fly_example() {
+    // singleconfig: one 10×10 router (fly.cpp: 1-cycle channels whatever
+    // use_noc_latency), dest_tag routing, lookahead routing (routing_delay = 0).
+    let t = toml(
+        "topology = fly;\nk = 10;\nn = 1;\nnum_vcs = 8;\nrouting_function = dest_tag;\n\
+         routing_delay = 0;\nuse_noc_latency = 1;\n",
+    );
+    assert_eq!(t["topology"]["kind"].as_str(), Some("fly"));
+    assert_eq!(t["topology"]["k"].as_integer(), Some(10));
+    assert_eq!(t["topology"]["n"].as_integer(), Some(1));
+    assert_eq!(t["routing"]["algorithm"].as_str(), Some("dest-tag"));
+    assert_eq!(t["switch"]["router_delay"].as_str(), Some("2 cycles"));
+    assert_eq!(t["channel"]["latency"].as_str(), Some("1 cycle"));
+    assert!(t.get("host_channel").is_none());
+    // A fly does not read use_noc_latency: set away from its default it is a note.
+    let n = tr("topology = fly;\nk = 4;\nn = 2;\nrouting_function = dest_tag;\nuse_noc_latency = 0;\n")
+        .unwrap()
+        .notes
+        .join("\n");
+    assert!(
+        n.contains("t.cfg:5: use_noc_latency = 0: not read by BookSim2's fly"),
+        "{n}"
+    );
+    // Its routing functions: dest_tag only.
+    let e = tr("topology = fly;\nk = 4;\nn = 2;\nrouting_function = dor;\n").unwrap_err();
+    assert_eq!((e.key, e.from), ("routing_function", Some(From::Line(4))));
+    assert!(e.msg.contains("`dor_fly`"), "{}", e.msg);
+    let e = tr("topology = fly;\nk = 4;\nn = 2;\n").unwrap_err();
+    assert_eq!(e.hint.as_deref(), Some("routing_function = dest_tag;"));
+}
+
+#[test]
+fn booksims_cmesh_and_flatfly_examples() {
+    // cmeshconfig: 4×4 routers of 2×2 nodes, dor_no_express; BookSim2's channel lengths.
+    let cm = "topology = cmesh;\nk = 4;\nn = 2;\nc = 4;\nxr = 2;\nyr = 2;\nx = 4;\ny = 4;\n\
+              routing_function = dor_no_express;\ntraffic = bitcomp;\n";
+    let t = toml(cm);
+    assert_eq!(t["topology"]["kind"].as_str(), Some("cmesh"));
+    assert_eq!(t["topology"]["k"].as_integer(), Some(4));
+    assert_eq!(t["topology"]["noc_latency"].as_bool(), Some(true));
+    assert_eq!(t["routing"]["algorithm"].as_str(), Some("cmesh-dor"));
+    assert_eq!(t["channel"]["latency"].as_str(), Some("1 cycle"));
+    assert!(t.get("host_channel").is_none());
+    let t = toml(&cm.replace("dor_no_express", "dor"));
+    assert_eq!(t["routing"]["algorithm"].as_str(), Some("cmesh-express"));
+    // What BookSim2 asserts is refused with its line.
+    for (from, to, key, line) in [
+        ("c = 4;", "c = 8;", "c", 4),
+        ("yr = 2;", "yr = 1;", "yr", 6),
+        ("k = 4;", "k = 5;", "k", 2),
+        ("n = 2;", "n = 3;", "n", 3),
+        ("y = 4;", "y = 2;", "y", 8),
+        ("dor_no_express;", "xy_yx;", "routing_function", 9),
+    ] {
+        let e = tr(&cm.replace(from, to)).unwrap_err();
+        assert_eq!((e.key, e.from), (key, Some(From::Line(line))), "{to}: {}", e.msg);
+    }
+    // flatflyconfig's network: 4-ary 2-flatfly, 4 nodes a router, ran_min.
+    let ff = "topology = flatfly;\nk = 4;\nn = 2;\nc = 4;\nxr = 2;\nyr = 2;\nx = 4;\ny = 4;\n\
+              routing_function = ran_min;\nuse_noc_latency = 0;\n";
+    let t = toml(ff);
+    assert_eq!(t["topology"]["kind"].as_str(), Some("flatfly"));
+    assert_eq!(t["topology"]["hosts_per_switch"].as_integer(), Some(4));
+    assert_eq!(t["topology"]["routers_per_row"].as_integer(), Some(4));
+    assert_eq!(t["topology"]["noc_latency"].as_bool(), Some(false));
+    assert_eq!(t["routing"]["algorithm"].as_str(), Some("flatfly-min"));
+    let e = tr(&ff.replace("x = 4;", "x = 3;").replace("y = 4;", "y = 3;")).unwrap_err();
+    assert_eq!((e.key, e.from), ("x", Some(From::Line(7))), "{}", e.msg);
+    let e = tr(&ff.replace("ran_min", "ugal")).unwrap_err();
+    assert!(e.msg.contains("`ugal_flatfly`"), "{}", e.msg);
+    assert_eq!(e.hint.as_deref(), Some("on a flatfly reef runs ran_min"));
+}
+
+#[test]
+fn booksims_fattree_example() {
+    // fattree_config's network: a 4-ary 3-tree, nca routing, one-flit packets with
+    // hold_switch_for_packet.
+    let cfg = "topology = fattree;\nk = 4;\nn = 3;\nrouting_function = nca;\nnum_vcs = 4;\n\
+               routing_delay = 0;\nhold_switch_for_packet = 1;\npacket_size = 1;\n";
+    let t = toml(cfg);
+    assert_eq!(t["topology"]["kind"].as_str(), Some("booksim-fattree"));
+    assert_eq!(t["topology"]["k"].as_integer(), Some(4));
+    assert_eq!(t["topology"]["n"].as_integer(), Some(3));
+    assert_eq!(t["routing"]["algorithm"].as_str(), Some("nca"));
+    assert_eq!(t["switch"]["selection"].as_str(), Some("random-any"));
+    // Its default VC allocator is islip: one iteration is output-first.
+    assert_eq!(
+        t["switch"]["vc_allocator"].as_str(),
+        Some("separable-output-first")
+    );
+    let t = toml(&format!("{cfg}vc_allocator = separable_input_first;\n"));
+    assert_eq!(
+        t["switch"]["vc_allocator"].as_str(),
+        Some("separable-input-first")
+    );
+    assert_eq!(t["switch"]["router_delay"].as_str(), Some("2 cycles"));
+    assert_eq!(t["channel"]["latency"].as_str(), Some("1 cycle"));
+    assert!(t.get("host_channel").is_none());
+    let n = tr(cfg).unwrap().notes.join("\n");
+    assert!(
+        n.contains("t.cfg:7: hold_switch_for_packet = 1: every packet is one flit"),
+        "{n}"
+    );
+    // With packets of more than one flit it would hold the crossbar: refused.
+    for sizes in ["packet_size = 2;", "packet_size = {1,4};"] {
+        let e = tr(&format!("{cfg}{sizes}\n")).unwrap_err();
+        assert_eq!(
+            (e.key, e.from),
+            ("hold_switch_for_packet", Some(From::Line(7))),
+            "{sizes}"
+        );
+    }
+    // A size list whose other sizes are never drawn is one flit a packet.
+    tr(&format!(
+        "{cfg}packet_size = {{1,4}};\npacket_size_rate = {{1,0}};\n"
+    ))
+    .unwrap();
+    // anca (adaptive up port) is not reef's: refused with its line.
+    let e = tr("topology = fattree;\nk = 4;\nn = 3;\nrouting_function = anca;\n").unwrap_err();
+    assert_eq!((e.key, e.from), ("routing_function", Some(From::Line(4))));
+    assert!(e.msg.contains("`anca_fattree`"), "{}", e.msg);
+    let e = tr("topology = fattree;\nk = 4;\nn = 3;\nrouting_function = dor;\n").unwrap_err();
+    assert_eq!(e.hint.as_deref(), Some("on a fattree reef runs nca"));
+    // fattree.cpp sets every channel to 1 cycle: use_noc_latency is not read.
+    let n = tr("topology = fattree;\nk = 2;\nn = 2;\nrouting_function = nca;\nuse_noc_latency = 0;\n")
+        .unwrap()
+        .notes
+        .join("\n");
+    assert!(
+        n.contains("t.cfg:5: use_noc_latency = 0: not read by BookSim2's fattree"),
+        "{n}"
+    );
+}
+
+#[test]
+fn output_keys_are_noted_not_refused() {
+    let t = tr("topology = mesh;\nk = 8;\nn = 2;\nrouting_function = dor;\nwatch_out = -;\nbatch_size = 2000;\nc = 4;\n")
+        .unwrap();
+    let all = t.notes.join("\n");
+    assert!(
+        all.contains("t.cfg:5: watch_out = -: BookSim2's own trace"),
+        "{all}"
+    );
+    assert!(
+        all.contains("t.cfg:6: batch_size = 2000: used only when sim_type = batch"),
+        "{all}"
+    );
+    assert!(
+        all.contains("t.cfg:7: c = 4: not read by BookSim2's mesh"),
+        "{all}"
+    );
+    // The notes are in the TOML as comments.
+    assert!(t.toml.contains("# note: t.cfg:5: watch_out"));
+}
+
+#[test]
+fn origins_point_at_the_booksim_key() {
+    let t = tr("topology = mesh;\nk = 8;\nn = 2;\nrouting_function = dor;\nnum_vcs = 4;\n").unwrap();
+    let o = t.origins.iter().find(|o| o.0 == "channel.vcs").unwrap();
+    assert_eq!((o.1, o.2), ("num_vcs", Some(From::Line(5))));
+    let o = t.origins.iter().find(|o| o.0 == "channel.buffer").unwrap();
+    assert_eq!((o.1, o.2), ("vc_buf_size", None));
+}
