@@ -9,7 +9,7 @@
 //! dimension in class 1 if its path there crosses the link ([`DatelineClass::AtEntry`],
 //! BookSim2's `dim_order_torus`). Port numbering is that of [`crate::fabric::mesh`].
 
-use super::{At, Header, PortSet, RouteError, Want};
+use super::{At, Header, RouteError, Want};
 use crate::fabric::mesh::coords;
 use crate::fabric::{Fabric, Shape};
 
@@ -69,6 +69,20 @@ const TABLE_SWITCHES: u32 = 512;
 const EJECT: u8 = 0x7F;
 const CROSSES: u8 = 0x80;
 
+/// The VCs of a cube's switch-to-switch channels and of its channels to hosts (every
+/// channel of a kind is built alike): switch 0's first network port, and host 0's
+/// ejection channel. `n`: the cube's dimensions.
+pub fn cube_vcs(fab: &Fabric, n: usize) -> (u8, u8) {
+    let vcs_of = |c: Option<crate::fabric::ChannelId>| c.map(|c| fab.channels[c.idx()].params.vcs);
+    let net_vcs = fab.out_chan[0]
+        .iter()
+        .take(2 * n)
+        .find_map(|&c| vcs_of(c))
+        .unwrap_or(1);
+    let host_vcs = vcs_of(Some(fab.ejection_channel(0))).unwrap_or(1);
+    (net_vcs, host_vcs)
+}
+
 impl Dor {
     /// Dimension-order routing for a mesh or torus fabric (`None` for other shapes).
     /// `opts.dateline` splits each network channel's VCs into two classes (tori only).
@@ -81,13 +95,7 @@ impl Dor {
         for s in 0..fab.switches {
             cs.extend(coords(k, s).into_iter().map(|x| x as u16));
         }
-        let vcs_of = |c: Option<crate::fabric::ChannelId>| c.map(|c| fab.channels[c.idx()].params.vcs);
-        let net_vcs = fab.out_chan[0]
-            .iter()
-            .take(2 * n)
-            .find_map(|&c| vcs_of(c))
-            .unwrap_or(1);
-        let host_vcs = vcs_of(Some(fab.ejection_channel(0))).unwrap_or(1);
+        let (net_vcs, host_vcs) = cube_vcs(fab, n);
         let mut d = Dor {
             k: k.clone(),
             wrap: *wrap,
@@ -120,17 +128,7 @@ impl Dor {
 
     #[inline(always)]
     pub fn route(&self, at: At, h: Header) -> Result<Want, RouteError> {
-        match self.route_port(at.switch, at.in_port, at.in_vc, h.dst) {
-            Some((port, vc_lo, vc_hi)) => Ok(Want {
-                ports: PortSet::single(port),
-                vc_lo,
-                vc_hi,
-            }),
-            None => Err(RouteError::NoRoute {
-                switch: at.switch,
-                dst: h.dst,
-            }),
-        }
+        Want::one(at, h, self.route_port(at.switch, at.in_port, at.in_vc, h.dst))
     }
 
     /// The one output of a head at switch `switch`, come in on port `in_port` and VC

@@ -106,6 +106,23 @@ impl Want {
         }
     }
 
+    /// The one output `out` (a port and VCs `lo..=hi`) a routing step found at `at` for
+    /// `h`, or no route (`None`).
+    #[inline(always)]
+    pub fn one(at: At, h: Header, out: Option<(u16, u8, u8)>) -> Result<Want, RouteError> {
+        match out {
+            Some((port, vc_lo, vc_hi)) => Ok(Want {
+                ports: PortSet::single(port),
+                vc_lo,
+                vc_hi,
+            }),
+            None => Err(RouteError::NoRoute {
+                switch: at.switch,
+                dst: h.dst,
+            }),
+        }
+    }
+
     /// Port `port` of switch `switch`, all the VCs of its channel; an error if the switch has
     /// no channel there (routes carried in the packet name their ports).
     pub fn out_port(fab: &Fabric, switch: u32, port: u16) -> Result<Want, RouteError> {
@@ -375,6 +392,44 @@ impl Routing {
             Routing::Valiant(_) => "valiant",
             Routing::XyYx(_) => "xy-yx",
         }
+    }
+}
+
+/// Helpers for the routing modules' tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+
+    /// Follows a packet from host `src` to host `dst` whose source drew `draw` (a
+    /// randomized routing's choice, [`Header::draw`]), taking the lowest admissible VC at
+    /// every switch: the switches it passes and the VC ranges it is given. Panics where a
+    /// step offers more than one port, the walk loops or it ends at another host.
+    pub(crate) fn walk(spec: &crate::engine::Spec, src: u32, dst: u32, draw: u32) -> Vec<(u32, u8, u8)> {
+        let fab = &spec.fabric;
+        let mut c = fab.injection_channel(src);
+        let mut vc = 0;
+        let mut out = Vec::new();
+        while fab.is_switch(fab.channels[c.idx()].dst) {
+            let ch = &fab.channels[c.idx()];
+            let at = At {
+                switch: ch.dst.0,
+                in_port: ch.dst_port,
+                in_vc: vc,
+                in_class: 0,
+            };
+            let w = spec
+                .routing
+                .route(fab, at, Header { dst, sym: &[], draw })
+                .unwrap();
+            assert_eq!(w.ports.len(), 1);
+            let p = w.ports.first().unwrap();
+            out.push((at.switch, w.vc_lo, w.vc_hi));
+            c = fab.out_chan[at.switch as usize][p as usize].unwrap();
+            vc = w.vc_lo;
+            assert!(out.len() < 100, "looped");
+        }
+        assert_eq!(fab.host_of(fab.channels[c.idx()].dst), Some(dst));
+        out
     }
 }
 

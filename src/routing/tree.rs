@@ -6,7 +6,7 @@
 //! switches `l · k^(n-1) ..`, a switch's ports `0..k` go down and `k..2k` up, and host `h`
 //! is on port `h mod k` of leaf `h / k`.
 
-use super::{At, Header, PortSet, RouteError, Want};
+use super::{At, Header, RouteError, Want};
 use crate::fabric::{Fabric, Shape};
 
 #[derive(Clone, Debug)]
@@ -77,17 +77,7 @@ impl FatTreeRoute {
 
     #[inline(always)]
     pub fn route(&self, at: At, h: Header) -> Result<Want, RouteError> {
-        match self.route_port(at.switch, h.dst) {
-            Some((port, vc_lo, vc_hi)) => Ok(Want {
-                ports: PortSet::single(port),
-                vc_lo,
-                vc_hi,
-            }),
-            None => Err(RouteError::NoRoute {
-                switch: at.switch,
-                dst: h.dst,
-            }),
-        }
+        Want::one(at, h, self.route_port(at.switch, h.dst))
     }
 }
 

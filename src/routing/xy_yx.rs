@@ -38,13 +38,7 @@ impl XyYx {
         for s in 0..fab.switches {
             cs.extend(coords(k, s).into_iter().map(|x| x as u16));
         }
-        let vcs_of = |c: Option<crate::fabric::ChannelId>| c.map(|c| fab.channels[c.idx()].params.vcs);
-        let net_vcs = fab.out_chan[0]
-            .iter()
-            .take(2 * n)
-            .find_map(|&c| vcs_of(c))
-            .unwrap_or(1);
-        let host_vcs = vcs_of(Some(fab.ejection_channel(0))).unwrap_or(1);
+        let (net_vcs, host_vcs) = super::dor::cube_vcs(fab, n);
         Some(XyYx {
             n,
             conc: *conc,
@@ -103,8 +97,8 @@ impl XyYx {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::config::load_str;
+    use crate::routing::testing::walk;
     use crate::routing::{Routing, cdg};
 
     fn spec(k: u32, vcs: u8) -> crate::engine::Spec {
@@ -113,35 +107,6 @@ mod tests {
              [routing]\nalgorithm = \"xy-yx\"\n"
         );
         load_str("t.toml", &text, std::path::Path::new("."), &[]).unwrap()
-    }
-
-    /// The switches a packet from `src` to `dst` with draw `draw` passes, and the VC ranges
-    /// it is given (the lowest taken).
-    fn walk(spec: &crate::engine::Spec, src: u32, dst: u32, draw: u32) -> Vec<(u32, u8, u8)> {
-        let fab = &spec.fabric;
-        let mut c = fab.injection_channel(src);
-        let mut vc = 0;
-        let mut out = Vec::new();
-        while fab.is_switch(fab.channels[c.idx()].dst) {
-            let ch = &fab.channels[c.idx()];
-            let at = At {
-                switch: ch.dst.0,
-                in_port: ch.dst_port,
-                in_vc: vc,
-                in_class: 0,
-            };
-            let w = spec
-                .routing
-                .route(fab, at, Header { dst, sym: &[], draw })
-                .unwrap();
-            let p = w.ports.first().unwrap();
-            out.push((at.switch, w.vc_lo, w.vc_hi));
-            c = fab.out_chan[at.switch as usize][p as usize].unwrap();
-            vc = w.vc_lo;
-            assert!(out.len() < 100, "looped");
-        }
-        assert_eq!(fab.host_of(fab.channels[c.idx()].dst), Some(dst));
-        out
     }
 
     #[test]
