@@ -493,6 +493,20 @@ fn references() -> Vec<Reference> {
 }
 
 /// reef's mean packet latency, over the same seeds, on the configs and loads BookSim2 ran.
+/// The reef spec of a row of `reference.csv`: its BookSim2 command line, run with the
+/// row's seed.
+fn row_spec(r: &std::collections::BTreeMap<String, String>) -> reef::engine::Spec {
+    let words: Vec<String> = r["command"].split_whitespace().map(str::to_string).collect();
+    let path = Path::new("tests/data/booksim").join(&words[1]);
+    let mut over: Vec<String> = words[2..]
+        .iter()
+        .filter(|w| !w.starts_with("seed="))
+        .cloned()
+        .collect();
+    over.push(format!("seed={}", r["seed"]));
+    config::load(&path, &over).unwrap_or_else(|e| panic!("{e}"))
+}
+
 fn reef_latency(refs: &[&Reference]) -> f64 {
     let mut sum = 0.0;
     for r in refs {
@@ -803,15 +817,7 @@ fn throughput_simulations_accept_what_booksim_accepts() {
         let (mut booksim, mut reef) = (0.0, 0.0);
         for r in &mine {
             booksim += r["accepted_flits"].parse::<f64>().unwrap();
-            let words: Vec<String> = r["command"].split_whitespace().map(str::to_string).collect();
-            let path = Path::new("tests/data/booksim").join(&words[1]);
-            let mut over: Vec<String> = words[2..]
-                .iter()
-                .filter(|w| !w.starts_with("seed="))
-                .cloned()
-                .collect();
-            over.push(format!("seed={}", r["seed"]));
-            let spec = config::load(&path, &over).unwrap_or_else(|e| panic!("{e}"));
+            let spec = row_spec(r);
             assert!(
                 spec.params.drain_all,
                 "{config}: a throughput simulation stops its sources"
@@ -1010,15 +1016,7 @@ fn randomized_routings_take_booksims_paths_and_keep_the_invariants() {
         let mut reef = 0.0;
         for r in &pts {
             booksim += r["hops"].parse::<f64>().unwrap() / pts.len() as f64;
-            let words: Vec<String> = r["command"].split_whitespace().map(str::to_string).collect();
-            let path = Path::new("tests/data/booksim").join(&words[1]);
-            let mut over: Vec<String> = words[2..]
-                .iter()
-                .filter(|w| !w.starts_with("seed="))
-                .cloned()
-                .collect();
-            over.push(format!("seed={}", r["seed"]));
-            let spec = config::load(&path, &over).unwrap_or_else(|e| panic!("{e}"));
+            let spec = row_spec(r);
             reef += run(&spec).mean_hops / pts.len() as f64;
         }
         let dev = (reef - booksim) / booksim;

@@ -319,18 +319,14 @@ fn randomized(src: &Source, algo: AlgoKind, fab: &Fabric, kind: TopoKind) -> R<R
             Some("leave routing.algorithm out to get the topology's default"),
         ));
     };
-    let net_vcs = fab
-        .channels
-        .iter()
-        .find(|c| fab.is_switch(c.src) && fab.is_switch(c.dst))
-        .map_or(1, |c| c.params.vcs);
+    let net_vcs = net_vcs(fab);
     let wrap = matches!(kind, TopoKind::Torus | TopoKind::Ring);
     let classes = if valiant {
         crate::routing::valiant::Valiant::vcs_needed(wrap)
     } else {
         2
     };
-    if net_vcs % classes != 0 {
+    if !net_vcs.is_multiple_of(classes) {
         let what = match (valiant, wrap) {
             (true, true) => "two dateline classes of two phases each",
             (true, false) => "two classes, one a phase",
@@ -348,6 +344,14 @@ fn randomized(src: &Source, algo: AlgoKind, fab: &Fabric, kind: TopoKind) -> R<R
         ));
     }
     Ok(routing)
+}
+
+/// The VCs of the fabric's switch-to-switch channels (the first such channel's; 1 if none).
+fn net_vcs(fab: &Fabric) -> u8 {
+    fab.channels
+        .iter()
+        .find(|c| fab.is_switch(c.src) && fab.is_switch(c.dst))
+        .map_or(1, |c| c.params.vcs)
 }
 
 pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind) -> R<Routing> {
@@ -434,17 +438,13 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
     }
     Ok(match algo {
         AlgoKind::Dor => {
-            let net_vcs = fab
-                .channels
-                .iter()
-                .find(|c| fab.is_switch(c.src) && fab.is_switch(c.dst))
-                .map_or(1, |c| c.params.vcs);
+            let net_vcs = net_vcs(fab);
             let wrap = matches!(kind, TopoKind::Torus | TopoKind::Ring);
             let dateline = match r.dateline {
                 Some(true) if !wrap => {
                     return Err(src.err("routing.dateline", "datelines are for tori and rings", None));
                 }
-                Some(true) if net_vcs < 2 || net_vcs % 2 != 0 => {
+                Some(true) if net_vcs < 2 || !net_vcs.is_multiple_of(2) => {
                     return Err(src.err(
                         "routing.dateline",
                         format!("a dateline needs an even number of VCs ≥ 2 (channel.vcs = {net_vcs})"),
@@ -452,7 +452,7 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
                     ));
                 }
                 Some(d) => d,
-                None => wrap && net_vcs >= 2 && net_vcs % 2 == 0,
+                None => wrap && net_vcs >= 2 && net_vcs.is_multiple_of(2),
             };
             if !wrap && (r.ties.is_some() || r.dateline_class.is_some()) {
                 let k = if r.ties.is_some() {
