@@ -219,12 +219,8 @@ pub fn run_one(name: &str, overrides: &[String]) -> Result<BenchRecord, String> 
     let spec = config::load_str(&format!("benches/{name}.toml"), text, Path::new("."), overrides)
         .map_err(|e| e.to_string())?;
     let mut sim = Sim::new(&spec).map_err(|e| e.to_string())?;
-    let engine = if sim.express_refused().is_none() {
-        "express"
-    } else {
-        "general"
-    };
     let out = sim.run(&mut |_| {}).map_err(|e| e.to_string())?;
+    let engine = if out.express { "express" } else { "general" };
     let r = sim.result(&out);
     Ok(BenchRecord {
         name: name.to_string(),

@@ -237,7 +237,7 @@ pub struct HugeAlloc;
 pub const HUGE_MIN: usize = 4 << 20;
 
 #[cfg(target_os = "linux")]
-fn advise_huge(p: *mut u8, size: usize) {
+pub(crate) fn advise_huge(p: *mut u8, size: usize) {
     const HUGE_PAGE: usize = 2 << 20;
     if p.is_null() || size < HUGE_MIN {
         return;
@@ -252,7 +252,7 @@ fn advise_huge(p: *mut u8, size: usize) {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn advise_huge(_: *mut u8, _: usize) {}
+pub(crate) fn advise_huge(_: *mut u8, _: usize) {}
 
 // SAFETY: every block comes from, and goes back to, the system allocator with the layout
 // it was asked for; the advice does not change a block's address, size or contents.

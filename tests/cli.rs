@@ -543,6 +543,37 @@ fn bench_json_has_the_promised_fields() {
     }
 }
 
+/// Where the system will not give the express engine's records their address space (here
+/// `ulimit -v`, as on a machine that does not overcommit), a run goes on the general
+/// engine, to the same results.
+#[cfg(target_os = "linux")]
+#[test]
+fn without_the_address_space_runs_go_on_the_general_engine() {
+    let run = |limit: &str, name: &str| {
+        let j = tmp(name);
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "{limit}exec \"$0\" bench --only mesh8x8-uniform-0.2 --in-process --json \"$1\""
+            ))
+            .arg(env!("CARGO_BIN_EXE_reef"))
+            .arg(&j)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+        v[0].clone()
+    };
+    let free = run("", "space-free.json");
+    // 4 GB of address space: enough for the run, not for a record array of 2^32 ids.
+    let tight = run("ulimit -v 4000000 && ", "space-tight.json");
+    assert_eq!(free["engine"], "express");
+    assert_eq!(tight["engine"], "general");
+    for k in ["flit_hops", "flits_delivered", "mean_latency_cycles"] {
+        assert_eq!(tight[k], free[k], "{k}");
+    }
+}
+
 #[test]
 fn help_explains() {
     let (code, out, _) = reef(&["--help"]);

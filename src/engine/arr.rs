@@ -1,9 +1,9 @@
-//! The engine's hot arrays: a `Vec` whose element access skips the bounds check in release
-//! builds. Every index into these arrays is an id the engine made when it laid the model out
-//! (a VC, a channel, a ring slot, a switch), never one read from input, so the checks only
-//! ever pass; on the per-flit path they cost a tenth of the instructions. Tests build with
-//! the `checked` feature (the crate's dev-dependency on itself turns it on), where every
-//! access is checked as usual.
+//! The engine's arrays: a `Vec` of records indexed by engine ids (a VC, a channel, a ring
+//! slot, a switch). Every access is checked, as a `Vec`'s is: an index is never read from
+//! input, so the checks only ever pass, but a wrong one must stop the run, never reach
+//! past the array. (The express engine's records, read on every hop, are laid out so that
+//! no check is needed: `super::recs`.) Tests build with the `checked` feature (the crate's
+//! dev-dependency on itself turns it on), which adds counters and checks of their own.
 
 use std::ops::{Deref, DerefMut, Index, IndexMut};
 
@@ -35,33 +35,14 @@ impl<T> Index<usize> for Arr<T> {
     type Output = T;
     #[inline(always)]
     fn index(&self, i: usize) -> &T {
-        #[cfg(feature = "checked")]
-        {
-            &self.0[i]
-        }
-        #[cfg(not(feature = "checked"))]
-        {
-            debug_assert!(i < self.0.len());
-            // SAFETY: engine ids index arrays laid out for them (see the module doc); the
-            // tests run with every access checked.
-            unsafe { self.0.get_unchecked(i) }
-        }
+        &self.0[i]
     }
 }
 
 impl<T> IndexMut<usize> for Arr<T> {
     #[inline(always)]
     fn index_mut(&mut self, i: usize) -> &mut T {
-        #[cfg(feature = "checked")]
-        {
-            &mut self.0[i]
-        }
-        #[cfg(not(feature = "checked"))]
-        {
-            debug_assert!(i < self.0.len());
-            // SAFETY: as above.
-            unsafe { self.0.get_unchecked_mut(i) }
-        }
+        &mut self.0[i]
     }
 }
 
@@ -78,23 +59,6 @@ impl<T> Arr<T> {
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = i;
-    }
-}
-
-/// Element `i` of a slice of engine ids (see the module doc), unchecked in release builds.
-/// For loops that store into an array as they read it: through a local slice the compiler
-/// keeps the array's address in a register instead of reading it again after every store.
-#[inline(always)]
-pub(crate) fn at_mut<T>(s: &mut [T], i: usize) -> &mut T {
-    #[cfg(feature = "checked")]
-    {
-        &mut s[i]
-    }
-    #[cfg(not(feature = "checked"))]
-    {
-        debug_assert!(i < s.len());
-        // SAFETY: as for `Arr`.
-        unsafe { s.get_unchecked_mut(i) }
     }
 }
 

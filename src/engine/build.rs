@@ -388,7 +388,7 @@ impl<'a> Sim<'a> {
             timing: Arr(timing),
             fail_at: Vec::new(),
             vcs: Arr(vcs),
-            ring: Arr(ring),
+            ring,
             inflight: vec![0; if p.check { caps.len() } else { 0 }],
             sel_rr: vec![0; caps.len()],
             va_last: if fab.vc_choice == VcChoice::RoundRobin {

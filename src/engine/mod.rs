@@ -28,6 +28,7 @@ pub mod watchdog;
 mod build;
 mod channel;
 mod check;
+mod recs;
 mod run;
 mod state;
 
@@ -275,7 +276,7 @@ pub struct Sim<'a> {
     /// The VC rings: a buffered slot holds a flit and its arrival time (a train's flits are
     /// in the buffer from the train's first arrival, each usable only from its own); a slot
     /// whose flit has left holds the time its credit reaches the sender.
-    pub(crate) ring: Arr<Slot>,
+    pub(crate) ring: recs::Store<Slot>,
     /// Buffer size of each VC [flits].
     pub(crate) caps: Vec<u32>,
     /// Flits in flight toward each VC (only under `check`).
@@ -517,14 +518,19 @@ pub struct RunOutcome {
     pub wall_s: f64,
     /// Ctrl-C stopped the run ([`Sim::interruptible`]) at the instant it had reached.
     pub interrupted: bool,
+    /// It ran on the express engine (else the general engine: the run needed a feature the
+    /// express engine lacks, `Sim::express_refused`, or the system would not give the
+    /// address space of its records, `recs`).
+    pub express: bool,
 }
 
 /// The buffers' `n` flit slots, zeroed, and the number of slots before the first (0–3: so
 /// that it starts a cache line, as `Slot`'s own alignment does not ensure), or an error
 /// (not an abort) if the machine cannot allocate them. The memory comes zeroed from the
-/// allocator (fresh pages from the system), so a large buffer costs memory only as far as
-/// flits ever fill it.
-fn ring_of(n: usize) -> Result<(Vec<Slot>, u32), SimError> {
+/// system (fresh pages), so a large buffer costs memory only as far as flits ever fill it;
+/// where the system gives the address space, it is laid out for the express engine's
+/// unchecked access (`recs`).
+fn ring_of(n: usize) -> Result<(recs::Store<Slot>, u32), SimError> {
     let too_large = || {
         SimError::TooLarge(format!(
             "the buffers need {:.1} GB ({n} flit slots of {} bytes), more than this machine can allocate",
@@ -532,21 +538,11 @@ fn ring_of(n: usize) -> Result<(Vec<Slot>, u32), SimError> {
             std::mem::size_of::<Slot>()
         ))
     };
-    if n == 0 {
-        return Ok((Vec::new(), 0));
-    }
     const SLOTS_PER_LINE: usize = 64 / std::mem::size_of::<Slot>();
     let n = n.checked_add(SLOTS_PER_LINE - 1).ok_or_else(too_large)?;
-    let layout = std::alloc::Layout::array::<Slot>(n).map_err(|_| too_large())?;
-    // SAFETY: the layout is non-empty; a null pointer (allocation failure) is checked.
-    let p = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<Slot>();
-    if p.is_null() {
-        return Err(too_large());
-    }
-    let pad = p.align_offset(64).min(SLOTS_PER_LINE - 1) as u32;
-    // SAFETY: `p` was allocated by the global allocator with the layout of `n` slots, and
-    // all-zero bytes are a valid `Slot` (integers only): length and capacity `n`.
-    Ok((unsafe { Vec::from_raw_parts(p, n, n) }, pad))
+    let ring = recs::Store::<Slot>::zeroed(n).ok_or_else(too_large)?;
+    let pad = ring.as_ptr().align_offset(64).min(SLOTS_PER_LINE - 1) as u32;
+    Ok((ring, pad))
 }
 
 #[inline]

@@ -396,6 +396,7 @@ impl<'a> Sim<'a> {
             deadlock,
             wall_s: wall.elapsed().as_secs_f64(),
             interrupted,
+            express: false,
         })
     }
 

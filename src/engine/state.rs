@@ -229,6 +229,9 @@ pub(crate) struct Slot {
     pub dst: u32,
 }
 
+// SAFETY: integers only.
+unsafe impl super::recs::Zeroed for Slot {}
+
 // Four slots to a cache line (`ring_of` aligns the rings to lines).
 const _: () = assert!(std::mem::size_of::<Slot>() == 16);
 

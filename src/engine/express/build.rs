@@ -10,7 +10,9 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     ///   sit side by side; VCs into hosts follow, in the general engine's order;
     /// - a channel out of a switch is `Sw::port_base` + its port (the general engine's port
     ///   index); channels out of hosts follow.
-    pub(super) fn new(sim: &Sim) -> Self {
+    ///
+    /// `None` if the system will not give the records' address space (`recs`).
+    pub(super) fn new(sim: &Sim) -> Option<Self> {
         let fab = sim.fab;
         let route = R::of(sim).expect("an instantiation for the run's routing (`run_express`)");
         let nv = sim.vcs.len();
@@ -52,9 +54,9 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 sw.xbar || sim.ports.0[ports].iter().any(|p| p.nvc > 1)
             })
             .collect();
-        let mut v = Vec::with_capacity(nv);
-        let mut vch = Vec::with_capacity(nv);
-        for &gv in vsim.iter() {
+        let mut v = Recs::zeroed(nv)?;
+        let mut vch = Recs::zeroed(nv)?;
+        for (x, &gv) in vsim.iter().enumerate() {
             let g = &sim.vcs[gv as usize];
             let c = &fab.channels[g.chan as usize];
             let mut flags = 0;
@@ -68,7 +70,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                     flags |= XF_XBAR;
                 }
             }
-            v.push(XVc {
+            v[x] = XVc {
                 free_at: 0,
                 front_at: 0,
                 cr_last: 0,
@@ -99,8 +101,8 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 } else {
                     0
                 },
-            });
-            vch.push(cx[g.chan as usize]);
+            };
+            vch[x] = cx[g.chan as usize];
         }
         let mut swt: Vec<XSwT> = Vec::new();
         let mut sw_prof = |sw: &Sw| {
@@ -136,56 +138,62 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             rr: 0,
             va_rr: u8::MAX,
         };
-        let ln = csim
-            .iter()
-            .map(|&ci| {
-                let Some(c) = sim.chans.get(ci as usize) else {
-                    return gap;
-                };
-                let base = vx[c.vc_base as usize];
-                debug_assert!((0..c.nvc as u32).all(|w| vx[(c.vc_base + w) as usize] == base + w));
-                XLink {
-                    from_host: !fab.is_switch(crate::fabric::NodeId(c.src)),
-                    src: c.src,
-                    src_port: c.src_port as u8,
-                    vc_base: base,
-                    nvc: c.nvc,
-                    rr: c.rr,
-                    ..gap
-                }
-            })
-            .collect();
-        Express {
-            v: Arr(v),
-            vch: Arr(vch),
-            ln: Arr(ln),
-            sw: Arr((0..nsw)
-                .map(|s| {
-                    let sw = &sim.sws[s];
-                    XSw {
-                        todo: 0,
-                        routing: 0,
-                        active: 0,
-                        dirty_at: Time::MAX,
-                        port_base: sw.port_base,
-                        in_base: sw.in_base,
-                        prof: sw_prof(sw),
-                        n_ports: sw.n_ports as u8,
-                        xbar: sw.xbar,
+        let mut ln = Recs::zeroed(csim.len())?;
+        for (x, &ci) in csim.iter().enumerate() {
+            ln[x] = match sim.chans.get(ci as usize) {
+                None => gap,
+                Some(c) => {
+                    let base = vx[c.vc_base as usize];
+                    debug_assert!((0..c.nvc as u32).all(|w| vx[(c.vc_base + w) as usize] == base + w));
+                    XLink {
+                        from_host: !fab.is_switch(crate::fabric::NodeId(c.src)),
+                        src: c.src,
+                        src_port: c.src_port as u8,
+                        vc_base: base,
+                        nvc: c.nvc,
+                        rr: c.rr,
+                        ..gap
                     }
-                })
-                .collect()),
-            swt: Arr(swt),
-            xbar_free: Arr(vec![0; sim.ports.len()]),
-            hinj: Arr(sim.hosts.iter().map(|h| cx[h.inj as usize]).collect()),
-            dirty_at: Arr(vec![Time::MAX; csim.len()]),
-            csim: Arr(csim),
-            vsim: Arr(vsim),
+                }
+            };
+        }
+        let mut sw = Recs::zeroed(nsw)?;
+        for (s, g) in sim.sws.iter().enumerate() {
+            sw[s] = XSw {
+                todo: 0,
+                routing: 0,
+                active: 0,
+                dirty_at: Time::MAX,
+                port_base: g.port_base,
+                in_base: g.in_base,
+                prof: sw_prof(g),
+                n_ports: g.n_ports as u8,
+                xbar: g.xbar,
+            };
+        }
+        Some(Express {
+            v,
+            vch,
+            ln,
+            sw,
+            swt: Recs::from_vec(swt)?,
+            tm: {
+                let mut tm = vec![*sim.timing.first()?; 256];
+                tm.get_mut(..sim.timing.len())?.copy_from_slice(&sim.timing);
+                tm.into_boxed_slice().try_into().ok()?
+            },
+            xbar_free: Recs::zeroed(sim.ports.len())?,
+            hinj: Recs::from_vec(sim.hosts.iter().map(|h| cx[h.inj as usize]).collect())?,
+            dirty_at: Recs::from_vec(vec![Time::MAX; csim.len()])?,
+            csim: Recs::from_vec(csim)?,
+            vsim: Recs::from_vec(vsim)?,
+            // (Until the run takes `Sim::ring`.)
+            ring: Recs::zeroed(0)?,
             route,
             rot: (Time::MAX, 0, 0, 0),
             dirty: Vec::new(),
             dirty_sw: Vec::new(),
             asks: Vec::new(),
-        }
+        })
     }
 }

@@ -59,7 +59,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             return;
         }
         let x = &self.v[i as usize];
-        let flit = sim.ring[(x.buf + (x.hd & x.mask as u32)) as usize].flit;
+        let flit = self.ring[(x.buf + (x.hd & x.mask as u32)) as usize].flit;
         if flit & HEAD == 0 {
             let what = format!(
                 "a body flit of packet {} reached the front of an empty VC ({})",

@@ -63,7 +63,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             return;
         }
         let o = sim.hosts[h].cur_vc;
-        let tm = &sim.timing[self.v[o as usize].prof as usize];
+        let tm = &self.tm[self.v[o as usize].prof as usize];
         let (ft, tt, lat) = (tm.flit_time, tm.tail_time, tm.latency);
         let classes = (tm.head_route, tm.head_route_tail);
         let hs = &sim.hosts[h];
@@ -88,7 +88,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 flit |= TAIL;
             }
             let a = now + j as Time * ft + if last { tt } else { ft } + lat;
-            sim.ring[(x.buf + (x.tl.wrapping_add(j) & mask)) as usize] = Slot { time: a, flit, dst };
+            self.ring[(x.buf + (x.tl.wrapping_add(j) & mask)) as usize] = Slot { time: a, flit, dst };
         }
         x.tl = x.tl.wrapping_add(k);
         x.cr = x.cr.wrapping_add(k.saturating_sub(held));

@@ -52,7 +52,7 @@
 //! decided by the features they use (`engine::features`), the instantiation by
 //! `run_express`.
 
-use super::arr::at_mut;
+use super::recs::{Recs, Zeroed};
 use super::*;
 use crate::routing::dor::Dor;
 
@@ -163,6 +163,9 @@ struct XVc {
 
 const _: () = assert!(std::mem::size_of::<XVc>() == 64);
 
+// SAFETY: integers and `bool`s only.
+unsafe impl Zeroed for XVc {}
+
 impl XVc {
     /// The switch's inputs (bits) that share this one's crossbar input, itself included.
     #[inline(always)]
@@ -204,6 +207,9 @@ struct XLink {
 
 const _: () = assert!(std::mem::size_of::<XLink>() == 64);
 
+// SAFETY: integers and `bool`s only.
+unsafe impl Zeroed for XLink {}
+
 /// One switch: what it has to do at this instant, and (copied from its `Sw`, so that one
 /// cache line serves the switch) its layout and timing.
 #[derive(Clone, Copy, Debug)]
@@ -227,6 +233,9 @@ struct XSw {
 
 const _: () = assert!(std::mem::size_of::<XSw>() == 64);
 
+// SAFETY: integers and `bool`s only.
+unsafe impl Zeroed for XSw {}
+
 /// A switch timing: its allocation period and its crossbar speed-up. (Its router delay is
 /// in the timing of the channels into it, `Timing::router_delay`.)
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -234,6 +243,9 @@ struct XSwT {
     sa_period: Time,
     speedup: u32,
 }
+
+// SAFETY: integers only.
+unsafe impl Zeroed for XSwT {}
 
 impl XSwT {
     /// How long a flit of unit time `u` holds its crossbar input (`Sw::xbar_time`).
@@ -250,24 +262,29 @@ impl XSwT {
 /// The express engine's state beside the `Sim` it runs for (`CHECK`: with the invariant
 /// checks compiled in).
 pub(crate) struct Express<R, const CHECK: bool> {
-    v: Arr<XVc>,
+    v: Recs<XVc>,
     /// Per VC, its channel.
-    vch: Arr<u32>,
+    vch: Recs<u32>,
     /// Per channel, its VCs and allocation (see [`XLink`]).
-    ln: Arr<XLink>,
+    ln: Recs<XLink>,
     /// Per switch, its ports with something to do at this instant, and its inputs whose
     /// head is being routed (bits of local input indices).
-    sw: Arr<XSw>,
+    sw: Recs<XSw>,
     /// The switch timings (a few).
-    swt: Arr<XSwT>,
+    swt: Recs<XSwT>,
+    /// The channel timings (`Sim::timing`, at most 255 on this engine), by a VC's `prof`:
+    /// 256 of them, so that no index of a `u8` needs a check.
+    tm: Box<[Timing; 256]>,
     /// Per switch port (`Sw::port_base + p`): when its crossbar input is free.
-    xbar_free: Arr<Time>,
+    xbar_free: Recs<Time>,
     /// Per channel (this engine's numbering, see [`Express::new`]), the general engine's
     /// channel (`NONE` for a switch port without an output); per host, its channel; per VC,
     /// the general engine's VC.
-    csim: Arr<u32>,
-    hinj: Arr<u32>,
-    vsim: Arr<u32>,
+    csim: Recs<u32>,
+    hinj: Recs<u32>,
+    vsim: Recs<u32>,
+    /// The flit slots of every VC's ring (`Sim::ring`, taken for the run and given back).
+    ring: Recs<Slot>,
     /// The routing step (`route`).
     route: R,
     /// The rotation of the last crossbar switch evaluated: at this instant, for this period
@@ -277,7 +294,7 @@ pub(crate) struct Express<R, const CHECK: bool> {
     /// whose inputs do not share the crossbar), with the instant each was last listed, and
     /// crossbar-sharing switches that have.
     dirty: Vec<u32>,
-    dirty_at: Arr<Time>,
+    dirty_at: Recs<Time>,
     dirty_sw: Vec<u32>,
     /// The `X_ROUTE_SW` events of this instant.
     asks: Vec<u64>,
@@ -324,19 +341,29 @@ impl Sim<'_> {
         }
         // The routing step, and the invariant checks compiled in or not: one instantiation
         // each (`Express<R, CHECK>`).
-        Some(match (self.routing, self.check) {
+        match (self.routing, self.check) {
             (Routing::Dor(_), false) => self.run_express_as::<Dor, false>(progress),
             (Routing::Dor(_), true) => self.run_express_as::<Dor, true>(progress),
             (_, false) => self.run_express_as::<Routed, false>(progress),
             (_, true) => self.run_express_as::<Routed, true>(progress),
-        })
+        }
     }
 
+    /// (`None`: the system would not give the records' address space; the run goes on
+    /// the general engine, to the same results.)
     fn run_express_as<R: XRoute, const CHECK: bool>(
         &mut self,
         progress: &mut dyn FnMut(Progress),
-    ) -> Res<RunOutcome> {
-        let mut x = Express::<R, CHECK>::new(self);
+    ) -> Option<Res<RunOutcome>> {
+        let mut x = Express::<R, CHECK>::new(self)?;
+        // The flit slots are this engine's for the run, if laid out for it.
+        match std::mem::take(&mut self.ring).into_recs() {
+            Ok(ring) => x.ring = ring,
+            Err(ring) => {
+                self.ring = ring;
+                return None;
+            }
+        }
         let r = self.express_loop(&mut x, progress);
         // What the results read of the channels, and the hosts' packets in flight, in the
         // general engine's numbering.
@@ -358,7 +385,9 @@ impl Sim<'_> {
                 h.cur_vc = x.vsim[h.cur_vc as usize];
             }
         }
-        r
+        let Express { ring, .. } = x;
+        self.ring = ring.into_store();
+        Some(r)
     }
 
     fn express_loop<R: XRoute, const CHECK: bool>(
@@ -459,6 +488,7 @@ impl Sim<'_> {
             deadlock: None,
             wall_s: wall.elapsed().as_secs_f64(),
             interrupted,
+            express: true,
         })
     }
 }

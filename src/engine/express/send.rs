@@ -17,7 +17,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         // A head not yet at the front of its input here (not landed, or behind a tail that
         // leaves now or later) asks for an output a router delay from now at the earliest.
         // (The router delay here is in the timing of every channel into this switch.)
-        let mut h = now + sim.timing[self.v[i as usize].prof as usize].router_delay;
+        let mut h = now + self.tm[self.v[i as usize].prof as usize].router_delay;
         let cu = c as usize;
         let (base, nvc) = (self.ln[cu].vc_base, self.ln[cu].nvc as u32);
         let vo = o - base;
@@ -71,7 +71,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         let now = sim.now;
         let x = &self.v[i as usize];
         let (hd, avail, ibuf, imask) = (x.hd, x.tl.wrapping_sub(x.hd), x.buf, x.mask as u32);
-        let ft = sim.timing[self.v[o as usize].prof as usize].flit_time;
+        let ft = self.tm[self.v[o as usize].prof as usize].flit_time;
         let mut lim = avail.min(MAX_TRAIN);
         let contended = self.ln[c as usize].nvc > 1 || self.sw[s as usize].xbar;
         let mut cut = false;
@@ -86,7 +86,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         // The worm's flits in the buffer by their flit times, up to its tail.
         let (mut kf, mut tail, mut late) = (0, false, Time::MAX);
         while kf < lim {
-            let slot = &sim.ring[(ibuf + (hd.wrapping_add(kf) & imask)) as usize];
+            let slot = &self.ring[(ibuf + (hd.wrapping_add(kf) & imask)) as usize];
             if slot.time > now + kf as Time * ft {
                 late = slot.time;
                 break;
@@ -142,14 +142,14 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             let x = &self.v[i as usize];
             (x.prof, x.buf, x.mask as u32, x.hd, x.in_port)
         };
-        let tm = &sim.timing[oprof as usize];
+        let tm = &self.tm[oprof as usize];
         let (ft, tt, lat, ocd) = (tm.flit_time, tm.tail_time, tm.latency, tm.credit_delay);
         let head_class = if k == 1 && tail {
             tm.head_route_tail
         } else {
             tm.head_route
         };
-        let in_cd = sim.timing[iprof as usize].credit_delay;
+        let in_cd = self.tm[iprof as usize].credit_delay;
         // Flit j leaves at now + j·ft and lands a unit and the latency later (the tail's
         // unit its own).
         let a_last = now + (k - 1) as Time * ft + if tail { tt } else { ft } + lat;
@@ -161,9 +161,9 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                     a = a_last;
                 }
                 let ii = (ibuf + (ihd.wrapping_add(j) & imask)) as usize;
-                let slot = sim.ring[ii];
+                let slot = self.ring[ii];
                 // It leaves input i: its credit starts back.
-                sim.ring[ii].time = t + in_cd;
+                self.ring[ii].time = t + in_cd;
                 let mut dst = slot.dst;
                 if slot.flit & HEAD != 0 {
                     // One more switch crossed.
@@ -171,7 +171,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 }
                 // The host takes it as it lands: the slot holds its credit from then on.
                 let io = (obuf + (otl.wrapping_add(j) & omask)) as usize;
-                sim.ring[io] = Slot {
+                self.ring[io] = Slot {
                     time: a + ocd,
                     flit: slot.flit,
                     dst,
@@ -182,25 +182,25 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 a += ft;
             }
         } else {
-            let ring = &mut sim.ring.0[..];
+            let ring = &mut self.ring;
             for j in 0..k {
                 let ii = (ibuf + (ihd.wrapping_add(j) & imask)) as usize;
-                let from = at_mut(ring, ii);
+                let from = &mut ring[ii];
                 let slot = *from;
                 // It leaves input i: its credit starts back.
                 from.time = t + in_cd;
                 let io = (obuf + (otl.wrapping_add(j) & omask)) as usize;
-                *at_mut(ring, io) = Slot { time: a, ..slot };
+                ring[io] = Slot { time: a, ..slot };
                 t += ft;
                 a += ft;
             }
             // The last flit lands its own unit after it leaves; a head (only a train's
             // first flit can be one) has crossed one more switch.
-            at_mut(ring, (obuf + (otl.wrapping_add(k - 1) & omask)) as usize).time = a_last;
-            let first = *at_mut(ring, (obuf + (otl & omask)) as usize);
+            ring[(obuf + (otl.wrapping_add(k - 1) & omask)) as usize].time = a_last;
+            let first = ring[(obuf + (otl & omask)) as usize];
             if first.flit & HEAD != 0 {
                 let dst = self.hop(sim, first.dst, first.flit);
-                at_mut(&mut sim.ring.0[..], (obuf + (otl & omask)) as usize).dst = dst;
+                self.ring[(obuf + (otl & omask)) as usize].dst = dst;
             }
         }
         let a = a_last;
@@ -226,7 +226,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             x.front_at = last;
             if x.hd != x.tl {
                 // The next packet's head is at the front now (or when it lands).
-                let next = sim.ring[(x.buf + (x.hd & imask)) as usize].time;
+                let next = self.ring[(x.buf + (x.hd & imask)) as usize].time;
                 self.start_routing(sim, i, next.max(last), None);
             } else {
                 x.state = XS_IDLE;

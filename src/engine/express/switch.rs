@@ -61,7 +61,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         if now >= x.cr_last {
             x.cr = x.hd;
         } else {
-            while x.cr != x.hd && sim.ring[(x.buf + (x.cr & mask)) as usize].time <= now {
+            while x.cr != x.hd && self.ring[(x.buf + (x.cr & mask)) as usize].time <= now {
                 x.cr = x.cr.wrapping_add(1);
             }
         }
@@ -76,7 +76,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 x.flags |= XF_WAIT_CREDIT;
                 return (n, held);
             }
-            let tc = sim.ring[(x.buf + (p & mask)) as usize].time;
+            let tc = self.ring[(x.buf + (p & mask)) as usize].time;
             if tc > now + n as Time * ft {
                 let c = self.vch[o as usize];
                 self.wake(sim, c, tc);
@@ -98,8 +98,8 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         self.check_front(sim, i);
         let x = &self.v[iu];
         let s = x.node;
-        let dst = sim.ring[(x.buf + (x.hd & x.mask as u32)) as usize].dst & DST_MASK;
-        let r = sim.timing[x.prof as usize].router_delay;
+        let dst = self.ring[(x.buf + (x.hd & x.mask as u32)) as usize].dst & DST_MASK;
+        let r = self.tm[x.prof as usize].router_delay;
         let (port, lo, hi) = match self.route.port(sim, s, x.in_port, x.local - x.sib0, x.class, dst) {
             Some(out) => out,
             None => return self.route_failed(sim, i, s, dst),
@@ -131,7 +131,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     #[inline(never)]
     fn route_failed(&mut self, sim: &mut Sim, i: u32, s: u32, dst: u32) {
         let x = &self.v[i as usize];
-        let pid = sim.ring[(x.buf + (x.hd & x.mask as u32)) as usize].flit & PID;
+        let pid = self.ring[(x.buf + (x.hd & x.mask as u32)) as usize].flit & PID;
         let src = sim.pkts[pid as usize].src;
         sim.failed.get_or_insert(Box::new(SimError::Route {
             time: sim.now,
@@ -319,11 +319,11 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             x.flags |= XF_WAIT_FLIT;
             return Ready::Not;
         }
-        let front = sim.ring[(x.buf + (x.hd & x.mask as u32)) as usize].time;
+        let front = self.ring[(x.buf + (x.hd & x.mask as u32)) as usize].time;
         if front > sim.now {
             return Ready::At(front);
         }
-        let ft = sim.timing[self.v[o as usize].prof as usize].flit_time;
+        let ft = self.tm[self.v[o as usize].prof as usize].flit_time;
         match self.credits_for(sim, o, 1, ft) {
             (0, _) => Ready::Not,
             (_, held) => Ready::Go(held),
