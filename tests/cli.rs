@@ -572,6 +572,18 @@ fn without_the_address_space_runs_go_on_the_general_engine() {
     for k in ["flit_hops", "flits_delivered", "mean_latency_cycles"] {
         assert_eq!(tight[k], free[k], "{k}");
     }
+    // `reef check` says so beforehand.
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 4000000 && exec \"$0\" check examples/mesh8x8.toml")
+        .arg(env!("CARGO_BIN_EXE_reef"))
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.contains("engine: general, because the system will not reserve"),
+        "{out}"
+    );
 }
 
 #[test]

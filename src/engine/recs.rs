@@ -48,6 +48,14 @@ pub(crate) unsafe trait Zeroed: Copy {}
 unsafe impl Zeroed for u32 {}
 // SAFETY: as above.
 unsafe impl Zeroed for u64 {}
+// SAFETY: arrays of such types are valid as zero bytes too.
+unsafe impl<T: Zeroed, const N: usize> Zeroed for [T; N] {}
+
+/// Whether the system gives the address space of a record array of the largest records
+/// (64 bytes): the express engine can run.
+pub(crate) fn space_available() -> bool {
+    Recs::<[u64; 8]>::zeroed(0).is_some()
+}
 
 /// An array of `len` elements in an allocation of [`SPACE`] (see the module doc).
 pub(crate) struct Recs<T: Zeroed> {

@@ -321,6 +321,9 @@ impl Sim<'_> {
         if let Some(why) = ineligible(self) {
             return format!("general, because of {why}");
         }
+        if !super::recs::space_available() {
+            return "general, because the system will not reserve the express engine's address space (README, \"Benchmarks\")".into();
+        }
         let route = match self.routing {
             Routing::Dor(_) => "dimension order",
             Routing::FatTree(_) => "fat-tree routes",
