@@ -14,6 +14,7 @@
 pub mod acyclic;
 pub mod cdg;
 pub mod dor;
+pub mod dragonfly;
 pub mod interval;
 pub mod mosaic;
 pub mod placed;
@@ -97,6 +98,11 @@ pub struct Want {
 }
 
 impl Want {
+    /// A table's VC range `KEEP_VC..=KEEP_VC`: the VC the packet came in on
+    /// ([`table::Table::route`] puts it in), where the VC carries what the destination
+    /// does not (BookSim2's dragonfly: whether the packet has crossed a global channel).
+    pub const KEEP_VC: u8 = u8::MAX;
+
     /// One port, all VCs `0..vcs`.
     pub fn port(p: u16, vcs: u8) -> Want {
         Want {
