@@ -92,7 +92,7 @@ fn unmodelled_keys_are_refused_unless_at_their_default() {
     let e = tr(&format!("{base}internal_speedup = 2.0;\n")).unwrap_err();
     assert_eq!((e.key, e.from), ("internal_speedup", Some(From::Line(5))));
     assert!(e.msg.contains("only at BookSim2's default (1)"), "{}", e.msg);
-    assert!(e.hint.unwrap().contains("input speed-up"));
+    assert!(e.hint.unwrap().contains("output queues shared"));
     for (line, key) in [
         ("topology = qtree;", "topology"),
         ("routing_function = min_adapt;", "routing_function"),
