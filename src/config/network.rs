@@ -514,9 +514,28 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
         AlgoKind::FlatflyMin => {
             Routing::Table(table::flatfly_min(fab).ok_or_else(|| mismatch("flatfly-min"))?)
         }
-        AlgoKind::DragonflyMin => {
-            let t = crate::routing::dragonfly::min(fab).ok_or_else(|| mismatch("dragonfly-min"))?;
-            let need = crate::routing::dragonfly::MIN_VCS;
+        AlgoKind::DragonflyMin | AlgoKind::DragonflyUgal => {
+            use crate::routing::dragonfly::{MIN_VCS, Ugal, min};
+            let ugal = algo == AlgoKind::DragonflyUgal;
+            let (name, need, what) = if ugal {
+                (
+                    "dragonfly-ugal",
+                    Ugal::VCS,
+                    "VC 0 towards the intermediate router, 1 and 2 before and after the global hop (BookSim2's ugal)",
+                )
+            } else {
+                (
+                    "dragonfly-min",
+                    MIN_VCS,
+                    "VC 0 before the global hop and VC 1 from it on (BookSim2's min)",
+                )
+            };
+            let routing = if ugal {
+                Ugal::new(fab).map(Routing::Ugal)
+            } else {
+                min(fab).map(Routing::Table)
+            }
+            .ok_or_else(|| mismatch(name))?;
             if let Some(c) = fab.channels.iter().find(|c| c.params.vcs < need) {
                 let which = if fab.is_switch(c.src) && fab.is_switch(c.dst) {
                     "channel.vcs"
@@ -526,13 +545,13 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
                 return Err(src.err(
                     which,
                     format!(
-                        "dragonfly-min routing takes VC 0 before the global hop and VC 1 from it on (BookSim2's min): it needs {need} VCs, not {}",
+                        "{name} routing takes {what}: it needs {need} VCs, not {}",
                         c.params.vcs
                     ),
                     Some(&format!("set {which} = {need}")),
                 ));
             }
-            Routing::Table(t)
+            routing
         }
         AlgoKind::Nca => Routing::Table(table::nca(fab).ok_or_else(|| mismatch("nca"))?),
         AlgoKind::Valiant | AlgoKind::XyYx => randomized(src, algo, fab, kind)?,

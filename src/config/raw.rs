@@ -272,6 +272,9 @@ pub enum AlgoKind {
     /// BookSim2's minimal routing on its dragonfly (`min`): VC 0, then VC 1 from the
     /// global hop on.
     DragonflyMin,
+    /// BookSim2's UGAL on its dragonfly (`ugal`): minimal or through a random intermediate
+    /// router, by the credits used on the two outputs at the source router; 3 VCs.
+    DragonflyUgal,
     /// BookSim2's nearest common ancestor on its fat tree (`nca`).
     Nca,
     /// Through a random intermediate switch, dimension order each way (BookSim2's

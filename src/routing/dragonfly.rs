@@ -16,7 +16,7 @@
 //! hop may be in either phase (from its own group or from another).
 
 use super::table::{Table, TableBuilder};
-use super::{PortSet, Want};
+use super::{At, Header, PortSet, Want};
 use crate::fabric::dragonfly::Dims;
 use crate::fabric::{Fabric, Shape};
 
@@ -58,11 +58,114 @@ pub fn min(fab: &Fabric) -> Option<Table> {
     Some(b.build("dragonfly-min"))
 }
 
+/// BookSim2's `ugal_dragonflynew`: at its source router a packet to another group goes
+/// minimally, or through the router of an intermediate node drawn at random (over all
+/// nodes, as `RandomInt(gNodes - 1)`), whichever the credits used on the two outputs
+/// favour: minimally if `q_min ≤ 2·q_nonmin + 30` ([`Ugal::prefers_min`], which the switch
+/// applies, `GetUsedCredit`). A packet within its group, or whose intermediate node is in
+/// its group, goes minimally. Its phase is its VC: 0 towards the intermediate router
+/// (`f->ph = 0`, its global hop included), 1 minimal before the global hop, 2 from it on
+/// and within a group.
+///
+/// The packet's draw ([`super::Header::draw`]) is `2·node + bit`: the intermediate node,
+/// and a choice a routing step without the switch's credits takes (0 minimal), so that the
+/// dependency check walks both routes of every pair exactly; the switch ignores the bit.
+/// The routes can form a cycle of dependencies in VC 0 (a local hop in a group is the
+/// first hop of some packets, towards their global channel, and the last of others, from
+/// theirs), which `reef check` names: it runs on the general engine, with its watchdog.
+#[derive(Clone, Debug)]
+pub struct Ugal {
+    d: Dims,
+}
+
+/// An output of [`Ugal`] and the VC (phase) it takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UgalStep {
+    pub port: u16,
+    pub vc: u8,
+}
+
+impl Ugal {
+    /// The VCs `ugal_dragonflynew` uses (it asserts exactly 3).
+    pub const VCS: u8 = 3;
+    /// `adaptive_threshold`, biasing the choice towards the minimal route [flits].
+    pub const THRESHOLD: u32 = 30;
+
+    pub fn new(fab: &Fabric) -> Option<Ugal> {
+        dims(fab).map(|d| Ugal { d })
+    }
+
+    /// The intermediate node and the walk's choice, [`Ugal`].
+    pub fn draws(&self) -> u32 {
+        2 * self.d.nodes()
+    }
+
+    /// The intermediate node of a packet's draw.
+    pub fn intermediate(draw: u32) -> u32 {
+        draw / 2
+    }
+
+    /// BookSim2's rule: the minimal output, with `q_min` credits used, against the other
+    /// with `q_nonmin`.
+    pub fn prefers_min(q_min: u32, q_nonmin: u32) -> bool {
+        u64::from(q_min) <= 2 * u64::from(q_nonmin) + u64::from(Self::THRESHOLD)
+    }
+
+    /// At a source router with a choice, the minimal and the non-minimal output towards
+    /// `dst` through node `intm` (`None` elsewhere: the route is fixed).
+    pub fn choice(&self, at: At, dst: u32, intm: u32) -> Option<(u16, u16)> {
+        let (d, r) = (&self.d, at.switch);
+        let group = |node: u32| node / (d.a * d.p);
+        let from_node = u32::from(at.in_port) < d.p;
+        (from_node && group(dst) != r / d.a && group(intm) != r / d.a)
+            .then(|| (d.min_port(r, dst) as u16, d.min_port(r, intm) as u16))
+    }
+
+    /// The step at `at` towards `dst` through `intm`, with the source router's choice
+    /// (`minimal`; ignored where there is none, [`Self::choice`]).
+    pub fn step(&self, at: At, dst: u32, intm: u32, minimal: bool) -> UgalStep {
+        let (d, r) = (&self.d, at.switch);
+        let group = |node: u32| node / (d.a * d.p);
+        let mut ph = if u32::from(at.in_port) < d.p {
+            if group(dst) == r / d.a {
+                2
+            } else if group(intm) == r / d.a || minimal {
+                1
+            } else {
+                0
+            }
+        } else {
+            at.in_vc.min(2)
+        };
+        if ph == 0 && r == intm / d.p {
+            ph = 1;
+        }
+        let port = d.min_port(r, if ph == 0 { intm } else { dst });
+        if ph == 1 && port >= d.global_base() {
+            ph = 2;
+        }
+        UgalStep {
+            port: port as u16,
+            vc: ph,
+        }
+    }
+
+    /// The routing step for `h`, the choice at a source router taken from its draw.
+    pub fn route(&self, at: At, h: Header) -> Want {
+        let s = self.step(at, h.dst, Self::intermediate(h.draw), h.draw % 2 == 0);
+        Want {
+            ports: PortSet::single(s.port),
+            vc_lo: s.vc,
+            vc_hi: s.vc,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::fabric::{LinkParams, SwitchParams};
-    use crate::routing::{At, Header, Routing};
+    use crate::routing::Routing;
     use crate::time::Ratio;
 
     fn fab(p: u32) -> Fabric {
@@ -140,5 +243,55 @@ mod tests {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod ugal_tests {
+    use super::*;
+
+    fn ugal() -> Ugal {
+        Ugal { d: Dims::new(2) }
+    }
+
+    fn at(switch: u32, in_port: u16, in_vc: u8) -> At {
+        At {
+            switch,
+            in_port,
+            in_vc,
+            in_class: 0,
+        }
+    }
+
+    #[test]
+    fn phases_are_booksims() {
+        let u = ugal();
+        // p = 2, a = 4: 8 nodes a group. Within the group: phase 2, minimal, no choice.
+        assert_eq!(u.choice(at(0, 0, 0), 6, 40), None);
+        assert_eq!(u.step(at(0, 0, 0), 6, 40, false), UgalStep { port: 4, vc: 2 });
+        // Node 0 to node 71 (group 8) through node 40 (router 20, group 5): the minimal
+        // output is router 0's local port to router 3 (port 4), the other its local port
+        // to router 2, which holds the global channel to group 5 (port 3).
+        assert_eq!(u.choice(at(0, 0, 1), 71, 40), Some((4, 3)));
+        assert_eq!(u.step(at(0, 0, 1), 71, 40, true), UgalStep { port: 4, vc: 1 });
+        assert_eq!(u.step(at(0, 0, 1), 71, 40, false), UgalStep { port: 3, vc: 0 });
+        // The walk's choice is the draw's low bit.
+        let h = |draw| Header {
+            dst: 71,
+            sym: &[],
+            draw,
+        };
+        assert_eq!(u.route(at(0, 0, 1), h(80)).ports, PortSet::single(4));
+        assert_eq!(u.route(at(0, 0, 1), h(81)).ports, PortSet::single(3));
+        // An intermediate node in the source's group: minimal, no choice.
+        assert_eq!(u.choice(at(0, 0, 0), 71, 5), None);
+        // Phase 0 keeps VC 0 over the global hop; at the intermediate router phase 1.
+        assert_eq!(u.step(at(2, 3, 0), 71, 40, false), UgalStep { port: 5, vc: 0 });
+        assert_eq!(u.step(at(20, 5, 0), 71, 40, false).vc, 1);
+        // Phase 1 on a global output turns phase 2.
+        assert_eq!(u.step(at(3, 3, 1), 71, 40, false), UgalStep { port: 6, vc: 2 });
+        // The rule: minimal unless its queue is more than twice the other's and 30.
+        assert!(Ugal::prefers_min(30, 0) && !Ugal::prefers_min(31, 0));
+        assert!(Ugal::prefers_min(230, 100) && !Ugal::prefers_min(231, 100));
     }
 }

@@ -2,7 +2,8 @@
 //! 28f43299) onto reef's `dragonfly` topology: `k` nodes a router (BookSim2's `p`), `n = 1`
 //! (BookSim2 asserts it), the channels as long as BookSim2 compiles them (`DRAGON_LATENCY`:
 //! 10 cycles in a group, 100 between groups, `topology.noc_latency`), and its routing
-//! function `min` (`min_dragonflynew`) as `dragonfly-min`.
+//! functions `min` (`min_dragonflynew`) as `dragonfly-min` and `ugal` (`ugal_dragonflynew`)
+//! as `dragonfly-ugal`.
 
 use super::map::{Cfg, R};
 use super::toml_out::{Toml, quote};
@@ -54,10 +55,37 @@ pub(super) fn routing(c: &Cfg, t: &mut Toml, full: &str, vcs: i64) -> R<()> {
             );
             Ok(())
         }
+        "ugal_dragonflynew" => {
+            if vcs != 3 {
+                return Err(c.err(
+                    "num_vcs",
+                    format!(
+                        "ugal on a dragonfly takes VC 0 towards its intermediate router and VCs 1 \
+                         and 2 before and after the global hop: BookSim2 asserts num_vcs == 3, not {vcs}"
+                    ),
+                    Some("num_vcs = 3;"),
+                ));
+            }
+            t.put(
+                c,
+                "routing",
+                "algorithm",
+                quote("dragonfly-ugal"),
+                &["routing_function"],
+            );
+            c.note(
+                "routing_function",
+                "reef draws each packet's intermediate node from its source's own seeded stream \
+                 (BookSim2: RandomInt at the source router, the same distribution), and compares the \
+                 credits used on the two outputs as the head asks for one (BookSim2: a step ahead, \
+                 as the head leaves its node); injection VCs in turn, not at random",
+            );
+            Ok(())
+        }
         _ => Err(c.err(
             "routing_function",
             format!("reef does not model BookSim2's routing function `{full}` yet"),
-            Some("on a dragonflynew reef runs min"),
+            Some("on a dragonflynew reef runs min and ugal"),
         )),
     }
 }

@@ -604,7 +604,7 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
         Topo::AnyNet => "on an anynet BookSim2 and reef run min",
         Topo::CMesh => "on a cmesh reef runs dor_no_express and dor (with express channels)",
         Topo::FlatFly => "on a flatfly reef runs ran_min",
-        Topo::Dragonfly => "on a dragonflynew reef runs min",
+        Topo::Dragonfly => "on a dragonflynew reef runs min and ugal",
     };
     match (full.as_str(), net) {
         ("dor_mesh" | "dim_order_mesh", Topo::Cube { torus: false }) => {

@@ -344,9 +344,15 @@ fn booksims_dragonfly_example() {
     assert_eq!((e.key, e.from), ("n", Some(From::Line(3))));
     let e = tr(&df.replace("num_vcs = 2", "num_vcs = 1")).unwrap_err();
     assert_eq!((e.key, e.from), ("num_vcs", Some(From::Line(5))));
-    let e = tr(&df.replace("= min", "= ugal")).unwrap_err();
+    // ugal: 3 VCs, as BookSim2 asserts.
+    let ugal = df.replace("= min", "= ugal");
+    let e = tr(&ugal).unwrap_err();
+    assert_eq!((e.key, e.from), ("num_vcs", Some(From::Line(5))));
+    let t = toml(&ugal.replace("num_vcs = 2", "num_vcs = 3"));
+    assert_eq!(t["routing"]["algorithm"].as_str(), Some("dragonfly-ugal"));
+    let e = tr(&df.replace("= min", "= valiant")).unwrap_err();
     assert_eq!((e.key, e.from), ("routing_function", Some(From::Line(4))));
-    assert!(e.msg.contains("`ugal_dragonflynew`"), "{}", e.msg);
+    assert!(e.msg.contains("`valiant_dragonflynew`"), "{}", e.msg);
     let e = tr(&format!("{df}internal_speedup = 2.0;\n")).unwrap_err();
     assert_eq!((e.key, e.from), ("internal_speedup", Some(From::Line(10))));
     let e = tr(&df.replace("k = 4", "k = 9")).unwrap_err();
