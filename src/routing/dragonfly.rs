@@ -152,7 +152,7 @@ impl Ugal {
 
     /// The routing step for `h`, the choice at a source router taken from its draw.
     pub fn route(&self, at: At, h: Header) -> Want {
-        let s = self.step(at, h.dst, Self::intermediate(h.draw), h.draw % 2 == 0);
+        let s = self.step(at, h.dst, Self::intermediate(h.draw), h.draw.is_multiple_of(2));
         Want {
             ports: PortSet::single(s.port),
             vc_lo: s.vc,
@@ -169,8 +169,10 @@ mod tests {
     use crate::time::Ratio;
 
     fn fab(p: u32) -> Fabric {
-        let mut l = LinkParams::default();
-        l.vcs = 2;
+        let l = LinkParams {
+            vcs: 2,
+            ..LinkParams::default()
+        };
         crate::fabric::dragonfly::dragonfly(p, true, l, l, SwitchParams::default(), Ratio::int(1000)).unwrap()
     }
 
