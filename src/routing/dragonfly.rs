@@ -7,7 +7,10 @@
 //!
 //! VCs as BookSim2 gives them: a packet is in phase 0 from its source (`f->ph = 0` at an
 //! injection port) and phase 1 from its global hop on (`f->ph = 1` on a global output), and
-//! each hop takes the one VC of its phase; VCs above 1 are never used between routers.
+//! each hop takes the one VC of its phase; VCs above 1 are never used between routers. A
+//! packet within its group stays in phase 0: `min_dragonflynew` means to put it in phase 1
+//! at its source, but compares the router's group with a destination group it never sets
+//! (`dest_grp_ID = -1`), and reef does as it does.
 //! Phase 0 is a local hop at most (then out to the node, or the global hop), phase 1 a
 //! global hop and then a local one at most: no cycle of channel dependencies, whatever the
 //! load. A table gives it: per router and destination, from a node (class 0) the VC of the
