@@ -536,8 +536,14 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
                 min(fab).map(Routing::Table)
             }
             .ok_or_else(|| mismatch(name))?;
-            if let Some(c) = fab.channels.iter().find(|c| c.params.vcs < need) {
-                let which = if fab.is_switch(c.src) && fab.is_switch(c.dst) {
+            // (The network's channels first: [channel] sets the hosts' too unless
+            // [host_channel] does.)
+            let net = |c: &&fabric::Channel| fab.is_switch(c.src) && fab.is_switch(c.dst);
+            let short = |c: &&fabric::Channel| c.params.vcs < need;
+            let found =
+                (fab.channels.iter().filter(net).find(short)).or_else(|| fab.channels.iter().find(short));
+            if let Some(c) = found {
+                let which = if net(&c) {
                     "channel.vcs"
                 } else {
                     "host_channel.vcs"
