@@ -82,7 +82,8 @@ CONFIGS = [
     ("dragonfly-k2-ugal", "examples/dragonflyconfig",
      ["k=2", "internal_speedup=1.0", "num_vcs=3", "routing_function=ugal"], True),
     # BookSim2's dragonfly (dragonflynew, min routing, 10-cycle local and 100-cycle global
-    # channels) as configured: 1,056 nodes at 0.8 flits a cycle, over 10 minutes a seed.
+    # channels) as configured: 1,056 nodes at 0.8 flits a cycle, 36 minutes for seed 1 here
+    # (--seeds 1).
     ("dragonflyconfig", "examples/dragonflyconfig", [], False),
     # The same with internal_speedup = 1.0, which reef runs, at two loads (reef saturates
     # near 0.5): about 15 minutes a run at 0.3 here, so seed 1 only (--seeds 1).
