@@ -36,7 +36,8 @@ DATA = os.path.join(ROOT, "tests", "data", "booksim")
 COMMIT = "28f43299f1706a3160ffac721ca461d74eb6e618"
 
 # (name, config file under tests/data/booksim, overrides, sweep?) — loads are in flits per
-# node per cycle: every sweep sets injection_rate_uses_flits=1.
+# node per cycle: every sweep sets injection_rate_uses_flits=1. In place of True, a tuple of
+# loads runs those (in flits) without the bisection, for configs too slow to sweep.
 CONFIGS = [
     ("torus88", "examples/torus88", [], True),
     ("mesh88_lat", "examples/mesh88_lat", [], True),
@@ -72,7 +73,21 @@ CONFIGS = [
     # A 4-ary 3-tree (fattree.cpp, nca routing), configured at injection_rate = 0.6: swept.
     ("fattree_config", "examples/fattree_config", [], True),
     ("flatflyconfig", "examples/flatflyconfig", [], True),
+    # BookSim2's dragonfly example (dragonflynew, min routing, 10-cycle local and 100-cycle
+    # global channels) with k = 2 (72 nodes, 36 routers in 9 groups), swept: with its
+    # internal_speedup = 1.0, which reef runs, and as configured (2.0), which it refuses;
+    # and with ugal (3 VCs, as ugal_dragonflynew asserts).
+    ("dragonfly-k2", "examples/dragonflyconfig", ["k=2", "internal_speedup=1.0"], True),
+    ("dragonfly-k2-speedup2", "examples/dragonflyconfig", ["k=2"], True),
+    ("dragonfly-k2-ugal", "examples/dragonflyconfig",
+     ["k=2", "internal_speedup=1.0", "num_vcs=3", "routing_function=ugal"], True),
+    # BookSim2's dragonfly (dragonflynew, min routing, 10-cycle local and 100-cycle global
+    # channels) as configured: 1,056 nodes at 0.8 flits a cycle, 36 minutes for seed 1 here
+    # (--seeds 1).
     ("dragonflyconfig", "examples/dragonflyconfig", [], False),
+    # The same with internal_speedup = 1.0, which reef runs, at two loads (reef saturates
+    # near 0.5): about 15 minutes a run at 0.3 here, so seed 1 only (--seeds 1).
+    ("dragonflyconfig-speedup1", "examples/dragonflyconfig", ["internal_speedup=1.0"], (0.1, 0.3)),
     # The 8-VC mesh with the randomized routing functions: valiant (dimension order to a
     # random intermediate router in VCs 0-3, then to the destination in 4-7) and xy_yx (x
     # or y first by a coin, VCs 0-3 or 4-7). Swept like the others.
@@ -181,7 +196,10 @@ def main():
         rows, sats = [], []
         cfg = os.path.join(DATA, path)
         print(f"{name}", file=sys.stderr)
-        if sweep:
+        if isinstance(sweep, tuple):
+            base = extra + ["injection_rate_uses_flits=1"]
+            runs = [(base + [f"injection_rate={x}"], x) for x in sweep]
+        elif sweep:
             base = extra + ["injection_rate_uses_flits=1"]
             s = [saturation(binary, cfg, base, seed, patch=patch) for seed in seeds]
             for seed, v in zip(seeds, s):

@@ -36,6 +36,10 @@ RUNS = [
     ("cmeshconfig at 0.084 flits", "examples/cmeshconfig", ["injection_rate_uses_flits=1", "injection_rate=0.0839"]),
     ("flatflyconfig at 0.5 flits", "examples/flatflyconfig", ["injection_rate_uses_flits=1", "injection_rate=0.504"]),
     ("fattree_config at 0.51 flits", "examples/fattree_config", ["injection_rate_uses_flits=1", "injection_rate=0.5109"]),
+    # BookSim2's dragonfly example with k = 2 at 70 % of its saturation, internal_speedup =
+    # 1.0 (reef refuses 2.0).
+    ("dragonfly (k = 2) at 0.4 flits", "examples/dragonflyconfig",
+     ["k=2", "internal_speedup=1.0", "injection_rate=0.3988"]),
 ]
 
 

@@ -497,3 +497,27 @@ fn r31_unset_removes_a_key() {
         "m (without a.b, c.d=1)"
     );
 }
+
+#[test]
+fn a_dragonfly_names_what_it_lacks() {
+    let df = "[topology]\nkind = \"dragonfly\"\n";
+    let e = err(&format!("{df}[traffic]\nload = 0.1\n"));
+    assert!(e.msg.contains("hosts_per_switch"), "{e}");
+    // BookSim2's min takes VC 1 after the global hop; ugal three VCs.
+    let e = err(&format!("{df}hosts_per_switch = 2\n[traffic]\nload = 0.1\n"));
+    assert_eq!(e.key, "channel.vcs", "{e}");
+    assert_eq!(e.hint.as_deref(), Some("set channel.vcs = 2"));
+    let e = err(&format!(
+        "{df}hosts_per_switch = 2\n[routing]\nalgorithm = \"dragonfly-ugal\"\n[channel]\nvcs = 2\n\
+         [traffic]\nload = 0.1\n"
+    ));
+    assert_eq!((e.key.as_str(), e.line), ("channel.vcs", Some(7)), "{e}");
+    let e = err(&format!(
+        "{df}hosts_per_switch = 9\n[channel]\nvcs = 2\n[traffic]\nload = 0.1\n"
+    ));
+    assert!(e.msg.contains("1 to 8"), "{e}");
+    let e = err(&format!(
+        "{MESH}[routing]\nalgorithm = \"dragonfly-min\"\n[traffic]\nload = 0.1\n"
+    ));
+    assert_eq!(e.key, "routing.algorithm", "{e}");
+}

@@ -371,6 +371,8 @@ fn the_tables_the_express_engine_takes_are_free_of_deadlock() {
         "kind = \"cmesh\"\nk = 6\n[routing]\nalgorithm = \"cmesh-express\"",
         "kind = \"flatfly\"\nk = 4\nn = 2",
         "kind = \"flatfly\"\nk = 3\nn = 3\nrouters_per_row = 9",
+        "kind = \"dragonfly\"\nhosts_per_switch = 2\n[channel]\nvcs = 2",
+        "kind = \"dragonfly\"\nhosts_per_switch = 3\nnoc_latency = true\n[channel]\nvcs = 3",
         "kind = \"file\"\nfile = \"ring4.txt\"\n[routing]\nalgorithm = \"updown\"",
         "kind = \"file\"\nfile = \"ring4.txt\"\n[routing]\nalgorithm = \"updown\"\nadaptive = true",
     ] {
@@ -415,6 +417,22 @@ fn updown_tables_run_express_and_agree() {
     assert_eq!(Sim::new(&s).unwrap().express_refused(), None);
     let express = run(&s);
     assert!(express.packets_delivered > 500, "{}", express.packets_delivered);
+    let general = run(&spec_with(c, &["sim.express=false"]));
+    assert_eq!(without_events(express), without_events(general));
+}
+
+/// BookSim2's dragonfly with its minimal routing: tables by input class whose VC after a
+/// local hop is the one the packet came in on (`Want::KEEP_VC`), channels of 10 and 100
+/// cycles. The express engine gives what the general engine gives.
+#[test]
+fn dragonfly_tables_run_express_and_agree() {
+    let c = "[sim]\nwarmup = \"500 cycles\"\nmeasure = \"3000 cycles\"\ncheck = true\n[topology]\n\
+             kind = \"dragonfly\"\nhosts_per_switch = 2\nnoc_latency = true\n[channel]\nvcs = 2\n\
+             buffer = 16\n[traffic]\nload = 0.4\npacket_size = 5\n";
+    let s = spec(c);
+    assert_eq!(Sim::new(&s).unwrap().express_refused(), None);
+    let express = run(&s);
+    assert!(express.packets_delivered > 1000, "{}", express.packets_delivered);
     let general = run(&spec_with(c, &["sim.express=false"]));
     assert_eq!(without_events(express), without_events(general));
 }

@@ -34,6 +34,7 @@ pub(super) fn topology_keys<'a>(src: &Source, t: &RawTopology) -> R<(&'static st
         TopoKind::Anynet => "anynet",
         TopoKind::Cmesh => "cmesh",
         TopoKind::Flatfly => "flatfly",
+        TopoKind::Dragonfly => "dragonfly",
         TopoKind::Macrame => "macrame",
         TopoKind::Atoll => "atoll",
     };
@@ -48,6 +49,7 @@ pub(super) fn topology_keys<'a>(src: &Source, t: &RawTopology) -> R<(&'static st
         TopoKind::Fly | TopoKind::BooksimFattree => &["k", "n"],
         TopoKind::Cmesh => &["k", "noc_latency"],
         TopoKind::Flatfly => &["k", "n", "hosts_per_switch", "routers_per_row", "noc_latency"],
+        TopoKind::Dragonfly => &["hosts_per_switch", "noc_latency"],
         TopoKind::Macrame => &["network", "nodes"],
         TopoKind::Atoll => &["network", "k", "nodes", "file", "hosts_per_switch", "failed"],
     };
@@ -236,6 +238,15 @@ pub(super) fn topology(
             fabric::flatfly::flatfly(k, n, xr, x, t.noc_latency.unwrap_or(false), net, host, sw, cycle)
                 .map_err(imp)
         }
+        TopoKind::Dragonfly => fabric::dragonfly::dragonfly(
+            need("hosts_per_switch", t.hosts_per_switch)?,
+            t.noc_latency.unwrap_or(false),
+            net,
+            host,
+            sw,
+            cycle,
+        )
+        .map_err(imp),
         TopoKind::Full => fabric::full::fully_connected(
             need("switches", t.switches)?,
             t.hosts_per_switch.unwrap_or(1),
@@ -366,6 +377,7 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
         TopoKind::Anynet => AlgoKind::AnynetMin,
         TopoKind::Cmesh => AlgoKind::CmeshDor,
         TopoKind::Flatfly => AlgoKind::FlatflyMin,
+        TopoKind::Dragonfly => AlgoKind::DragonflyMin,
         TopoKind::Macrame => AlgoKind::Interval,
         TopoKind::Atoll => AlgoKind::Source,
     });
@@ -501,6 +513,51 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
         }
         AlgoKind::FlatflyMin => {
             Routing::Table(table::flatfly_min(fab).ok_or_else(|| mismatch("flatfly-min"))?)
+        }
+        AlgoKind::DragonflyMin | AlgoKind::DragonflyUgal => {
+            use crate::routing::dragonfly::{MIN_VCS, Ugal, min};
+            let ugal = algo == AlgoKind::DragonflyUgal;
+            let (name, need, what) = if ugal {
+                (
+                    "dragonfly-ugal",
+                    Ugal::VCS,
+                    "VC 0 towards the intermediate router, 1 and 2 before and after the global hop (BookSim2's ugal)",
+                )
+            } else {
+                (
+                    "dragonfly-min",
+                    MIN_VCS,
+                    "VC 0 before the global hop and VC 1 from it on (BookSim2's min)",
+                )
+            };
+            let routing = if ugal {
+                Ugal::new(fab).map(Routing::Ugal)
+            } else {
+                min(fab).map(Routing::Table)
+            }
+            .ok_or_else(|| mismatch(name))?;
+            // (The network's channels first: [channel] sets the hosts' too unless
+            // [host_channel] does.)
+            let net = |c: &&fabric::Channel| fab.is_switch(c.src) && fab.is_switch(c.dst);
+            let short = |c: &&fabric::Channel| c.params.vcs < need;
+            let found =
+                (fab.channels.iter().filter(net).find(short)).or_else(|| fab.channels.iter().find(short));
+            if let Some(c) = found {
+                let which = if net(&c) {
+                    "channel.vcs"
+                } else {
+                    "host_channel.vcs"
+                };
+                return Err(src.err(
+                    which,
+                    format!(
+                        "{name} routing takes {what}: it needs {need} VCs, not {}",
+                        c.params.vcs
+                    ),
+                    Some(&format!("set {which} = {need}")),
+                ));
+            }
+            routing
         }
         AlgoKind::Nca => Routing::Table(table::nca(fab).ok_or_else(|| mismatch("nca"))?),
         AlgoKind::Valiant | AlgoKind::XyYx => randomized(src, algo, fab, kind)?,
@@ -685,6 +742,11 @@ pub(super) fn planned_counts(
             };
             (k * k, 4 * k * k, 4 * k * k)
         }
+        TopoKind::Dragonfly => {
+            let d = fabric::dragonfly::Dims::new(t.hosts_per_switch?.min(64));
+            let (s, cn) = (d.routers() as u128, d.routers() as u128 * (3 * d.p as u128 - 1));
+            (s, s * d.p as u128, cn)
+        }
         TopoKind::Flatfly => {
             let k = match &t.k {
                 Some(Radix::One(k)) => *k as u128,
@@ -708,7 +770,8 @@ pub(super) fn planned_counts(
         | TopoKind::Full
         | TopoKind::Fly
         | TopoKind::Cmesh
-        | TopoKind::Flatfly => algo.is_none_or(|a| a != AlgoKind::Source),
+        | TopoKind::Flatfly
+        | TopoKind::Dragonfly => algo.is_none_or(|a| a != AlgoKind::Source),
         _ => matches!(
             algo,
             Some(AlgoKind::Updown | AlgoKind::Minimal | AlgoKind::Source)
@@ -722,7 +785,12 @@ pub(super) fn planned_counts(
         channels: c(cn + ch),
         vcs: c(cn * net.vcs as u128 + ch * host.vcs as u128),
         slots: c(cn * net.vcs as u128 * net.buffer as u128 + ch * host.vcs as u128 * host.buffer as u128),
-        table_entries: if tables { c(s * h) } else { 0 },
+        // (A dragonfly's tables have two classes: from a node and from a router.)
+        table_entries: match (tables, t.kind) {
+            (false, _) => 0,
+            (true, TopoKind::Dragonfly) => c(2 * s * h),
+            (true, _) => c(s * h),
+        },
     })
 }
 
@@ -740,6 +808,9 @@ pub(super) fn smaller(kind: TopoKind) -> &'static str {
         | TopoKind::Fly
         | TopoKind::Cmesh
         | TopoKind::Flatfly => "a smaller topology.k or n, fewer channel.vcs or a smaller channel.buffer",
+        TopoKind::Dragonfly => {
+            "a smaller topology.hosts_per_switch, fewer channel.vcs or a smaller channel.buffer"
+        }
         TopoKind::Full => {
             "fewer topology.switches or hosts_per_switch, fewer channel.vcs or a smaller channel.buffer"
         }

@@ -91,6 +91,8 @@ pub enum TopoKind {
     /// BookSim2's on-chip flattened butterfly (`k`, `n`, `hosts_per_switch`,
     /// `routers_per_row`, `noc_latency`).
     Flatfly,
+    /// BookSim2's dragonfly, `dragonflynew` (`hosts_per_switch`, `noc_latency`).
+    Dragonfly,
     /// A Macramé network of STC104 switches and DS links (`network`, `nodes`).
     Macrame,
     /// An ATOLL network: NICs that are their own switches (`network`, `k`, `nodes`,
@@ -126,7 +128,8 @@ pub struct RawTopology {
     pub nodes: Option<u32>,
     /// ATOLL: links that failed, as pairs of chips.
     pub failed: Option<Vec<[u32; 2]>>,
-    /// cmesh, flatfly: channels as long as BookSim2's `use_noc_latency` makes them.
+    /// cmesh, flatfly: channels as long as BookSim2's `use_noc_latency` makes them;
+    /// dragonfly: as long as BookSim2 makes them (10 cycles in a group, 100 between).
     pub noc_latency: Option<bool>,
     /// flatfly: routers to a row of the layout (BookSim2's `x`).
     pub routers_per_row: Option<u32>,
@@ -266,6 +269,12 @@ pub enum AlgoKind {
     CmeshExpress,
     /// The lowest differing dimension first on BookSim2's flatfly (`ran_min`).
     FlatflyMin,
+    /// BookSim2's minimal routing on its dragonfly (`min`): VC 0, then VC 1 from the
+    /// global hop on.
+    DragonflyMin,
+    /// BookSim2's UGAL on its dragonfly (`ugal`): minimal or through a random intermediate
+    /// router, by the credits used on the two outputs at the source router; 3 VCs.
+    DragonflyUgal,
     /// BookSim2's nearest common ancestor on its fat tree (`nca`).
     Nca,
     /// Through a random intermediate switch, dimension order each way (BookSim2's

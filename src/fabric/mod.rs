@@ -2,7 +2,7 @@
 //! and the unidirectional channels between ports, each with its own timing and flow control.
 //!
 //! Topology builders ([`mesh`], [`clos`], [`fattree`], [`full`], [`fly`], [`irregular`],
-//! [`anynet`], [`cmesh`], [`flatfly`]) make a [`Fabric`]; the engine flattens it into
+//! [`anynet`], [`cmesh`], [`flatfly`], [`dragonfly`]) make a [`Fabric`]; the engine flattens it into
 //! arrays. Node numbering is the same for every builder: switches first (`0..switches`),
 //! then hosts, so host `h` is node
 //! `switches + h` and host numbers are the destination addresses packets carry.
@@ -11,6 +11,7 @@ pub mod anynet;
 pub mod atoll;
 pub mod clos;
 pub mod cmesh;
+pub mod dragonfly;
 pub mod fattree;
 pub mod flatfly;
 pub mod fly;
@@ -115,6 +116,9 @@ pub enum Shape {
     /// BookSim2's on-chip flattened butterfly ([`flatfly`]): `k^n` routers of `xr × xr`
     /// nodes each, laid out `x` to a row.
     FlatFly { k: u32, n: u32, xr: u32, x: u32 },
+    /// BookSim2's dragonfly ([`dragonfly`]): `p` nodes a router, groups of `2p` routers,
+    /// `p` global channels a router, `2p² + 1` groups.
+    Dragonfly { p: u32 },
     /// Every switch linked to every other; `conc` hosts per switch.
     Full { switches: u32, conc: u32 },
     /// A K×K grid (or torus) of switches with `conc` hosts each and `group` parallel links

@@ -419,7 +419,9 @@ pub fn print_routing(fab: &Fabric, routing: &super::Routing) -> Option<String> {
 
 fn ports_text(w: &Want) -> String {
     let ports: Vec<u16> = w.ports.iter().collect();
-    let vcs = if w.vc_hi > 0 {
+    let vcs = if w.vc_lo == Want::KEEP_VC {
+        ", on the VC it came in on".to_string()
+    } else if w.vc_hi > 0 {
         format!(" vcs {}..={}", w.vc_lo, w.vc_hi)
     } else {
         String::new()

@@ -8,12 +8,15 @@
 //! carried in the packet, up*/down* for irregular topologies (Autonet, Schroeder et al.
 //! 1991), and two randomized routings on meshes and tori, each packet carrying what its
 //! source drew ([`Header::draw`]): Valiant's through a random intermediate switch
-//! (Valiant & Brebner 1981) and XY/YX. [`cdg`] checks any of them for cyclic channel
+//! (Valiant & Brebner 1981) and XY/YX; on BookSim2's dragonfly its minimal routing and
+//! UGAL ([`dragonfly`], Kim et al. 2008), which chooses at the source router by the
+//! credits used on two outputs. [`cdg`] checks any of them for cyclic channel
 //! dependencies.
 
 pub mod acyclic;
 pub mod cdg;
 pub mod dor;
+pub mod dragonfly;
 pub mod interval;
 pub mod mosaic;
 pub mod placed;
@@ -97,6 +100,11 @@ pub struct Want {
 }
 
 impl Want {
+    /// A table's VC range `KEEP_VC..=KEEP_VC`: the VC the packet came in on
+    /// ([`table::Table::route`] puts it in), where the VC carries what the destination
+    /// does not (BookSim2's dragonfly: whether the packet has crossed a global channel).
+    pub const KEEP_VC: u8 = u8::MAX;
+
     /// One port, all VCs `0..vcs`.
     pub fn port(p: u16, vcs: u8) -> Want {
         Want {
@@ -211,6 +219,9 @@ pub enum Routing {
     Valiant(valiant::Valiant),
     /// x then y or y then x, drawn per packet (meshes).
     XyYx(xy_yx::XyYx),
+    /// BookSim2's UGAL on its dragonfly: minimal or through a random intermediate router,
+    /// chosen at the source router by the credits used on the two outputs.
+    Ugal(dragonfly::Ugal),
 }
 
 impl Routing {
@@ -234,6 +245,7 @@ impl Routing {
             Routing::Mosaic(m) => m.route(fab, at, h),
             Routing::Valiant(v) => v.route(at, h),
             Routing::XyYx(x) => x.route(at, h),
+            Routing::Ugal(u) => Ok(u.route(at, h)),
         }
     }
 
@@ -243,6 +255,7 @@ impl Routing {
         match self {
             Routing::Valiant(v) => v.draws(),
             Routing::XyYx(_) => 2,
+            Routing::Ugal(u) => u.draws(),
             _ => 0,
         }
     }
@@ -391,6 +404,7 @@ impl Routing {
             Routing::Mosaic(_) => "mosaic",
             Routing::Valiant(_) => "valiant",
             Routing::XyYx(_) => "xy-yx",
+            Routing::Ugal(_) => "dragonfly-ugal",
         }
     }
 }

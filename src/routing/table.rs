@@ -47,6 +47,20 @@ pub struct Table {
 /// each: 32 MB; `memory::PER_TABLE_ENTRY` counts them).
 pub const DENSE_MAX: usize = 1 << 24;
 
+/// `w`, its VC range [`Want::KEEP_VC`] made the VC the packet came in on.
+#[inline(always)]
+fn keep_vc(w: Want, at: At) -> Want {
+    if w.vc_lo == Want::KEEP_VC {
+        Want {
+            vc_lo: at.in_vc,
+            vc_hi: at.in_vc,
+            ..w
+        }
+    } else {
+        w
+    }
+}
+
 impl Table {
     #[inline]
     pub fn route(&self, at: At, h: Header) -> Result<Want, RouteError> {
@@ -62,14 +76,14 @@ impl Table {
                     switch: at.switch,
                     dst: h.dst,
                 }),
-                e => Ok(self.sets[e as usize - 1]),
+                e => Ok(keep_vc(self.sets[e as usize - 1], at)),
             };
         }
         let (a, b) = (self.offsets[t] as usize, self.offsets[t + 1] as usize);
         let es = &self.entries[a..b];
         let i = es.partition_point(|e| e.lo <= h.dst);
         match i.checked_sub(1).map(|i| es[i]) {
-            Some(e) if e.hi >= h.dst => Ok(self.sets[e.set as usize]),
+            Some(e) if e.hi >= h.dst => Ok(keep_vc(self.sets[e.set as usize], at)),
             _ => Err(RouteError::NoRoute {
                 switch: at.switch,
                 dst: h.dst,
@@ -95,7 +109,8 @@ impl Table {
     /// dependencies, whatever the fabric it was given: up, then down, in the trees and the
     /// up*/down* tables; one stage after another in a fly; dimension by dimension, in one
     /// direction per dimension, on BookSim2's cmesh and flatfly; one hop between switches
-    /// on the fully connected network. (Shortest paths over any graph, `minimal` and
+    /// on the fully connected network; on BookSim2's dragonfly, a local hop in one VC, then
+    /// the global hop and a local one in the other. (Shortest paths over any graph, `minimal` and
     /// `anynet-min`, can form one.)
     pub fn deadlock_free_by_construction(&self) -> bool {
         matches!(
@@ -110,12 +125,14 @@ impl Table {
                 | "cmesh-dor"
                 | "cmesh-express"
                 | "flatfly-min"
+                | "dragonfly-min"
                 | "updown"
                 | "updown-adaptive"
         )
     }
 
-    /// The ranges of one switch's table for one input class: `(lo, hi, want)`.
+    /// The ranges of one switch's table for one input class: `(lo, hi, want)` (a VC range
+    /// of [`Want::KEEP_VC`] as stored: the input's VC).
     pub fn ranges(&self, switch: u32, class: u8) -> impl Iterator<Item = (u32, u32, Want)> + '_ {
         let t = switch as usize * self.classes as usize + class as usize;
         self.entries[self.offsets[t] as usize..self.offsets[t + 1] as usize]

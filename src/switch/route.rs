@@ -4,7 +4,8 @@
 //! STC104's header deletion, source routes' next byte).
 
 use crate::engine::*;
-use crate::routing::{At, Header, RouteError, Want};
+use crate::routing::dragonfly::Ugal;
+use crate::routing::{At, Header, PortSet, RouteError, Routing, Want};
 
 impl Sim<'_> {
     /// Routes the head at local input `l` of switch `s` and files its requests. `last`: no
@@ -20,7 +21,7 @@ impl Sim<'_> {
             // Routed ahead, when it reached the front: its outputs are kept with it.
             self.vcs[i as usize].flags &= !F_ROUTED;
         } else {
-            let want = self.routing_step(s, i, dst, pid).map_err(|err| {
+            let mut want = self.routing_step(s, i, dst, pid).map_err(|err| {
                 Box::new(SimError::Route {
                     time: self.now,
                     src: self.pkts[pid as usize].src,
@@ -28,6 +29,9 @@ impl Sim<'_> {
                     err,
                 })
             })?;
+            if let Routing::Ugal(u) = self.routing {
+                want = self.ugal_choice(s, i, u, dst, pid);
+            }
             self.keep_want(i, want);
         }
         self.set_state(i, WAITING);
@@ -101,6 +105,45 @@ impl Sim<'_> {
             self.pkts[pid as usize].draw
         };
         self.routing.route(self.fab, at, Header { dst, sym, draw })
+    }
+
+    /// BookSim2's UGAL for the packet `pid` at input VC `i` of switch `s`: at its source
+    /// router the minimal output or the one towards its intermediate router, by the credits
+    /// used on each (`GetUsedCredit`: flits sent on all its VCs whose credits have not come
+    /// back), taken as the head asks for an output (BookSim2 routes a step ahead, as the
+    /// head leaves its node: a cycle or more sooner).
+    #[cold]
+    fn ugal_choice(&mut self, s: usize, i: u32, u: &Ugal, dst: u32, pid: u32) -> Want {
+        let v = &self.vcs[i as usize];
+        let at = At {
+            switch: s as u32,
+            in_port: v.in_port,
+            in_vc: v.vc,
+            in_class: 0,
+        };
+        let intm = Ugal::intermediate(self.pkts[pid as usize].draw);
+        let minimal = match u.choice(at, dst, intm) {
+            Some((min, other)) => {
+                let (q_min, q_other) = (self.used_credits(s, min), self.used_credits(s, other));
+                Ugal::prefers_min(q_min, q_other)
+            }
+            None => true,
+        };
+        let step = u.step(at, dst, intm, minimal);
+        Want {
+            ports: PortSet::single(step.port),
+            vc_lo: step.vc,
+            vc_hi: step.vc,
+        }
+    }
+
+    /// The credits used on output `p` of switch `s`, over all its VCs.
+    fn used_credits(&mut self, s: usize, p: u16) -> u32 {
+        let pi = (self.sws[s].port_base + p as u32) as usize;
+        let (base, n) = (self.ports[pi].vc_base, self.ports[pi].nvc as u32);
+        (base..base + n)
+            .map(|o| self.caps[o as usize].saturating_sub(self.credits_now(o)))
+            .sum()
     }
 
     /// Keeps the routed head's admissible outputs with input VC `i`.

@@ -93,7 +93,13 @@ const OTHER_TOPOLOGY_KEYS: &[&str] = &[
 /// Why a key set away from its default cannot run, where there is more to say than that.
 fn hint_for(key: &str) -> Option<&'static str> {
     Some(match key {
-        "internal_speedup" | "output_speedup" => {
+        "internal_speedup" => {
+            "BookSim2's router runs its whole pipeline (VC and switch allocation, the crossbar) \
+             internal_speedup times a cycle, into output queues shared by an output's VCs; \
+             reef's switch allocates once a cycle, from its input buffers (docs/booksim.md, \
+             \"Not yet\")"
+        }
+        "output_speedup" => {
             "reef's switch has an input speed-up (input_speedup) and no output or internal one"
         }
         "classes" | "class_priority" | "priority" => "reef runs one traffic class, without priorities",

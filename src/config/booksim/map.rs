@@ -160,6 +160,8 @@ enum Topo {
     CMesh,
     /// `flatfly`: the on-chip flattened butterfly (flatfly_onchip.cpp).
     FlatFly,
+    /// `dragonflynew`: the dragonfly (dragonfly.cpp).
+    Dragonfly,
 }
 
 /// The concentration keys of a cmesh or flatfly, checked as BookSim2 asserts them
@@ -321,12 +323,13 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
         "anynet" => Topo::AnyNet,
         "cmesh" => Topo::CMesh,
         "flatfly" => Topo::FlatFly,
+        "dragonflynew" => Topo::Dragonfly,
         other => {
             return Err(c.err(
                 "topology",
                 format!("reef does not model BookSim2's `{other}` topology yet"),
                 Some(
-                    "reef runs BookSim2's mesh, torus, fly, fattree, anynet, cmesh and flatfly; docs/booksim.md lists what is planned",
+                    "reef runs BookSim2's mesh, torus, fly, fattree, anynet, cmesh, flatfly and dragonflynew; docs/booksim.md lists what is planned",
                 ),
             ));
         }
@@ -452,6 +455,7 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
             noc_latency(&c, &mut t);
             (k, n, routers * conc)
         }
+        Topo::Dragonfly => (0, 1, super::dragonfly::topology(&c, &mut t)?),
     };
 
     // Time: the router pipeline and the channels.
@@ -460,7 +464,8 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
     // tree's take 1 (fly.cpp, fattree.cpp), an anynet's their link weight, 1 unless given
     // (anynet.cpp: reef's fabric adds weight − 1 cycles to the channel below); a cmesh's and
     // a flatfly's their wire lengths with use_noc_latency (cmesh.cpp, flatfly_onchip.cpp:
-    // reef's fabric adds length − 1 cycles, topology.noc_latency).
+    // reef's fabric adds length − 1 cycles, topology.noc_latency); a dragonfly's 10 cycles in
+    // a group and 100 between (dragonfly.cpp's DRAGON_LATENCY, topology.noc_latency too).
     let noc = matches!(net, Topo::Cube { .. }) && c.int("use_noc_latency") == 1;
     let chan = if noc && torus { 2 } else { 1 };
     let routing = c.int_in("routing_delay", 0, 1000)?;
@@ -599,6 +604,7 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
         Topo::AnyNet => "on an anynet BookSim2 and reef run min",
         Topo::CMesh => "on a cmesh reef runs dor_no_express and dor (with express channels)",
         Topo::FlatFly => "on a flatfly reef runs ran_min",
+        Topo::Dragonfly => "on a dragonflynew reef runs min and ugal",
     };
     match (full.as_str(), net) {
         ("dor_mesh" | "dim_order_mesh", Topo::Cube { torus: false }) => {
@@ -731,6 +737,7 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
                 &["routing_function"],
             );
         }
+        (_, Topo::Dragonfly) if rf != "none" => super::dragonfly::routing(&c, &mut t, &full, vcs)?,
         _ if rf == "none" => {
             return Err(c.err(
                 "routing_function",
@@ -743,6 +750,7 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
                     Topo::AnyNet => "routing_function = min;",
                     Topo::CMesh => "routing_function = dor_no_express;",
                     Topo::FlatFly => "routing_function = ran_min;",
+                    Topo::Dragonfly => "routing_function = min;",
                 }),
             ));
         }

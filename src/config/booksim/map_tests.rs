@@ -92,9 +92,9 @@ fn unmodelled_keys_are_refused_unless_at_their_default() {
     let e = tr(&format!("{base}internal_speedup = 2.0;\n")).unwrap_err();
     assert_eq!((e.key, e.from), ("internal_speedup", Some(From::Line(5))));
     assert!(e.msg.contains("only at BookSim2's default (1)"), "{}", e.msg);
-    assert!(e.hint.unwrap().contains("input speed-up"));
+    assert!(e.hint.unwrap().contains("output queues shared"));
     for (line, key) in [
-        ("topology = dragonflynew;", "topology"),
+        ("topology = qtree;", "topology"),
         ("routing_function = min_adapt;", "routing_function"),
         ("sw_allocator = pim;", "sw_allocator"),
         ("sim_type = batch;", "sim_type"),
@@ -323,4 +323,38 @@ fn origins_point_at_the_booksim_key() {
     assert_eq!((o.1, o.2), ("num_vcs", Some(From::Line(5))));
     let o = t.origins.iter().find(|o| o.0 == "channel.buffer").unwrap();
     assert_eq!((o.1, o.2), ("vc_buf_size", None));
+}
+
+#[test]
+fn booksims_dragonfly_example() {
+    // dragonflyconfig's network and router, but its internal_speedup = 2.0.
+    let df = "topology = dragonflynew;\nk = 4;\nn = 1;\nrouting_function = min;\nnum_vcs = 2;\n\
+              vc_buf_size = 256;\ncredit_delay = 2;\nrouting_delay = 0;\npacket_size = 10;\n";
+    let t = toml(df);
+    assert_eq!(t["topology"]["kind"].as_str(), Some("dragonfly"));
+    assert_eq!(t["topology"]["hosts_per_switch"].as_integer(), Some(4));
+    // DRAGON_LATENCY: 10 and 100 cycles, which the fabric adds to these.
+    assert_eq!(t["topology"]["noc_latency"].as_bool(), Some(true));
+    assert_eq!(t["channel"]["latency"].as_str(), Some("1 cycle"));
+    assert_eq!(t["channel"]["credit_delay"].as_str(), Some("3 cycles"));
+    assert_eq!(t["switch"]["router_delay"].as_str(), Some("2 cycles"));
+    assert_eq!(t["routing"]["algorithm"].as_str(), Some("dragonfly-min"));
+    // BookSim2 asserts n == 1; min needs VC 1; ugal is not modelled yet.
+    let e = tr(&df.replace("n = 1", "n = 2")).unwrap_err();
+    assert_eq!((e.key, e.from), ("n", Some(From::Line(3))));
+    let e = tr(&df.replace("num_vcs = 2", "num_vcs = 1")).unwrap_err();
+    assert_eq!((e.key, e.from), ("num_vcs", Some(From::Line(5))));
+    // ugal: 3 VCs, as BookSim2 asserts.
+    let ugal = df.replace("= min", "= ugal");
+    let e = tr(&ugal).unwrap_err();
+    assert_eq!((e.key, e.from), ("num_vcs", Some(From::Line(5))));
+    let t = toml(&ugal.replace("num_vcs = 2", "num_vcs = 3"));
+    assert_eq!(t["routing"]["algorithm"].as_str(), Some("dragonfly-ugal"));
+    let e = tr(&df.replace("= min", "= valiant")).unwrap_err();
+    assert_eq!((e.key, e.from), ("routing_function", Some(From::Line(4))));
+    assert!(e.msg.contains("`valiant_dragonflynew`"), "{}", e.msg);
+    let e = tr(&format!("{df}internal_speedup = 2.0;\n")).unwrap_err();
+    assert_eq!((e.key, e.from), ("internal_speedup", Some(From::Line(10))));
+    let e = tr(&df.replace("k = 4", "k = 9")).unwrap_err();
+    assert_eq!((e.key, e.from), ("k", Some(From::Line(2))));
 }

@@ -6,6 +6,7 @@
 //! that cannot change a run (trace and power output) are reported
 //! as notes. docs/booksim.md says which keys map onto what and how close the result is.
 
+mod dragonfly;
 pub mod keys;
 mod leftover;
 mod map;
