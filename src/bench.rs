@@ -71,7 +71,7 @@ pub struct BenchRecord {
     /// before it was kept).
     #[serde(default)]
     pub isa: String,
-    /// The engine that ran it: `express` or `general` (`Sim::express_refused`; records from
+    /// The engine that ran it: `express` or `general` (`RunOutcome::express`; records from
     /// before the express engine were all `general`).
     #[serde(default = "general")]
     pub engine: String,

@@ -238,9 +238,8 @@ impl<T: Zeroed> Store<T> {
 
     /// Makes it `n` elements long, new ones `x`.
     pub(crate) fn resize(&mut self, n: usize, x: T) {
-        while self.len > n {
-            self.len -= 1;
-        }
+        // (Plain records: nothing to drop.)
+        self.len = self.len.min(n);
         while self.len < n {
             self.push(x);
         }
