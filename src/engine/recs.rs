@@ -14,9 +14,14 @@
 //! results. [`Store`] holds the flit slots: a `Recs` where it can be, which the express
 //! engine takes for its run, else an ordinary allocation.
 //!
+//! A `Recs` is indexed by an id type of its own ([`RecId`]: the express engine's VC,
+//! channel, switch and slot ids), so that an id of one kind cannot index the records of
+//! another.
+//!
 //! Why: checking every access of the records costs 10 % of the instructions of the
 //! reference workloads (docs/performance.md, "sound indexing").
 
+use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut, Index, IndexMut};
 use std::ptr::NonNull;
 
@@ -57,24 +62,39 @@ pub(crate) fn space_available() -> bool {
     Recs::<[u64; 8]>::zeroed(0).is_some()
 }
 
-/// An array of `len` elements in an allocation of [`SPACE`] (see the module doc).
-pub(crate) struct Recs<T: Zeroed> {
+/// What indexes a [`Recs`]: an id, its number taken as a `u32` ([`within`]; ids are
+/// `u32`s, so this costs nothing), or a plain `usize`.
+pub(crate) trait RecId: Copy {
+    fn raw(self) -> usize;
+}
+
+impl RecId for usize {
+    #[inline(always)]
+    fn raw(self) -> usize {
+        self
+    }
+}
+
+/// An array of `len` elements in an allocation of [`SPACE`] (see the module doc), indexed
+/// by ids of type `I`.
+pub(crate) struct Recs<T: Zeroed, I: RecId = usize> {
     ptr: NonNull<T>,
     len: usize,
     /// Bytes from the mapping's start to the first element (see [`color`]).
     off: usize,
+    id: PhantomData<fn(I)>,
 }
 
 // SAFETY: a `Recs` owns its elements as a `Box<[T]>` does.
-unsafe impl<T: Zeroed + Send> Send for Recs<T> {}
+unsafe impl<T: Zeroed + Send, I: RecId> Send for Recs<T, I> {}
 
-impl<T: Zeroed> Recs<T> {
+impl<T: Zeroed, I: RecId> Recs<T, I> {
     /// The mapping's size [bytes]: the space, and room to start it off the mapping's start.
     const BYTES: usize = SPACE * std::mem::size_of::<T>() + MAX_COLOR;
 
     /// `len` all-zero elements; `None` if `len` exceeds the space or the system will not
     /// give the address space.
-    pub(crate) fn zeroed(len: usize) -> Option<Recs<T>> {
+    pub(crate) fn zeroed(len: usize) -> Option<Recs<T, I>> {
         const {
             assert!(std::mem::size_of::<T>() > 0);
             assert!(std::mem::align_of::<T>() <= 64);
@@ -89,11 +109,16 @@ impl<T: Zeroed> Recs<T> {
         let p = unsafe { m.add(off) }.cast::<T>();
         // Only the run's own part onto huge pages.
         crate::memory::advise_huge(p.as_ptr().cast(), len * std::mem::size_of::<T>());
-        Some(Recs { ptr: p, len, off })
+        Some(Recs {
+            ptr: p,
+            len,
+            off,
+            id: PhantomData,
+        })
     }
 
     /// The elements of `v`, as [`Self::zeroed`].
-    pub(crate) fn from_vec(v: Vec<T>) -> Option<Recs<T>> {
+    pub(crate) fn from_vec(v: Vec<T>) -> Option<Recs<T, I>> {
         let mut r = Self::zeroed(v.len())?;
         r.copy_from_slice(&v);
         Some(r)
@@ -142,7 +167,7 @@ fn map_zeroed(_: usize) -> Option<NonNull<u8>> {
     None
 }
 
-impl<T: Zeroed> Recs<T> {
+impl<T: Zeroed, I: RecId> Recs<T, I> {
     /// Back to a [`Store`] (the same memory: its elements are not moved).
     pub(crate) fn into_store(self) -> Store<T> {
         let s = Store {
@@ -181,7 +206,7 @@ impl<T: Zeroed> Store<T> {
     /// `len` all-zero elements, mapped if the system allows (see [`Recs`]); else an
     /// allocation of their size, `None` if even that fails.
     pub(crate) fn zeroed(len: usize) -> Option<Store<T>> {
-        if let Some(r) = Recs::zeroed(len) {
+        if let Some(r) = Recs::<T>::zeroed(len) {
             return Some(r.into_store());
         }
         let layout = std::alloc::Layout::array::<T>(len).ok()?;
@@ -208,7 +233,7 @@ impl<T: Zeroed> Store<T> {
     }
 
     /// The elements as a [`Recs`], if they are mapped; else `self` back.
-    pub(crate) fn into_recs(self) -> Result<Recs<T>, Store<T>> {
+    pub(crate) fn into_recs<I: RecId>(self) -> Result<Recs<T, I>, Store<T>> {
         if !self.mapped {
             return Err(self);
         }
@@ -216,6 +241,7 @@ impl<T: Zeroed> Store<T> {
             ptr: self.ptr,
             len: self.len,
             off: self.cap,
+            id: PhantomData,
         };
         std::mem::forget(self);
         Ok(r)
@@ -272,10 +298,11 @@ impl<T: Zeroed> Store<T> {
 impl<T: Zeroed> Drop for Store<T> {
     fn drop(&mut self) {
         if self.mapped {
-            drop(Recs {
+            drop(Recs::<T> {
                 ptr: self.ptr,
                 len: self.len,
                 off: self.cap,
+                id: PhantomData,
             });
         } else {
             // SAFETY: the raw parts of a `Vec` (`from_vec`), dropped once.
@@ -322,7 +349,7 @@ impl<T: Zeroed + std::fmt::Debug> std::fmt::Debug for Store<T> {
     }
 }
 
-impl<T: Zeroed> Drop for Recs<T> {
+impl<T: Zeroed, I: RecId> Drop for Recs<T, I> {
     fn drop(&mut self) {
         #[cfg(unix)]
         // SAFETY: the mapping of `BYTES` made in `zeroed`, `off` bytes before the first
@@ -333,7 +360,7 @@ impl<T: Zeroed> Drop for Recs<T> {
     }
 }
 
-impl<T: Zeroed> Deref for Recs<T> {
+impl<T: Zeroed, I: RecId> Deref for Recs<T, I> {
     type Target = [T];
     #[inline(always)]
     fn deref(&self) -> &[T] {
@@ -343,7 +370,7 @@ impl<T: Zeroed> Deref for Recs<T> {
     }
 }
 
-impl<T: Zeroed> DerefMut for Recs<T> {
+impl<T: Zeroed, I: RecId> DerefMut for Recs<T, I> {
     #[inline(always)]
     fn deref_mut(&mut self) -> &mut [T] {
         // SAFETY: as above, borrowed mutably with `self`.
@@ -351,10 +378,11 @@ impl<T: Zeroed> DerefMut for Recs<T> {
     }
 }
 
-impl<T: Zeroed> Index<usize> for Recs<T> {
+impl<T: Zeroed, I: RecId> Index<I> for Recs<T, I> {
     type Output = T;
     #[inline(always)]
-    fn index(&self, i: usize) -> &T {
+    fn index(&self, i: I) -> &T {
+        let i = i.raw();
         #[cfg(feature = "checked")]
         assert!(i < self.len, "index {i} past {} records", self.len);
         // SAFETY: `within(i)` is below `SPACE`, the allocation's length; every element is
@@ -363,9 +391,10 @@ impl<T: Zeroed> Index<usize> for Recs<T> {
     }
 }
 
-impl<T: Zeroed> IndexMut<usize> for Recs<T> {
+impl<T: Zeroed, I: RecId> IndexMut<I> for Recs<T, I> {
     #[inline(always)]
-    fn index_mut(&mut self, i: usize) -> &mut T {
+    fn index_mut(&mut self, i: I) -> &mut T {
+        let i = i.raw();
         #[cfg(feature = "checked")]
         assert!(i < self.len, "index {i} past {} records", self.len);
         // SAFETY: as above, borrowed mutably with `self`.
@@ -373,7 +402,7 @@ impl<T: Zeroed> IndexMut<usize> for Recs<T> {
     }
 }
 
-impl<T: Zeroed + std::fmt::Debug> std::fmt::Debug for Recs<T> {
+impl<T: Zeroed + std::fmt::Debug, I: RecId> std::fmt::Debug for Recs<T, I> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.iter()).finish()
     }

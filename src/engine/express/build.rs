@@ -18,33 +18,33 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         let nv = sim.vcs.len();
         let nsw = sim.sws.len();
         // The numbering: general engine's VC or channel -> this engine's, and back.
-        let mut vx = vec![NONE; nv];
+        let mut vx = vec![VcIx::NONE; nv];
         let mut next = sim.sw_in.len() as u32;
         for (gv, g) in sim.vcs.iter().enumerate() {
-            vx[gv] = if g.local == NONE {
+            vx[gv] = VcIx(if g.local == NONE {
                 next += 1;
                 next - 1
             } else {
                 sim.sws[g.node as usize].in_base + g.local
-            };
+            });
         }
         let mut vsim = vec![NONE; nv];
         for (gv, &x) in vx.iter().enumerate() {
-            vsim[x as usize] = gv as u32;
+            vsim[x.0 as usize] = gv as u32;
         }
-        let mut cx = vec![NONE; sim.chans.len()];
+        let mut cx = vec![ChIx(NONE); sim.chans.len()];
         let mut next = sim.ports.len() as u32;
         for (ci, c) in sim.chans.iter().enumerate() {
-            cx[ci] = if (c.src as usize) < nsw {
+            cx[ci] = ChIx(if (c.src as usize) < nsw {
                 sim.sws[c.src as usize].port_base + c.src_port as u32
             } else {
                 next += 1;
                 next - 1
-            };
+            });
         }
         let mut csim = vec![NONE; next as usize];
         for (ci, &x) in cx.iter().enumerate() {
-            csim[x as usize] = ci as u32;
+            csim[x.0 as usize] = ci as u32;
         }
         let watched: Vec<bool> = sim
             .sws
@@ -57,6 +57,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         let mut v = Recs::zeroed(nv)?;
         let mut vch = Recs::zeroed(nv)?;
         for (x, &gv) in vsim.iter().enumerate() {
+            let x = VcIx(x as u32);
             let g = &sim.vcs[gv as usize];
             let c = &fab.channels[g.chan as usize];
             let mut flags = 0;
@@ -74,8 +75,8 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 free_at: 0,
                 front_at: 0,
                 cr_last: 0,
-                owner: NONE,
-                node: g.node,
+                owner: VcIx::NONE,
+                sw: if g.local == NONE { SwIx::NONE } else { SwIx(g.node) },
                 hd: 0,
                 tl: 0,
                 cr: 0,
@@ -131,23 +132,25 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             tr_k: 0,
             mid: false,
             from_host: false,
-            src: NONE,
+            src: NodeIx(NONE),
             src_port: 0,
-            vc_base: NONE,
+            vc_base: VcIx::NONE,
             nvc: 0,
             rr: 0,
             va_rr: u8::MAX,
         };
         let mut ln = Recs::zeroed(csim.len())?;
         for (x, &ci) in csim.iter().enumerate() {
-            ln[x] = match sim.chans.get(ci as usize) {
+            ln[ChIx(x as u32)] = match sim.chans.get(ci as usize) {
                 None => gap,
                 Some(c) => {
                     let base = vx[c.vc_base as usize];
-                    debug_assert!((0..c.nvc as u32).all(|w| vx[(c.vc_base + w) as usize] == base + w));
+                    debug_assert!(
+                        (0..c.nvc as u32).all(|w| vx[(c.vc_base + w) as usize] == VcIx(base.0 + w))
+                    );
                     XLink {
                         from_host: !fab.is_switch(crate::fabric::NodeId(c.src)),
-                        src: c.src,
+                        src: NodeIx(c.src),
                         src_port: c.src_port as u8,
                         vc_base: base,
                         nvc: c.nvc,
@@ -159,7 +162,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         }
         let mut sw = Recs::zeroed(nsw)?;
         for (s, g) in sim.sws.iter().enumerate() {
-            sw[s] = XSw {
+            sw[SwIx(s as u32)] = XSw {
                 todo: 0,
                 routing: 0,
                 active: 0,

@@ -16,8 +16,8 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     }
 
     /// The general engine's name of VC `o`: its channel and VC number.
-    fn vc_name(&self, sim: &Sim, o: u32) -> String {
-        let v = &sim.vcs[self.vsim[o as usize] as usize];
+    fn vc_name(&self, sim: &Sim, o: VcIx) -> String {
+        let v = &sim.vcs[self.vsim[o] as usize];
         format!(
             "{} vc {}",
             sim.fab.channel_name(crate::fabric::ChannelId(v.chan)),
@@ -27,11 +27,11 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
 
     /// VC `o`'s ring holds no more than its buffer.
     #[inline(always)]
-    pub(super) fn check_ring(&self, sim: &mut Sim, o: u32) {
+    pub(super) fn check_ring(&self, sim: &mut Sim, o: VcIx) {
         if !CHECK {
             return;
         }
-        let x = &self.v[o as usize];
+        let x = &self.v[o];
         let used = x.tl.wrapping_sub(x.cr);
         let flits = x.tl.wrapping_sub(x.hd);
         if used > x.cap as u32 || flits > used {
@@ -54,12 +54,12 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
 
     /// The packet at the front of input VC `i` starts with its head.
     #[inline(always)]
-    pub(super) fn check_front(&self, sim: &mut Sim, i: u32) {
+    pub(super) fn check_front(&self, sim: &mut Sim, i: VcIx) {
         if !CHECK {
             return;
         }
-        let x = &self.v[i as usize];
-        let flit = self.ring[(x.buf + (x.hd & x.mask as u32)) as usize].flit;
+        let x = &self.v[i];
+        let flit = self.ring[x.slot(x.hd)].flit;
         if flit & HEAD == 0 {
             let what = format!(
                 "a body flit of packet {} reached the front of an empty VC ({})",
@@ -94,7 +94,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             return Ok(());
         }
         for o in 0..self.v.len() as u32 {
-            self.check_ring(sim, o);
+            self.check_ring(sim, VcIx(o));
         }
         if let Some(e) = sim.failed.take() {
             return Err(e);

@@ -52,7 +52,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     pub(super) fn host_serve(&mut self, sim: &mut Sim, h: usize) {
         let c = self.hinj[h];
         let now = sim.now;
-        let busy = self.ln[c as usize].busy;
+        let busy = self.ln[c].busy;
         if busy > now {
             if sim.hosts[h].cur != NONE || sim.may_create(h) {
                 self.wake(sim, c, busy);
@@ -62,8 +62,9 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         if sim.hosts[h].cur == NONE && !self.start_packet(sim, h) {
             return;
         }
-        let o = sim.hosts[h].cur_vc;
-        let tm = &self.tm[self.v[o as usize].prof as usize];
+        // (The host's VC, in this engine's numbering for the run: `start_packet`.)
+        let o = VcIx(sim.hosts[h].cur_vc);
+        let tm = &self.tm[self.v[o].prof as usize];
         let (ft, tt, lat) = (tm.flit_time, tm.tail_time, tm.latency);
         let classes = (tm.head_route, tm.head_route_tail);
         let hs = &sim.hosts[h];
@@ -76,8 +77,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         let tail = k == left;
         let head_class = if k == 1 && tail { classes.1 } else { classes.0 };
         let dst = sim.pkts[pid as usize].dst;
-        let x = &mut self.v[o as usize];
-        let mask = x.mask as u32;
+        let x = &mut self.v[o];
         for j in 0..k {
             let mut flit = pid;
             if sent + j == 0 {
@@ -88,7 +88,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 flit |= TAIL;
             }
             let a = now + j as Time * ft + if last { tt } else { ft } + lat;
-            self.ring[(x.buf + (x.tl.wrapping_add(j) & mask)) as usize] = Slot { time: a, flit, dst };
+            self.ring[x.slot(x.tl.wrapping_add(j))] = Slot { time: a, flit, dst };
         }
         x.tl = x.tl.wrapping_add(k);
         x.cr = x.cr.wrapping_add(k.saturating_sub(held));
@@ -102,7 +102,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         if tail {
             hs.cur = NONE;
         }
-        let busy = self.ln[c as usize].busy;
+        let busy = self.ln[c].busy;
         if sim.hosts[h].cur != NONE {
             self.wake(sim, c, busy);
         } else if sim.may_create(h) {
@@ -124,9 +124,12 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             self.wake(sim, c, ready);
             return false;
         }
-        let ft = sim.tm(self.csim[c as usize]).flit_time;
-        let (base, nvc) = (self.ln[c as usize].vc_base, self.ln[c as usize].nvc as u32);
-        let Some(o) = (base..base + nvc).find(|&o| self.credits_for(sim, o, 1, ft).0 > 0) else {
+        let ft = sim.tm(self.csim[c]).flit_time;
+        let l = self.ln[c];
+        let Some(o) = (0..l.nvc as u32)
+            .map(|k| l.vc(k))
+            .find(|&o| self.credits_for(sim, o, 1, ft).0 > 0)
+        else {
             return false;
         };
         let size = sim.hosts[h].arrivals.size;
@@ -153,7 +156,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         };
         let hs = &mut sim.hosts[h];
         hs.cur = pid;
-        hs.cur_vc = o;
+        hs.cur_vc = o.0;
         hs.cur_sent = 0;
         hs.cur_len = size;
         true
@@ -163,20 +166,21 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     pub(super) fn apply(&mut self, sim: &mut Sim, e: u64) {
         let id = e as u32;
         match e >> 62 {
-            X_ROUTE => self.route_done(sim, id),
+            X_ROUTE => self.route_done(sim, VcIx(id)),
             X_ROUTE_SW => {
                 let (s, _, _) = Self::route_sw_event(e);
                 self.asks.push(e);
                 self.mark_sw(s, 0, sim.now);
             }
             X_WAKE if e & X_AT_SW != 0 => {
-                let s = ((e & (X_AT_SW - 1)) >> 6) as u32;
+                let s = SwIx(((e & (X_AT_SW - 1)) >> 6) as u32);
                 self.mark_sw(s, 1 << (e & 63), sim.now);
             }
             X_WAKE => {
-                let l = &self.ln[id as usize];
+                let c = ChIx(id);
+                let l = &self.ln[c];
                 let (src, port) = (l.src, l.src_port);
-                self.mark(id, src, port, sim.now);
+                self.mark(c, src, port, sim.now);
             }
             _ => {
                 // (The general engine's delivery: no receive costs to pay, no agent to tell.)

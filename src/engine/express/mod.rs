@@ -44,7 +44,8 @@
 //! a head that may come to be one), the train stops before it could, and contended
 //! flits go one at a time, exactly as the rules above pick them.
 //!
-//! Its parts: the records' layout (`build`), the routing step (`route`), switches
+//! Its parts: the records' layout (`build`) and their ids, one type per kind (`ids`), the
+//! routing step (`route`), switches
 //! (`switch`), trains (`send`), hosts and events (`host`), and the invariant checks of
 //! `sim.check` (`check`). It is compiled four times, `Express<R, CHECK>`: for dimension
 //! order or the network's other deterministic routing (`R`), with the checks compiled in
@@ -59,9 +60,12 @@ use crate::routing::dor::Dor;
 mod build;
 mod check;
 mod host;
+mod ids;
 mod route;
 mod send;
 mod switch;
+
+use ids::{ChIx, NodeIx, PortIx, SlotIx, SwIx, VcIx};
 
 use route::{Routed, XRoute};
 
@@ -96,9 +100,6 @@ const XF_XBAR: u8 = 16;
 const XS_IDLE: u8 = 0;
 const XS_BUSY: u8 = 1;
 
-/// An output VC whose last tail has been sent but may not have passed (see `free_at`).
-const HELD_X: u32 = u32::MAX - 1;
-
 /// See [`Express::ready`].
 enum Ready {
     Go(u32),
@@ -121,7 +122,7 @@ fn after_last(r: u64, last: u8) -> u64 {
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 struct XVc {
-    /// As an output, with owner `HELD_X`: the start of the last tail sent; the VC is free
+    /// As an output, with owner `VcIx::HELD`: the start of the last tail sent; the VC is free
     /// for another worm after it (and at it, once the instant's send phase is over).
     free_at: Time,
     /// As an input: when the last tail left (a head behind it is at the front from then);
@@ -131,10 +132,10 @@ struct XVc {
     /// No credit of slots `cr..hd` lands later than this: once it has passed, the sender
     /// takes them all without reading the slots.
     cr_last: Time,
-    /// As an output: the input VC whose worm holds it, `HELD_X`, or `NONE`.
-    owner: u32,
-    /// As an input: the receiving node.
-    node: u32,
+    /// As an output: the input VC whose worm holds it, `VcIx::HELD`, or `VcIx::NONE`.
+    owner: VcIx,
+    /// As a switch input: its switch (`SwIx::NONE` for a VC into a host).
+    sw: SwIx,
     /// The ring: slots `cr..hd` hold the landing times of credits on their way back,
     /// `hd..tl` the buffered flits with their arrival times.
     hd: u32,
@@ -172,6 +173,12 @@ impl XVc {
     fn sib(&self) -> u64 {
         (u64::MAX >> (64 - self.sibn as u32)) << self.sib0
     }
+
+    /// The slot of position `p` of its ring (`cr`, `hd`, `tl`, counting on past them).
+    #[inline(always)]
+    fn slot(&self, p: u32) -> SlotIx {
+        SlotIx(self.buf + (p & self.mask as u32))
+    }
 }
 
 /// One channel: its requesters (bits of the sending switch's local input indices), the
@@ -190,11 +197,11 @@ struct XLink {
     used: Time,
     /// The latest `free_at` of the VCs in `held` (none of them matters after it).
     held_until: Time,
-    src: u32,
-    vc_base: u32,
+    src: NodeIx,
+    vc_base: VcIx,
     /// VCs (bits) whose owner is an input VC.
     owned: u32,
-    /// VCs (bits) whose owner is `HELD_X`, perhaps among others whose tail has passed.
+    /// VCs (bits) whose owner is `VcIx::HELD`, perhaps among others whose tail has passed.
     held: u32,
     src_port: u8,
     nvc: u8,
@@ -209,6 +216,20 @@ const _: () = assert!(std::mem::size_of::<XLink>() == 64);
 
 // SAFETY: integers and `bool`s only.
 unsafe impl Zeroed for XLink {}
+
+impl XLink {
+    /// Its VC number `k`.
+    #[inline(always)]
+    fn vc(&self, k: u32) -> VcIx {
+        VcIx(self.vc_base.0 + k)
+    }
+
+    /// The number of its VC `o` (which must be one of its VCs).
+    #[inline(always)]
+    fn vc_no(&self, o: VcIx) -> u32 {
+        o.0 - self.vc_base.0
+    }
+}
 
 /// One switch: what it has to do at this instant, and (copied from its `Sw`, so that one
 /// cache line serves the switch) its layout and timing.
@@ -236,6 +257,32 @@ const _: () = assert!(std::mem::size_of::<XSw>() == 64);
 // SAFETY: integers and `bool`s only.
 unsafe impl Zeroed for XSw {}
 
+impl XSw {
+    /// The channel out of its port `port`.
+    #[inline(always)]
+    fn out(&self, port: u32) -> ChIx {
+        ChIx(self.port_base + port)
+    }
+
+    /// The port of its output channel `c`.
+    #[inline(always)]
+    fn port_of(&self, c: ChIx) -> u32 {
+        c.0 - self.port_base
+    }
+
+    /// Its port `port` as a crossbar input.
+    #[inline(always)]
+    fn xbar_in(&self, port: u32) -> PortIx {
+        PortIx(self.port_base + port)
+    }
+
+    /// Its input `local` (its index among the switch's inputs).
+    #[inline(always)]
+    fn input(&self, local: u32) -> VcIx {
+        VcIx(self.in_base + local)
+    }
+}
+
 /// A switch timing: its allocation period and its crossbar speed-up. (Its router delay is
 /// in the timing of the channels into it, `Timing::router_delay`.)
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -262,29 +309,29 @@ impl XSwT {
 /// The express engine's state beside the `Sim` it runs for (`CHECK`: with the invariant
 /// checks compiled in).
 pub(crate) struct Express<R, const CHECK: bool> {
-    v: Recs<XVc>,
+    v: Recs<XVc, VcIx>,
     /// Per VC, its channel.
-    vch: Recs<u32>,
+    vch: Recs<ChIx, VcIx>,
     /// Per channel, its VCs and allocation (see [`XLink`]).
-    ln: Recs<XLink>,
+    ln: Recs<XLink, ChIx>,
     /// Per switch, its ports with something to do at this instant, and its inputs whose
     /// head is being routed (bits of local input indices).
-    sw: Recs<XSw>,
+    sw: Recs<XSw, SwIx>,
     /// The switch timings (a few).
     swt: Recs<XSwT>,
     /// The channel timings (`Sim::timing`, at most 255 on this engine), by a VC's `prof`:
     /// 256 of them, so that no index of a `u8` needs a check.
     tm: Box<[Timing; 256]>,
     /// Per switch port (`Sw::port_base + p`): when its crossbar input is free.
-    xbar_free: Recs<Time>,
+    xbar_free: Recs<Time, PortIx>,
     /// Per channel (this engine's numbering, see [`Express::new`]), the general engine's
     /// channel (`NONE` for a switch port without an output); per host, its channel; per VC,
     /// the general engine's VC.
-    csim: Recs<u32>,
-    hinj: Recs<u32>,
-    vsim: Recs<u32>,
+    csim: Recs<u32, ChIx>,
+    hinj: Recs<ChIx>,
+    vsim: Recs<u32, VcIx>,
     /// The flit slots of every VC's ring (`Sim::ring`, taken for the run and given back).
-    ring: Recs<Slot>,
+    ring: Recs<Slot, SlotIx>,
     /// The routing step (`route`).
     route: R,
     /// The rotation of the last crossbar switch evaluated: at this instant, for this period
@@ -293,11 +340,19 @@ pub(crate) struct Express<R, const CHECK: bool> {
     /// Channels whose sender has something to do at this instant (a host, or a switch
     /// whose inputs do not share the crossbar), with the instant each was last listed, and
     /// crossbar-sharing switches that have.
-    dirty: Vec<u32>,
-    dirty_at: Recs<Time>,
-    dirty_sw: Vec<u32>,
+    dirty: Vec<ChIx>,
+    dirty_at: Recs<Time, ChIx>,
+    dirty_sw: Vec<SwIx>,
     /// The `X_ROUTE_SW` events of this instant.
     asks: Vec<u64>,
+}
+
+impl<R, const CHECK: bool> Express<R, CHECK> {
+    /// Node `n` as a switch (`None`: a host).
+    #[inline(always)]
+    fn switch(&self, n: NodeIx) -> Option<SwIx> {
+        ((n.0 as usize) < self.sw.len()).then_some(SwIx(n.0))
+    }
 }
 
 /// Why a run cannot go on the express engine (`None`: it can): the first feature it uses
@@ -385,7 +440,7 @@ impl Sim<'_> {
         }
         for h in self.hosts.iter_mut() {
             if h.cur_vc != NONE {
-                h.cur_vc = x.vsim[h.cur_vc as usize];
+                h.cur_vc = x.vsim[VcIx(h.cur_vc)];
             }
         }
         let Express { ring, .. } = x;
@@ -406,7 +461,6 @@ impl Sim<'_> {
                 x.wake(self, c, t);
             }
         }
-        let nsw = self.sws.len() as u32;
         let mut finalized = false;
         let mut drain_failed = false;
         let mut interrupted = false;
@@ -436,12 +490,13 @@ impl Sim<'_> {
             let mut i = 0;
             while i < x.dirty.len() {
                 let c = x.dirty[i];
-                let src = x.ln[c as usize].src;
-                if src < nsw {
-                    x.eval_port(self, src, c);
-                } else {
-                    let h = self.node_host[src as usize] as usize;
-                    x.host_serve(self, h);
+                let src = x.ln[c].src;
+                match x.switch(src) {
+                    Some(s) => x.eval_port(self, s, c),
+                    None => {
+                        let h = self.node_host[src.0 as usize] as usize;
+                        x.host_serve(self, h);
+                    }
                 }
                 i += 1;
             }

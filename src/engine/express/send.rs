@@ -10,18 +10,17 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// channel or on the crossbar input, or a head that may come to be one. (`now` + one
     /// flit time where one may already.)
     #[inline(never)]
-    pub(super) fn horizon(&self, sim: &Sim, s: u32, c: u32, o: u32, i: u32, ft: Time) -> Time {
+    pub(super) fn horizon(&self, sim: &Sim, s: SwIx, c: ChIx, o: VcIx, i: VcIx, ft: Time) -> Time {
         let now = sim.now;
-        let sw = &self.sw[s as usize];
+        let sw = &self.sw[s];
         let one = now + ft;
         // A head not yet at the front of its input here (not landed, or behind a tail that
         // leaves now or later) asks for an output a router delay from now at the earliest.
         // (The router delay here is in the timing of every channel into this switch.)
-        let mut h = now + self.tm[self.v[i as usize].prof as usize].router_delay;
-        let cu = c as usize;
-        let (base, nvc) = (self.ln[cu].vc_base, self.ln[cu].nvc as u32);
-        let vo = o - base;
-        let l = &self.ln[cu];
+        let mut h = now + self.tm[self.v[i].prof as usize].router_delay;
+        let l = &self.ln[c];
+        let nvc = l.nvc as u32;
+        let vo = l.vc_no(o);
         if nvc > 1 {
             if l.owned & !(1 << vo) != 0 {
                 // Another worm on the channel.
@@ -36,11 +35,11 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 while held != 0 {
                     let w = held.trailing_zeros();
                     held &= held - 1;
-                    h = h.min(self.v[(base + w) as usize].free_at.max(now) + ft);
+                    h = h.min(self.v[l.vc(w)].free_at.max(now) + ft);
                 }
             }
         }
-        let (sib, me) = (self.v[i as usize].sib(), 1u64 << self.v[i as usize].local);
+        let (sib, me) = (self.v[i].sib(), 1u64 << self.v[i].local);
         if sw.xbar && sw.active & sib & !me != 0 {
             // Another VC of the same input, waiting or holding, wants the crossbar input.
             return one;
@@ -48,11 +47,11 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         // Heads being routed here that will ask for another VC of the channel, or for the
         // crossbar input.
         let mut bits = sw.routing;
-        let port = c - sw.port_base;
+        let port = sw.port_of(c);
         while bits != 0 {
             let l = bits.trailing_zeros();
             bits &= bits - 1;
-            let y = &self.v[(sw.in_base + l) as usize];
+            let y = &self.v[sw.input(l)];
             let other_vc = y.port as u32 == port && (y.lo as u32 != vo || y.hi as u32 != vo);
             if other_vc || (sw.xbar && sib & (1 << l) != 0) {
                 // (Its router delay's end.)
@@ -67,13 +66,13 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// tail, or to where something could come between (`held`: credits held now). Returns
     /// whether its tail went.
     #[inline(always)]
-    pub(super) fn send(&mut self, sim: &mut Sim, s: u32, c: u32, o: u32, i: u32, held: u32) -> bool {
+    pub(super) fn send(&mut self, sim: &mut Sim, s: SwIx, c: ChIx, o: VcIx, i: VcIx, held: u32) -> bool {
         let now = sim.now;
-        let x = &self.v[i as usize];
-        let (hd, avail, ibuf, imask) = (x.hd, x.tl.wrapping_sub(x.hd), x.buf, x.mask as u32);
-        let ft = self.tm[self.v[o as usize].prof as usize].flit_time;
+        let x = self.v[i];
+        let (hd, avail) = (x.hd, x.tl.wrapping_sub(x.hd));
+        let ft = self.tm[self.v[o].prof as usize].flit_time;
         let mut lim = avail.min(MAX_TRAIN);
-        let contended = self.ln[c as usize].nvc > 1 || self.sw[s as usize].xbar;
+        let contended = self.ln[c].nvc > 1 || self.sw[s].xbar;
         let mut cut = false;
         if contended && lim > 1 {
             // Flit j may go if it starts before the horizon: j·ft < h - now.
@@ -86,7 +85,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         // The worm's flits in the buffer by their flit times, up to its tail.
         let (mut kf, mut tail, mut late) = (0, false, Time::MAX);
         while kf < lim {
-            let slot = &self.ring[(ibuf + (hd.wrapping_add(kf) & imask)) as usize];
+            let slot = &self.ring[x.slot(hd.wrapping_add(kf))];
             if slot.time > now + kf as Time * ft {
                 late = slot.time;
                 break;
@@ -108,7 +107,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             if late != Time::MAX {
                 self.wake(sim, c, late);
             } else if kf == avail && !cut {
-                self.v[i as usize].flags |= XF_WAIT_FLIT;
+                self.v[i].flags |= XF_WAIT_FLIT;
             } else {
                 self.wake(sim, c, now + k as Time * ft);
             }
@@ -125,23 +124,19 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     pub(super) fn move_train(
         &mut self,
         sim: &mut Sim,
-        s: u32,
-        c: u32,
-        o: u32,
-        i: u32,
+        s: SwIx,
+        c: ChIx,
+        o: VcIx,
+        i: VcIx,
         k: u32,
         tail: bool,
         held: u32,
     ) {
         let now = sim.now;
-        let (oprof, obuf, omask, otl, to_host) = {
-            let x = &self.v[o as usize];
-            (x.prof, x.buf, x.mask as u32, x.tl, x.flags & XF_TO_HOST != 0)
-        };
-        let (iprof, ibuf, imask, ihd, in_port) = {
-            let x = &self.v[i as usize];
-            (x.prof, x.buf, x.mask as u32, x.hd, x.in_port)
-        };
+        let ox = self.v[o];
+        let (oprof, otl, to_host) = (ox.prof, ox.tl, ox.flags & XF_TO_HOST != 0);
+        let ix = self.v[i];
+        let (iprof, ihd, in_port) = (ix.prof, ix.hd, ix.in_port);
         let tm = &self.tm[oprof as usize];
         let (ft, tt, lat, ocd) = (tm.flit_time, tm.tail_time, tm.latency, tm.credit_delay);
         let head_class = if k == 1 && tail {
@@ -160,7 +155,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 if j + 1 == k {
                     a = a_last;
                 }
-                let ii = (ibuf + (ihd.wrapping_add(j) & imask)) as usize;
+                let ii = ix.slot(ihd.wrapping_add(j));
                 let slot = self.ring[ii];
                 // It leaves input i: its credit starts back.
                 self.ring[ii].time = t + in_cd;
@@ -170,7 +165,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                     dst = self.hop(sim, dst, slot.flit);
                 }
                 // The host takes it as it lands: the slot holds its credit from then on.
-                let io = (obuf + (otl.wrapping_add(j) & omask)) as usize;
+                let io = ox.slot(otl.wrapping_add(j));
                 self.ring[io] = Slot {
                     time: a + ocd,
                     flit: slot.flit,
@@ -184,74 +179,74 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         } else {
             let ring = &mut self.ring;
             for j in 0..k {
-                let ii = (ibuf + (ihd.wrapping_add(j) & imask)) as usize;
+                let ii = ix.slot(ihd.wrapping_add(j));
                 let from = &mut ring[ii];
                 let slot = *from;
                 // It leaves input i: its credit starts back.
                 from.time = t + in_cd;
-                let io = (obuf + (otl.wrapping_add(j) & omask)) as usize;
+                let io = ox.slot(otl.wrapping_add(j));
                 ring[io] = Slot { time: a, ..slot };
                 t += ft;
                 a += ft;
             }
             // The last flit lands its own unit after it leaves; a head (only a train's
             // first flit can be one) has crossed one more switch.
-            ring[(obuf + (otl.wrapping_add(k - 1) & omask)) as usize].time = a_last;
-            let first = ring[(obuf + (otl & omask)) as usize];
+            ring[ox.slot(otl.wrapping_add(k - 1))].time = a_last;
+            let first = ring[ox.slot(otl)];
             if first.flit & HEAD != 0 {
                 let dst = self.hop(sim, first.dst, first.flit);
-                self.ring[(obuf + (otl & omask)) as usize].dst = dst;
+                self.ring[ox.slot(otl)].dst = dst;
             }
         }
         let a = a_last;
         let last = now + (k - 1) as Time * ft;
-        let sw = &self.sw[s as usize];
+        let sw = &self.sw[s];
         if sw.xbar {
             let u = if tail { tt } else { ft };
-            let port = sw.port_base + in_port as u32;
-            self.xbar_free[port as usize] = last + self.swt[sw.prof as usize].xbar_time(u);
+            let port = sw.xbar_in(in_port as u32);
+            self.xbar_free[port] = last + self.swt[sw.prof as usize].xbar_time(u);
         }
         // Input i: the flits left, their credits are on their way.
-        let x = &mut self.v[i as usize];
+        let x = &mut self.v[i];
         x.hd = x.hd.wrapping_add(k);
         x.cr_last = x.cr_last.max(last + in_cd);
         if x.flags & XF_WAIT_CREDIT != 0 {
             x.flags &= !XF_WAIT_CREDIT;
-            let up = self.vch[i as usize];
+            let up = self.vch[i];
             self.wake(sim, up, now + in_cd);
         }
         if tail {
-            self.sw[s as usize].active &= !(1 << self.v[i as usize].local);
-            let x = &mut self.v[i as usize];
+            self.sw[s].active &= !(1 << self.v[i].local);
+            let x = &mut self.v[i];
             x.front_at = last;
             if x.hd != x.tl {
                 // The next packet's head is at the front now (or when it lands).
-                let next = self.ring[(x.buf + (x.hd & imask)) as usize].time;
+                let next = self.ring[x.slot(x.hd)].time;
                 self.start_routing(sim, i, next.max(last), None);
             } else {
                 x.state = XS_IDLE;
             }
         }
         // Output o: the credits taken, the flits in the receiver's buffer.
-        let x = &mut self.v[o as usize];
+        let x = &mut self.v[o];
         x.tl = x.tl.wrapping_add(k);
         x.cr = x.cr.wrapping_add(k.saturating_sub(held));
         if tail {
-            x.owner = HELD_X;
+            x.owner = VcIx::HELD;
             x.free_at = last;
-            let l = &mut self.ln[c as usize];
-            let bit = 1 << (o - l.vc_base);
+            let l = &mut self.ln[c];
+            let bit = 1 << l.vc_no(o);
             l.owned &= !bit;
             l.held |= bit;
             l.held_until = l.held_until.max(last);
-            if last > now && self.ln[c as usize].req != 0 {
+            if last > now && self.ln[c].req != 0 {
                 // A head waits: the VC is free for it as the tail passes.
                 self.wake(sim, c, last);
             }
         }
         self.check_ring(sim, o);
         if to_host {
-            let x = &mut self.v[o as usize];
+            let x = &mut self.v[o];
             x.hd = x.tl;
             x.cr_last = x.cr_last.max(a + ocd);
             if x.flags & XF_WAIT_CREDIT != 0 {
@@ -260,7 +255,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 let first = now + if k == 1 && tail { tt } else { ft } + lat + ocd;
                 self.wake(sim, c, first);
             }
-            Self::host_train(sim, self.csim[c as usize], host, k, tail);
+            Self::host_train(sim, self.csim[c], host, k, tail);
         } else {
             let a0 = now + if k == 1 && tail { tt } else { ft } + lat;
             self.landed(sim, o, a0, head_class);
@@ -270,11 +265,11 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
 
     /// Channel `c` carries `k` flits from now, back to back (`tail`: the last is a tail).
     #[inline(always)]
-    pub(super) fn commit(&mut self, sim: &mut Sim, c: u32, k: u32, tail: bool, ft: Time, tt: Time) {
+    pub(super) fn commit(&mut self, sim: &mut Sim, c: ChIx, k: u32, tail: bool, ft: Time, tt: Time) {
         let now = sim.now;
         let last = if tail { tt } else { ft };
         let window = (sim.ms, sim.me);
-        let l = &mut self.ln[c as usize];
+        let l = &mut self.ln[c];
         let last_start = now + (k - 1) as Time * ft;
         l.used += window_busy(window, now, k, ft, last);
         l.tr_k = k as u8;

@@ -9,20 +9,23 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// is listed, or, where the switch's inputs share the crossbar, the switch with its
     /// port `port`.
     #[inline(always)]
-    pub(super) fn mark(&mut self, c: u32, s: u32, port: u8, now: Time) {
-        if (s as usize) < self.sw.len() && self.sw[s as usize].xbar {
-            self.mark_sw(s, 1 << port, now);
-        } else if self.dirty_at[c as usize] != now {
-            self.dirty_at[c as usize] = now;
-            self.dirty.push(c);
+    pub(super) fn mark(&mut self, c: ChIx, src: NodeIx, port: u8, now: Time) {
+        match self.switch(src) {
+            Some(s) if self.sw[s].xbar => self.mark_sw(s, 1 << port, now),
+            _ => {
+                if self.dirty_at[c] != now {
+                    self.dirty_at[c] = now;
+                    self.dirty.push(c);
+                }
+            }
         }
     }
 
     /// Crossbar-sharing switch `s` has something to do now: on its ports `todo` (bits), or
     /// (none) for a head asking for its output (`asks`).
     #[inline(always)]
-    pub(super) fn mark_sw(&mut self, s: u32, todo: u64, now: Time) {
-        let w = &mut self.sw[s as usize];
+    pub(super) fn mark_sw(&mut self, s: SwIx, todo: u64, now: Time) {
+        let w = &mut self.sw[s];
         w.todo |= todo;
         if w.dirty_at != now {
             w.dirty_at = now;
@@ -34,15 +37,14 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// (A crossbar-sharing switch is named in the event with its port, so that the wake-up
     /// does not read the channel again.)
     #[inline(always)]
-    pub(super) fn wake(&mut self, sim: &mut Sim, c: u32, t: Time) {
-        let l = &mut self.ln[c as usize];
+    pub(super) fn wake(&mut self, sim: &mut Sim, c: ChIx, t: Time) {
+        let l = &mut self.ln[c];
         if l.wake_at != t {
             l.wake_at = t;
-            let (s, port) = (l.src, l.src_port);
-            let e = if (s as usize) < self.sw.len() && self.sw[s as usize].xbar {
-                X_AT_SW | (s as u64) << 6 | port as u64
-            } else {
-                c as u64
+            let (src, port) = (l.src, l.src_port);
+            let e = match self.switch(src) {
+                Some(s) if self.sw[s].xbar => X_AT_SW | (s.0 as u64) << 6 | port as u64,
+                _ => c.0 as u64,
             };
             sim.q.push_at(sim.now, t, (X_WAKE << 62) | e);
         }
@@ -54,14 +56,13 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// are collected. If fewer than `max`, the sender is woken when the next one lands (or,
     /// if none is on its way, when the receiver next frees a slot).
     #[inline(always)]
-    pub(super) fn credits_for(&mut self, sim: &mut Sim, o: u32, max: u32, ft: Time) -> (u32, u32) {
+    pub(super) fn credits_for(&mut self, sim: &mut Sim, o: VcIx, max: u32, ft: Time) -> (u32, u32) {
         let now = sim.now;
-        let x = &mut self.v[o as usize];
-        let mask = x.mask as u32;
+        let x = &mut self.v[o];
         if now >= x.cr_last {
             x.cr = x.hd;
         } else {
-            while x.cr != x.hd && self.ring[(x.buf + (x.cr & mask)) as usize].time <= now {
+            while x.cr != x.hd && self.ring[x.slot(x.cr)].time <= now {
                 x.cr = x.cr.wrapping_add(1);
             }
         }
@@ -76,9 +77,9 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 x.flags |= XF_WAIT_CREDIT;
                 return (n, held);
             }
-            let tc = self.ring[(x.buf + (p & mask)) as usize].time;
+            let tc = self.ring[x.slot(p)].time;
             if tc > now + n as Time * ft {
-                let c = self.vch[o as usize];
+                let c = self.vch[o];
                 self.wake(sim, c, tc);
                 return (n, held);
             }
@@ -93,30 +94,32 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// now, and asks for its output a router delay after `front` (`class`: the delay class
     /// of that event from now, if `front` is the landing of a train sent now).
     #[inline(always)]
-    pub(super) fn start_routing(&mut self, sim: &mut Sim, i: u32, front: Time, class: Option<Class>) {
-        let iu = i as usize;
+    pub(super) fn start_routing(&mut self, sim: &mut Sim, i: VcIx, front: Time, class: Option<Class>) {
         self.check_front(sim, i);
-        let x = &self.v[iu];
-        let s = x.node;
-        let dst = self.ring[(x.buf + (x.hd & x.mask as u32)) as usize].dst & DST_MASK;
+        let x = &self.v[i];
+        let s = x.sw;
+        let dst = self.ring[x.slot(x.hd)].dst & DST_MASK;
         let r = self.tm[x.prof as usize].router_delay;
-        let (port, lo, hi) = match self.route.port(sim, s, x.in_port, x.local - x.sib0, x.class, dst) {
+        let (port, lo, hi) = match self
+            .route
+            .port(sim, s.0, x.in_port, x.local - x.sib0, x.class, dst)
+        {
             Some(out) => out,
             None => return self.route_failed(sim, i, s, dst),
         };
-        let x = &mut self.v[iu];
+        let x = &mut self.v[i];
         x.state = XS_BUSY;
         (x.port, x.lo, x.hi) = (port, lo, hi);
         let local = x.local;
         if x.flags & XF_WATCHED != 0 {
             // (The time the last tail left is not needed again until the next leaves.)
             x.front_at = front + r;
-            self.sw[s as usize].routing |= 1 << local;
+            self.sw[s].routing |= 1 << local;
         }
         let e = if x.flags & XF_XBAR != 0 {
-            (X_ROUTE_SW << 62) | (s as u64) << 12 | (port as u64) << 6 | local as u64
+            (X_ROUTE_SW << 62) | (s.0 as u64) << 12 | (port as u64) << 6 | local as u64
         } else {
-            (X_ROUTE << 62) | i as u64
+            (X_ROUTE << 62) | i.0 as u64
         };
         match class {
             Some(cl) => sim.q.push(cl, sim.now, e),
@@ -129,45 +132,45 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// general engine.
     #[cold]
     #[inline(never)]
-    fn route_failed(&mut self, sim: &mut Sim, i: u32, s: u32, dst: u32) {
-        let x = &self.v[i as usize];
-        let pid = self.ring[(x.buf + (x.hd & x.mask as u32)) as usize].flit & PID;
+    fn route_failed(&mut self, sim: &mut Sim, i: VcIx, s: SwIx, dst: u32) {
+        let x = &self.v[i];
+        let pid = self.ring[x.slot(x.hd)].flit & PID;
         let src = sim.pkts[pid as usize].src;
         sim.failed.get_or_insert(Box::new(SimError::Route {
             time: sim.now,
             src,
             dst,
-            err: crate::routing::RouteError::NoRoute { switch: s, dst },
+            err: crate::routing::RouteError::NoRoute { switch: s.0, dst },
         }));
     }
 
     /// A head's router delay is over at input VC `i`: it asks for its output.
     #[inline(always)]
-    pub(super) fn route_done(&mut self, sim: &mut Sim, i: u32) {
-        let x = &self.v[i as usize];
-        let (s, local, port) = (x.node, x.local, x.port);
+    pub(super) fn route_done(&mut self, sim: &mut Sim, i: VcIx) {
+        let x = &self.v[i];
+        let (s, local, port) = (x.sw, x.local, x.port);
         let out = self.ask(s, local, port);
-        self.mark(out, s, port, sim.now);
+        self.mark(out, s.node(), port, sim.now);
     }
 
     /// The head at input `local` of switch `s` asks for the output on port `port`: returns
     /// the output's channel.
     #[inline(always)]
-    pub(super) fn ask(&mut self, s: u32, local: u8, port: u8) -> u32 {
+    pub(super) fn ask(&mut self, s: SwIx, local: u8, port: u8) -> ChIx {
         let bit = 1u64 << local;
-        let w = &mut self.sw[s as usize];
-        let out = w.port_base + port as u32;
+        let w = &mut self.sw[s];
+        let out = w.out(port as u32);
         w.routing &= !bit;
         w.active |= bit;
-        self.ln[out as usize].req |= bit;
+        self.ln[out].req |= bit;
         out
     }
 
     /// The switch, the output's port and the input an `X_ROUTE_SW` event `e` names.
     #[inline(always)]
-    pub(super) fn route_sw_event(e: u64) -> (u32, u8, u8) {
+    pub(super) fn route_sw_event(e: u64) -> (SwIx, u8, u8) {
         (
-            ((e & (u64::MAX >> 2)) >> 12) as u32,
+            SwIx(((e & (u64::MAX >> 2)) >> 12) as u32),
             ((e >> 6) & 63) as u8,
             (e & 63) as u8,
         )
@@ -180,15 +183,15 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     pub(super) fn ask_sw(&mut self, e: u64) {
         let (s, port, local) = Self::route_sw_event(e);
         self.ask(s, local, port);
-        self.sw[s as usize].todo |= 1 << port;
+        self.sw[s].todo |= 1 << port;
     }
 
     /// `k` flits were just written into the buffer of switch input VC `i`, the first
     /// landing at `a0`: a head at an empty input is at the front when it lands (or when the
     /// tail before it has left), and a worm waiting for its next flit goes on when it lands.
     #[inline(always)]
-    pub(super) fn landed(&mut self, sim: &mut Sim, i: u32, a0: Time, head_class: Class) {
-        let x = &mut self.v[i as usize];
+    pub(super) fn landed(&mut self, sim: &mut Sim, i: VcIx, a0: Time, head_class: Class) {
+        let x = &mut self.v[i];
         if x.state == XS_IDLE {
             // (Only a head comes to an input with no packet at its front.)
             if x.front_at <= a0 {
@@ -199,18 +202,18 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             }
         } else if x.flags & XF_WAIT_FLIT != 0 {
             x.flags &= !XF_WAIT_FLIT;
-            let (s, port) = (x.node, x.port);
-            let out = self.sw[s as usize].port_base + port as u32;
+            let (s, port) = (x.sw, x.port);
+            let out = self.sw[s].out(port as u32);
             self.wake(sim, out, a0);
         }
     }
 
     /// Switch `s` acts at this instant, on each port something happened to (from the
     /// rotating first one where inputs share the crossbar): grants, then sends.
-    pub(super) fn eval_switch(&mut self, sim: &mut Sim, s: u32) {
-        let sw = &mut self.sw[s as usize];
+    pub(super) fn eval_switch(&mut self, sim: &mut Sim, s: SwIx) {
+        let sw = &mut self.sw[s];
         let mut todo = std::mem::take(&mut sw.todo);
-        let port_base = sw.port_base;
+        let sw = *sw;
         // Outputs compete for shared crossbar inputs: start at a rotating output (as the
         // general engine's send phase does), going once round.
         let (n, period) = (sw.n_ports as u32, self.swt[sw.prof as usize].sa_period);
@@ -231,24 +234,24 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             let p = todo.trailing_zeros();
             todo &= todo - 1;
             // (Only ports with an output are marked.)
-            self.eval_port(sim, s, port_base + p);
+            self.eval_port(sim, s, sw.out(p));
         }
     }
 
     /// Output channel `c` of switch `s` acts at this instant: grants, then sends.
     #[inline(always)]
-    pub(super) fn eval_port(&mut self, sim: &mut Sim, s: u32, c: u32) {
-        if self.ln[c as usize].nvc == 1 && !self.sw[s as usize].xbar {
+    pub(super) fn eval_port(&mut self, sim: &mut Sim, s: SwIx, c: ChIx) {
+        if self.ln[c].nvc == 1 && !self.sw[s].xbar {
             self.serve_one(sim, s, c);
             return;
         }
-        if self.ln[c as usize].req != 0 {
+        if self.ln[c].req != 0 {
             self.allocate(sim, s, c, true);
         }
         self.try_send(sim, s, c);
         // A tail that leaves now frees its VC for a head that waits, after the send; the
         // channel, which sent that tail, is free for the new worm when the tail is out.
-        if self.ln[c as usize].req != 0 && self.released_now(c, sim.now) && self.allocate(sim, s, c, false) {
+        if self.ln[c].req != 0 && self.released_now(c, sim.now) && self.allocate(sim, s, c, false) {
             self.try_send(sim, s, c);
         }
     }
@@ -257,43 +260,41 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// grant it (granting before or after the send is the same here: a VC whose tail
     /// leaves now goes to a worm that cannot send before the tail is out), and send.
     #[inline(always)]
-    pub(super) fn serve_one(&mut self, sim: &mut Sim, s: u32, c: u32) {
+    pub(super) fn serve_one(&mut self, sim: &mut Sim, s: SwIx, c: ChIx) {
         let now = sim.now;
-        let cu = c as usize;
-        let o = self.ln[cu].vc_base;
-        let ou = o as usize;
+        let o = self.ln[c].vc_base;
         loop {
-            let x = &mut self.v[ou];
-            if x.owner >= HELD_X {
-                let r = self.ln[cu].req;
+            let x = &mut self.v[o];
+            if x.owner >= VcIx::HELD {
+                let r = self.ln[c].req;
                 if r == 0 {
                     return;
                 }
-                if x.owner == HELD_X && x.free_at > now {
+                if x.owner == VcIx::HELD && x.free_at > now {
                     let f = x.free_at;
                     self.wake(sim, c, f);
                     return;
                 }
                 // Round robin: the first input asking after the last one granted.
-                let after = after_last(r, self.ln[cu].va_rr);
+                let after = after_last(r, self.ln[c].va_rr);
                 let l = if after != 0 {
                     after.trailing_zeros()
                 } else {
                     r.trailing_zeros()
                 };
-                let l_ = &mut self.ln[cu];
+                let l_ = &mut self.ln[c];
                 l_.req &= !(1 << l);
                 l_.va_rr = l as u8;
                 (l_.owned, l_.held) = (1, 0);
-                let i = self.sw[s as usize].in_base + l;
-                self.v[ou].owner = i;
+                let i = self.sw[s].input(l);
+                self.v[o].owner = i;
             }
-            let busy = self.ln[cu].busy;
+            let busy = self.ln[c].busy;
             if busy > now {
                 self.wake(sim, c, busy);
                 return;
             }
-            let i = self.v[ou].owner;
+            let i = self.v[o].owner;
             let held = match self.ready(sim, o, i) {
                 Ready::Go(held) => held,
                 Ready::At(t) => {
@@ -302,7 +303,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 }
                 Ready::Not => return,
             };
-            if !self.send(sim, s, c, o, i, held) || self.ln[cu].req == 0 {
+            if !self.send(sim, s, c, o, i, held) || self.ln[c].req == 0 {
                 return;
             }
         }
@@ -313,17 +314,17 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// or a flit not yet sent here (it wakes the output as it lands) or a credit (the
     /// sender is woken for it): `Not`.
     #[inline(always)]
-    pub(super) fn ready(&mut self, sim: &mut Sim, o: u32, i: u32) -> Ready {
-        let x = &mut self.v[i as usize];
+    pub(super) fn ready(&mut self, sim: &mut Sim, o: VcIx, i: VcIx) -> Ready {
+        let x = &mut self.v[i];
         if x.hd == x.tl {
             x.flags |= XF_WAIT_FLIT;
             return Ready::Not;
         }
-        let front = self.ring[(x.buf + (x.hd & x.mask as u32)) as usize].time;
+        let front = self.ring[x.slot(x.hd)].time;
         if front > sim.now {
             return Ready::At(front);
         }
-        let ft = self.tm[self.v[o as usize].prof as usize].flit_time;
+        let ft = self.tm[self.v[o].prof as usize].flit_time;
         match self.credits_for(sim, o, 1, ft) {
             (0, _) => Ready::Not,
             (_, held) => Ready::Go(held),
@@ -332,12 +333,12 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
 
     /// Whether a VC of channel `c` had its last tail leave at `now`.
     #[inline(always)]
-    pub(super) fn released_now(&self, c: u32, now: Time) -> bool {
-        let l = &self.ln[c as usize];
-        let (base, mut held) = (l.vc_base, l.held);
+    pub(super) fn released_now(&self, c: ChIx, now: Time) -> bool {
+        let l = &self.ln[c];
+        let mut held = l.held;
         while held != 0 {
-            let x = &self.v[(base + held.trailing_zeros()) as usize];
-            if x.owner == HELD_X && x.free_at == now {
+            let x = &self.v[l.vc(held.trailing_zeros())];
+            if x.owner == VcIx::HELD && x.free_at == now {
                 return true;
             }
             held &= held - 1;
@@ -349,11 +350,11 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// round-robin order from the input after the last one granted. A VC whose last tail
     /// left at this instant is free only after the send. Returns whether it granted one.
     #[inline(always)]
-    pub(super) fn allocate(&mut self, sim: &mut Sim, s: u32, c: u32, before_send: bool) -> bool {
+    pub(super) fn allocate(&mut self, sim: &mut Sim, s: SwIx, c: ChIx, before_send: bool) -> bool {
         let now = sim.now;
-        let cu = c as usize;
-        let l = &mut self.ln[cu];
-        let (base, nvc) = (l.vc_base, l.nvc as u32);
+        let l = &mut self.ln[c];
+        let nvc = l.nvc as u32;
+        let ln = *l;
         // The free VCs, as bits. One held by a tail that has not passed is free for the
         // heads asking once it has: they look at it again then.
         if l.held_until < now {
@@ -365,17 +366,17 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         while hb != 0 {
             let vv = hb.trailing_zeros();
             hb &= hb - 1;
-            let x = &mut self.v[(base + vv) as usize];
+            let x = &mut self.v[ln.vc(vv)];
             let f = x.free_at;
             if f < now || (!before_send && f == now) {
-                x.owner = NONE;
+                x.owner = VcIx::NONE;
                 held &= !(1 << vv);
                 free |= 1 << vv;
             } else if f > now {
                 next = next.min(f);
             }
         }
-        self.ln[cu].held = held;
+        self.ln[c].held = held;
         if next != Time::MAX {
             self.wake(sim, c, next);
         }
@@ -384,9 +385,9 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         }
         // The heads asking, in round-robin order from the one after the last granted (one
         // pass: a head passed over finds no more free VCs after a grant than before).
-        let in_base = self.sw[s as usize].in_base;
-        let r = self.ln[cu].req;
-        let after = after_last(r, self.ln[cu].va_rr);
+        let sw = self.sw[s];
+        let r = self.ln[c].req;
+        let after = after_last(r, self.ln[c].va_rr);
         let (mut bits, mut rest) = (after, r & !after);
         let mut granted = false;
         loop {
@@ -398,8 +399,8 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             }
             let l = bits.trailing_zeros();
             bits &= bits - 1;
-            let i = in_base + l;
-            let y = &self.v[i as usize];
+            let i = sw.input(l);
+            let y = &self.v[i];
             let range = (u64::MAX >> (63 - y.hi as u32)) & (u64::MAX << y.lo);
             let ok = free & range;
             if ok == 0 {
@@ -408,9 +409,9 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             let vv = ok.trailing_zeros();
             free &= !(1 << vv);
             granted = true;
-            let o = base + vv;
-            self.v[o as usize].owner = i;
-            let l_ = &mut self.ln[cu];
+            let o = ln.vc(vv);
+            self.v[o].owner = i;
+            let l_ = &mut self.ln[c];
             l_.req &= !(1 << l);
             l_.va_rr = l as u8;
             l_.owned |= 1 << vv;
@@ -422,12 +423,12 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
 
     /// Whether some worm holding a VC of channel `c` has a flit in its buffer.
     #[inline(always)]
-    pub(super) fn has_work(&self, c: u32) -> bool {
-        let l = &self.ln[c as usize];
-        let (base, mut owned) = (l.vc_base, l.owned);
+    pub(super) fn has_work(&self, c: ChIx) -> bool {
+        let l = &self.ln[c];
+        let mut owned = l.owned;
         while owned != 0 {
-            let i = self.v[(base + owned.trailing_zeros()) as usize].owner;
-            let x = &self.v[i as usize];
+            let i = self.v[l.vc(owned.trailing_zeros())].owner;
+            let x = &self.v[i];
             if x.hd != x.tl {
                 return true;
             }
@@ -440,32 +441,31 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// round-robin order after the last that sent, the first whose worm has a flit in, a
     /// credit and its crossbar input free.
     #[inline(always)]
-    pub(super) fn try_send(&mut self, sim: &mut Sim, s: u32, c: u32) {
+    pub(super) fn try_send(&mut self, sim: &mut Sim, s: SwIx, c: ChIx) {
         let now = sim.now;
-        let cu = c as usize;
-        let (base, nvc) = (self.ln[cu].vc_base, self.ln[cu].nvc as u32);
-        let busy = self.ln[cu].busy;
+        let ln = self.ln[c];
+        let nvc = ln.nvc as u32;
+        let busy = ln.busy;
         if busy > now {
             if self.has_work(c) {
                 self.wake(sim, c, busy);
             }
             return;
         }
-        let sw = &self.sw[s as usize];
-        let (xbar, port_base) = (sw.xbar, sw.port_base);
+        let sw = self.sw[s];
         let mut wait = Time::MAX;
-        let owned = self.ln[cu].owned;
+        let owned = ln.owned;
         if owned == 0 {
             return;
         }
-        let mut vv = self.ln[cu].rr as u32;
+        let mut vv = ln.rr as u32;
         for _ in 0..nvc {
             vv = if vv + 1 >= nvc { 0 } else { vv + 1 };
             if owned & (1 << vv) == 0 {
                 continue;
             }
-            let o = base + vv;
-            let i = self.v[o as usize].owner;
+            let o = ln.vc(vv);
+            let i = self.v[o].owner;
             let held = match self.ready(sim, o, i) {
                 Ready::Go(held) => held,
                 Ready::At(t) => {
@@ -474,17 +474,17 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 }
                 Ready::Not => continue,
             };
-            let in_port = port_base + self.v[i as usize].in_port as u32;
-            if xbar && self.xbar_free[in_port as usize] > now {
-                wait = wait.min(self.xbar_free[in_port as usize]);
+            let in_port = sw.xbar_in(self.v[i].in_port as u32);
+            if sw.xbar && self.xbar_free[in_port] > now {
+                wait = wait.min(self.xbar_free[in_port]);
                 continue;
             }
             self.send(sim, s, c, o, i, held);
-            self.ln[cu].rr = vv as u8;
+            self.ln[c].rr = vv as u8;
             // Another VC's worm goes on when the channel is free. (With one VC, the train
             // stopped for a reason that wakes the channel when it is gone.)
             if nvc > 1 && self.has_work(c) {
-                let b = self.ln[cu].busy;
+                let b = self.ln[c].busy;
                 self.wake(sim, c, b);
             }
             return;
