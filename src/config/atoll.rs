@@ -7,8 +7,9 @@
 
 use super::build::{R, Units};
 use super::hardware::{channel_key, switch_key};
-use super::network::{routing, topology_keys};
+use super::network::topology_keys;
 use super::raw::*;
+use super::routing::routing;
 use crate::fabric::atoll::{Wiring, build, from_file};
 use crate::fabric::{Fabric, FabricError};
 use crate::routing::Routing;

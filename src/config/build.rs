@@ -16,6 +16,7 @@ use std::path::Path;
 
 use super::hardware::*;
 use super::network::*;
+use super::routing::routing;
 use super::traffic::*;
 
 /// Where a config came from, for error messages.

@@ -9,6 +9,7 @@ mod hardware;
 mod messages;
 mod network;
 pub mod raw;
+mod routing;
 mod traffic;
 
 use crate::engine::Spec;

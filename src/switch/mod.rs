@@ -4,11 +4,12 @@
 //! [`crate::fabric::VcChoice`]), and switch allocation per output channel, in wormhole,
 //! virtual cut-through or store-and-forward mode.
 //!
-//! The allocation logic that runs on the engine's arrays is in [`alloc`] (and the separable
-//! allocators in [`separable`]); the parameters it reads are the fabric's
-//! ([`crate::fabric::SwitchParams`]), from the config.
+//! The allocation logic that runs on the engine's arrays is in [`alloc`] (which output VCs
+//! are free in `out_vc`, the separable allocators in [`separable`]); the parameters it
+//! reads are the fabric's ([`crate::fabric::SwitchParams`]), from the config.
 
 pub mod alloc;
+mod out_vc;
 mod receive;
 mod route;
 mod send;

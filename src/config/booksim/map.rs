@@ -9,14 +9,17 @@
 //! and 2 more, with the default pipeline). A credit takes `credit_delay` plus the channel's
 //! latency back. BookSim2's uniform traffic may pick the sender itself, and its injection
 //! rate counts packets unless `injection_rate_uses_flits`.
+//!
+//! This module reads the timing, the router and the measurement keys; the network's keys
+//! are mapped in `topology`, its routing in `routing` (the dragonfly's both in `dragonfly`)
+//! and the traffic in `traffic`.
 
 use super::Translation;
 use super::keys::{From, Store, lookup};
+use super::topology::Topo;
 use super::traffic::{injection, load, pattern, sizes};
-use crate::fabric::anynet::{self, AnyNet};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
-use std::path::Path;
 
 use super::leftover::*;
 use super::toml_out::*;
@@ -145,116 +148,6 @@ impl<'a> Cfg<'a> {
     }
 }
 
-/// BookSim2's networks that reef runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Topo {
-    /// `mesh` or `torus`: a k-ary n-cube, one node a router (kncube.cpp).
-    Cube { torus: bool },
-    /// `fly`: a k-ary n-fly (fly.cpp).
-    Fly,
-    /// `fattree`: a k-ary n-tree (fattree.cpp).
-    FatTree,
-    /// `anynet`: routers, nodes and links from `network_file` (anynet.cpp).
-    AnyNet,
-    /// `cmesh`: a k×k mesh of routers of four nodes, with express channels (cmesh.cpp).
-    CMesh,
-    /// `flatfly`: the on-chip flattened butterfly (flatfly_onchip.cpp).
-    FlatFly,
-    /// `dragonflynew`: the dragonfly (dragonfly.cpp).
-    Dragonfly,
-}
-
-/// The concentration keys of a cmesh or flatfly, checked as BookSim2 asserts them
-/// (`x == y`, `xr == yr`, `c == xr · yr`): returns (`c`, `x`, `xr`).
-fn concentration(c: &Cfg, topology: &str) -> R<(i64, i64, i64)> {
-    let conc = c.int_in("c", 1, 1 << 16)?;
-    let (x, y) = (c.int_in("x", 1, 1 << 16)?, c.int("y"));
-    let (xr, yr) = (c.int_in("xr", 1, 1 << 8)?, c.int("yr"));
-    if x != y {
-        return Err(c.err(
-            "y",
-            format!("BookSim2's {topology} is built for as many routers in y as in x (x = {x}, y = {y}: it asserts x == y)"),
-            None,
-        ));
-    }
-    if xr != yr {
-        return Err(c.err(
-            "yr",
-            format!("BookSim2's {topology} is built for square blocks of nodes (xr = {xr}, yr = {yr}: it asserts xr == yr)"),
-            None,
-        ));
-    }
-    if conc != xr * yr {
-        return Err(c.err(
-            "c",
-            format!(
-                "c = {conc} nodes a router, but xr × yr = {}: BookSim2 asserts c == xr · yr",
-                xr * yr
-            ),
-            None,
-        ));
-    }
-    Ok((conc, x, xr))
-}
-
-/// `network_file`, read and checked as BookSim2's anynet reads it (errors name that file
-/// and line), and the path to write in the translation. BookSim2 opens it relative to its
-/// working directory; reef looks next to the config first (as for every file a reef config
-/// names), then in the working directory.
-fn network_file(c: &Cfg) -> R<(AnyNet, String)> {
-    let name = c.str("network_file");
-    if name.is_empty() {
-        return Err(c.err(
-            "topology",
-            "anynet needs network_file (BookSim2: \"No network file name provided\")",
-            Some("network_file = anynet_file; (relative to the config's directory)"),
-        ));
-    }
-    let dir = Path::new(c.file).parent().unwrap_or(Path::new(""));
-    let beside = dir.join(&name);
-    let (path, shown) = if beside.is_file() {
-        (beside, name.clone())
-    } else if Path::new(&name).is_file() {
-        let abs = std::env::current_dir()
-            .map(|d| d.join(&name))
-            .unwrap_or_else(|_| Path::new(&name).to_path_buf());
-        c.note(
-            "network_file",
-            &format!(
-                "not next to the config ({}): read from the working directory, as BookSim2 does ({})",
-                beside.display(),
-                abs.display()
-            ),
-        );
-        let shown = abs.display().to_string();
-        (abs, shown)
-    } else {
-        return Err(c.err(
-            "network_file",
-            format!(
-                "cannot read `{name}`: no such file next to the config ({}) or in the working directory",
-                beside.display()
-            ),
-            Some("reef reads network_file relative to the config's directory, then the working directory"),
-        ));
-    };
-    let text = crate::config::read_text(&path, 256).map_err(|e| {
-        c.err(
-            "network_file",
-            format!("cannot read {}: {e}", path.display()),
-            None,
-        )
-    })?;
-    let net = anynet::read(&path.display().to_string(), &text).map_err(|e| {
-        c.err(
-            "network_file",
-            e.to_string(),
-            Some("BookSim2's anynet format: `router 0 node 0 node 1 router 1 5` (docs/booksim.md)"),
-        )
-    })?;
-    Ok((net, shown))
-}
-
 /// `hold_switch_for_packet`: BookSim2's iq router keeps a packet's crossbar connection from
 /// its head to its tail (`_SWHoldEvaluate`), set up only after a flit that is not a tail
 /// leaves with more of its packet behind it (`_SWAllocUpdate`). A packet of one flit never
@@ -280,19 +173,6 @@ fn hold_switch(c: &Cfg, mean: f64) -> R<()> {
     ))
 }
 
-/// BookSim2's `use_noc_latency` on a cmesh or flatfly: channels as long as their wires
-/// (`topology.noc_latency`).
-fn noc_latency(c: &Cfg, t: &mut Toml) {
-    let noc = c.int("use_noc_latency") == 1;
-    t.put(
-        c,
-        "topology",
-        "noc_latency",
-        noc.to_string(),
-        &["use_noc_latency"],
-    );
-}
-
 /// Translates a BookSim2 config into reef's TOML.
 pub fn translate(s: &Store, file: &str) -> R<Translation> {
     let c = Cfg {
@@ -315,148 +195,8 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
 
     // The network.
     let topology = c.str("topology");
-    let net = match topology.as_str() {
-        "mesh" => Topo::Cube { torus: false },
-        "torus" => Topo::Cube { torus: true },
-        "fly" => Topo::Fly,
-        "fattree" => Topo::FatTree,
-        "anynet" => Topo::AnyNet,
-        "cmesh" => Topo::CMesh,
-        "flatfly" => Topo::FlatFly,
-        "dragonflynew" => Topo::Dragonfly,
-        other => {
-            return Err(c.err(
-                "topology",
-                format!("reef does not model BookSim2's `{other}` topology yet"),
-                Some(
-                    "reef runs BookSim2's mesh, torus, fly, fattree, anynet, cmesh, flatfly and dragonflynew; docs/booksim.md lists what is planned",
-                ),
-            ));
-        }
-    };
+    let (net, k, n, nodes) = super::topology::topology(&c, &mut t, &topology)?;
     let torus = net == Topo::Cube { torus: true };
-    // (k, n) of a cube, fly or fat tree (k^n nodes), and the node count.
-    let (k, n, nodes) = match net {
-        Topo::Cube { .. } | Topo::Fly | Topo::FatTree => {
-            let n = c.int_in("n", 1, 8)?;
-            let k = c.int_in("k", 2, 65_535)?;
-            let nodes = (0..n)
-                .try_fold(1i64, |a, _| a.checked_mul(k))
-                .filter(|&v| v <= 1 << 24);
-            let Some(nodes) = nodes else {
-                let what = match net {
-                    Topo::Fly => "fly",
-                    Topo::FatTree => "tree",
-                    _ => "cube",
-                };
-                return Err(c.err(
-                    "k",
-                    format!("a {k}-ary {n}-{what} has more than 2^24 nodes"),
-                    None,
-                ));
-            };
-            let kind = if net == Topo::FatTree {
-                "booksim-fattree"
-            } else {
-                &topology
-            };
-            t.put(&c, "topology", "kind", quote(kind), &["topology"]);
-            if matches!(net, Topo::Fly | Topo::FatTree) {
-                t.put(&c, "topology", "k", k.to_string(), &["k"]);
-                t.put(&c, "topology", "n", n.to_string(), &["n"]);
-            } else {
-                let ks = vec![k.to_string(); n as usize].join(", ");
-                t.put(&c, "topology", "k", format!("[{ks}]"), &["k", "n"]);
-            }
-            (k, n, nodes)
-        }
-        Topo::AnyNet => {
-            let (path, shown) = network_file(&c)?;
-            t.put(&c, "topology", "kind", quote("anynet"), &["topology"]);
-            t.put(&c, "topology", "file", quote(&shown), &["network_file"]);
-            let hosts = i64::from(path.hosts);
-            (hosts, 1, hosts)
-        }
-        Topo::CMesh => {
-            let n = c.int("n");
-            if n != 2 {
-                return Err(c.err(
-                    "n",
-                    format!("BookSim2's cmesh is built for n = 2 only (it asserts n <= 2, and n = 1 overruns its channels), not {n}"),
-                    None,
-                ));
-            }
-            let k = c.int_in("k", 2, 1024)?;
-            if k % 2 != 0 {
-                return Err(c.err(
-                    "k",
-                    format!("BookSim2's cmesh joins edge routers k/2 apart by express channels: k must be even, not {k}"),
-                    None,
-                ));
-            }
-            let (conc, _, _) = concentration(&c, "cmesh")?;
-            if conc != 4 {
-                return Err(c.err(
-                    "c",
-                    format!("BookSim2's cmesh is built for c = 4 (xr = yr = 2) only: it asserts c == 4, not {conc}"),
-                    None,
-                ));
-            }
-            t.put(
-                &c,
-                "topology",
-                "kind",
-                quote("cmesh"),
-                &["topology", "n", "c", "xr", "yr", "x", "y"],
-            );
-            t.put(&c, "topology", "k", k.to_string(), &["k"]);
-            noc_latency(&c, &mut t);
-            (k, n, 4 * k * k)
-        }
-        Topo::FlatFly => {
-            let n = c.int_in("n", 1, 4)?;
-            let k = c.int_in("k", 2, 65_535)?;
-            let routers = (0..n)
-                .try_fold(1i64, |a, _| a.checked_mul(k))
-                .filter(|&v| v <= 1 << 16)
-                .ok_or_else(|| {
-                    c.err(
-                        "k",
-                        format!("a flatfly of {k}^{n} routers is more than reef builds (2^16)"),
-                        None,
-                    )
-                })?;
-            let (conc, x, _) = concentration(&c, "flatfly")?;
-            if routers % x != 0 {
-                return Err(c.err(
-                    "x",
-                    format!("{routers} routers do not fill rows of x = {x}: BookSim2 would connect nodes that do not exist"),
-                    Some("x divides k^n (x = k for n = 2)"),
-                ));
-            }
-            if routers * conc > 1 << 24 {
-                return Err(c.err(
-                    "c",
-                    format!("{routers} routers of {conc} nodes are more than 2^24 nodes"),
-                    None,
-                ));
-            }
-            t.put(&c, "topology", "kind", quote("flatfly"), &["topology"]);
-            t.put(&c, "topology", "k", k.to_string(), &["k"]);
-            t.put(&c, "topology", "n", n.to_string(), &["n"]);
-            t.put(
-                &c,
-                "topology",
-                "hosts_per_switch",
-                conc.to_string(),
-                &["c", "xr", "yr"],
-            );
-            t.put(&c, "topology", "routers_per_row", x.to_string(), &["x", "y"]);
-            noc_latency(&c, &mut t);
-            (k, n, routers * conc)
-        }
-        Topo::Dragonfly => (0, 1, super::dragonfly::topology(&c, &mut t)?),
-    };
 
     // Time: the router pipeline and the channels.
     t.put(&c, "sim", "clock", quote("1 GHz"), &[]);
@@ -593,182 +333,8 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
     // An input speed-up splits an input's VCs over that many crossbar inputs (VC v on
     // v mod speed-up), as reef's separable allocators do.
 
-    // Routing: BookSim2 looks up `routing_function` + "_" + `topology`.
-    let rf = c.str("routing_function");
-    let full = format!("{rf}_{topology}");
-    let right = match net {
-        Topo::Cube { torus: false } => "on a mesh reef runs dor (dim_order), valiant and xy_yx",
-        Topo::Cube { torus: true } => "on a torus reef runs dim_order (with BookSim2's dateline) and valiant",
-        Topo::Fly => "on a fly BookSim2 and reef run dest_tag",
-        Topo::FatTree => "on a fattree reef runs nca",
-        Topo::AnyNet => "on an anynet BookSim2 and reef run min",
-        Topo::CMesh => "on a cmesh reef runs dor_no_express and dor (with express channels)",
-        Topo::FlatFly => "on a flatfly reef runs ran_min",
-        Topo::Dragonfly => "on a dragonflynew reef runs min and ugal",
-    };
-    match (full.as_str(), net) {
-        ("dor_mesh" | "dim_order_mesh", Topo::Cube { torus: false }) => {
-            t.put(&c, "routing", "algorithm", quote("dor"), &["routing_function"]);
-        }
-        ("dim_order_torus", Topo::Cube { torus: true }) => {
-            if vcs < 2 || vcs % 2 != 0 {
-                return Err(c.err(
-                    "num_vcs",
-                    format!("dim_order on a torus splits the VCs into two classes at a dateline: it needs an even number, not {vcs}"),
-                    None,
-                ));
-            }
-            t.put(&c, "routing", "algorithm", quote("dor"), &["routing_function"]);
-            t.put(&c, "routing", "dateline", "true".into(), &["routing_function"]);
-            t.put(
-                &c,
-                "routing",
-                "dateline_class",
-                quote("at-entry"),
-                &["routing_function"],
-            );
-            t.put(&c, "routing", "ties", quote("alternate"), &["routing_function"]);
-        }
-        ("valiant_mesh" | "xy_yx_mesh", Topo::Cube { torus: false })
-        | ("valiant_torus", Topo::Cube { torus: true }) => {
-            let valiant = rf == "valiant";
-            // BookSim2 asserts a class of at least one VC (`available_vcs > 0`); an odd count
-            // makes its classes share a VC, which breaks the deadlock freedom they are for.
-            let classes = if valiant {
-                crate::routing::valiant::Valiant::vcs_needed(torus)
-            } else {
-                2
-            };
-            if vcs % classes as i64 != 0 {
-                let what = match (valiant, torus) {
-                    (true, true) => "two dateline classes of two phases each (the VCs by four)",
-                    (true, false) => "two classes, one a phase (the VCs in halves)",
-                    (false, _) => "two classes, x first and y first (the VCs in halves)",
-                };
-                return Err(c.err(
-                    "num_vcs",
-                    format!("{rf} on a {topology} splits the VCs into {what}: it needs a multiple of {classes}, not {vcs}"),
-                    None,
-                ));
-            }
-            let algo = if valiant { "valiant" } else { "xy-yx" };
-            t.put(&c, "routing", "algorithm", quote(algo), &["routing_function"]);
-            c.note(
-                "routing_function",
-                if valiant {
-                    "reef draws each packet's intermediate router from its source's own seeded stream, \
-                     not BookSim2's generator at the first router (the same distribution)"
-                } else {
-                    "reef draws each packet's order (x or y first) from its source's own seeded \
-                     stream, not BookSim2's generator at the first router (the same distribution)"
-                },
-            );
-            if valiant && torus {
-                c.note(
-                    "routing_function",
-                    "BookSim2's valiant_torus cannot run (it reads an unset ring class on a hop that \
-                     goes on in the same dimension, and its assertion fails); reef keeps the class \
-                     along the dimension, as dim_order_torus does",
-                );
-            }
-        }
-        ("dest_tag_fly", Topo::Fly) => {
-            t.put(
-                &c,
-                "routing",
-                "algorithm",
-                quote("dest-tag"),
-                &["routing_function"],
-            );
-        }
-        ("nca_fattree", Topo::FatTree) => {
-            t.put(&c, "routing", "algorithm", quote("nca"), &["routing_function"]);
-            // fattree_nca draws the up port at random whatever its state (RandomInt).
-            t.put(
-                &c,
-                "switch",
-                "selection",
-                quote("random-any"),
-                &["routing_function"],
-            );
-        }
-        ("anca_fattree", Topo::FatTree) => {
-            return Err(c.err(
-                "routing_function",
-                "reef does not model BookSim2's `anca_fattree`: it compares the credits used on two \
-                 up ports drawn at random, judged by lookahead at the router before, which none of \
-                 reef's selections does",
-                Some("routing_function = nca; (the up port at random)"),
-            ));
-        }
-        ("min_anynet", Topo::AnyNet) => {
-            t.put(
-                &c,
-                "routing",
-                "algorithm",
-                quote("anynet-min"),
-                &["routing_function"],
-            );
-        }
-        ("dor_no_express_cmesh", Topo::CMesh) => {
-            t.put(
-                &c,
-                "routing",
-                "algorithm",
-                quote("cmesh-dor"),
-                &["routing_function"],
-            );
-        }
-        ("dor_cmesh", Topo::CMesh) => {
-            t.put(
-                &c,
-                "routing",
-                "algorithm",
-                quote("cmesh-express"),
-                &["routing_function"],
-            );
-        }
-        ("ran_min_flatfly", Topo::FlatFly) => {
-            t.put(
-                &c,
-                "routing",
-                "algorithm",
-                quote("flatfly-min"),
-                &["routing_function"],
-            );
-        }
-        (_, Topo::Dragonfly) if rf != "none" => super::dragonfly::routing(&c, &mut t, &full, vcs)?,
-        _ if rf == "none" => {
-            return Err(c.err(
-                "routing_function",
-                "not set (BookSim2 needs one too)",
-                Some(match net {
-                    Topo::Cube { torus: false } => "routing_function = dor;",
-                    Topo::Cube { torus: true } => "routing_function = dim_order;",
-                    Topo::Fly => "routing_function = dest_tag;",
-                    Topo::FatTree => "routing_function = nca;",
-                    Topo::AnyNet => "routing_function = min;",
-                    Topo::CMesh => "routing_function = dor_no_express;",
-                    Topo::FlatFly => "routing_function = ran_min;",
-                    Topo::Dragonfly => "routing_function = min;",
-                }),
-            ));
-        }
-        _ => {
-            return Err(c.err(
-                "routing_function",
-                format!("reef does not model BookSim2's routing function `{full}` yet"),
-                Some(right),
-            ));
-        }
-    }
-    if torus {
-        c.note(
-            "routing_function",
-            "half way round a ring BookSim2 flips a coin per packet; reef goes the positive way from \
-             even coordinates and the negative way from odd ones (the same load each way on average)",
-        );
-    }
+    // Routing.
+    super::routing::routing(&c, &mut t, net, &topology, torus, vcs)?;
 
     // Traffic.
     pattern(&c, &mut t, cube.then_some((k, n)), nodes)?;

@@ -11,7 +11,9 @@ pub mod keys;
 mod leftover;
 mod map;
 pub mod parse;
+mod routing;
 mod toml_out;
+mod topology;
 mod traffic;
 
 use super::{ConfigError, Origin};

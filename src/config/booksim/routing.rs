@@ -1,0 +1,188 @@
+//! BookSim2's `routing_function` onto reef's `[routing]` (and the switch's selection, where
+//! BookSim2's function draws the port): the functions reef runs on each network, and why it
+//! refuses the others. The dragonfly's functions are in `dragonfly`.
+
+use super::map::{Cfg, R};
+use super::toml_out::{Toml, quote};
+use super::topology::Topo;
+
+/// `routing_function` on the network `net` (`topology` as named, `torus` where it is one,
+/// `vcs` its VCs a channel): BookSim2 looks up `routing_function` + "_" + `topology`.
+pub(super) fn routing(c: &Cfg, t: &mut Toml, net: Topo, topology: &str, torus: bool, vcs: i64) -> R<()> {
+    let rf = c.str("routing_function");
+    let full = format!("{rf}_{topology}");
+    let right = match net {
+        Topo::Cube { torus: false } => "on a mesh reef runs dor (dim_order), valiant and xy_yx",
+        Topo::Cube { torus: true } => "on a torus reef runs dim_order (with BookSim2's dateline) and valiant",
+        Topo::Fly => "on a fly BookSim2 and reef run dest_tag",
+        Topo::FatTree => "on a fattree reef runs nca",
+        Topo::AnyNet => "on an anynet BookSim2 and reef run min",
+        Topo::CMesh => "on a cmesh reef runs dor_no_express and dor (with express channels)",
+        Topo::FlatFly => "on a flatfly reef runs ran_min",
+        Topo::Dragonfly => "on a dragonflynew reef runs min and ugal",
+    };
+    match (full.as_str(), net) {
+        ("dor_mesh" | "dim_order_mesh", Topo::Cube { torus: false }) => {
+            t.put(c, "routing", "algorithm", quote("dor"), &["routing_function"]);
+        }
+        ("dim_order_torus", Topo::Cube { torus: true }) => {
+            if vcs < 2 || vcs % 2 != 0 {
+                return Err(c.err(
+                    "num_vcs",
+                    format!("dim_order on a torus splits the VCs into two classes at a dateline: it needs an even number, not {vcs}"),
+                    None,
+                ));
+            }
+            t.put(c, "routing", "algorithm", quote("dor"), &["routing_function"]);
+            t.put(c, "routing", "dateline", "true".into(), &["routing_function"]);
+            t.put(
+                c,
+                "routing",
+                "dateline_class",
+                quote("at-entry"),
+                &["routing_function"],
+            );
+            t.put(c, "routing", "ties", quote("alternate"), &["routing_function"]);
+        }
+        ("valiant_mesh" | "xy_yx_mesh", Topo::Cube { torus: false })
+        | ("valiant_torus", Topo::Cube { torus: true }) => {
+            let valiant = rf == "valiant";
+            // BookSim2 asserts a class of at least one VC (`available_vcs > 0`); an odd count
+            // makes its classes share a VC, which breaks the deadlock freedom they are for.
+            let classes = if valiant {
+                crate::routing::valiant::Valiant::vcs_needed(torus)
+            } else {
+                2
+            };
+            if vcs % classes as i64 != 0 {
+                let what = match (valiant, torus) {
+                    (true, true) => "two dateline classes of two phases each (the VCs by four)",
+                    (true, false) => "two classes, one a phase (the VCs in halves)",
+                    (false, _) => "two classes, x first and y first (the VCs in halves)",
+                };
+                return Err(c.err(
+                    "num_vcs",
+                    format!("{rf} on a {topology} splits the VCs into {what}: it needs a multiple of {classes}, not {vcs}"),
+                    None,
+                ));
+            }
+            let algo = if valiant { "valiant" } else { "xy-yx" };
+            t.put(c, "routing", "algorithm", quote(algo), &["routing_function"]);
+            c.note(
+                "routing_function",
+                if valiant {
+                    "reef draws each packet's intermediate router from its source's own seeded stream, \
+                     not BookSim2's generator at the first router (the same distribution)"
+                } else {
+                    "reef draws each packet's order (x or y first) from its source's own seeded \
+                     stream, not BookSim2's generator at the first router (the same distribution)"
+                },
+            );
+            if valiant && torus {
+                c.note(
+                    "routing_function",
+                    "BookSim2's valiant_torus cannot run (it reads an unset ring class on a hop that \
+                     goes on in the same dimension, and its assertion fails); reef keeps the class \
+                     along the dimension, as dim_order_torus does",
+                );
+            }
+        }
+        ("dest_tag_fly", Topo::Fly) => {
+            t.put(
+                c,
+                "routing",
+                "algorithm",
+                quote("dest-tag"),
+                &["routing_function"],
+            );
+        }
+        ("nca_fattree", Topo::FatTree) => {
+            t.put(c, "routing", "algorithm", quote("nca"), &["routing_function"]);
+            // fattree_nca draws the up port at random whatever its state (RandomInt).
+            t.put(
+                c,
+                "switch",
+                "selection",
+                quote("random-any"),
+                &["routing_function"],
+            );
+        }
+        ("anca_fattree", Topo::FatTree) => {
+            return Err(c.err(
+                "routing_function",
+                "reef does not model BookSim2's `anca_fattree`: it compares the credits used on two \
+                 up ports drawn at random, judged by lookahead at the router before, which none of \
+                 reef's selections does",
+                Some("routing_function = nca; (the up port at random)"),
+            ));
+        }
+        ("min_anynet", Topo::AnyNet) => {
+            t.put(
+                c,
+                "routing",
+                "algorithm",
+                quote("anynet-min"),
+                &["routing_function"],
+            );
+        }
+        ("dor_no_express_cmesh", Topo::CMesh) => {
+            t.put(
+                c,
+                "routing",
+                "algorithm",
+                quote("cmesh-dor"),
+                &["routing_function"],
+            );
+        }
+        ("dor_cmesh", Topo::CMesh) => {
+            t.put(
+                c,
+                "routing",
+                "algorithm",
+                quote("cmesh-express"),
+                &["routing_function"],
+            );
+        }
+        ("ran_min_flatfly", Topo::FlatFly) => {
+            t.put(
+                c,
+                "routing",
+                "algorithm",
+                quote("flatfly-min"),
+                &["routing_function"],
+            );
+        }
+        (_, Topo::Dragonfly) if rf != "none" => super::dragonfly::routing(c, t, &full, vcs)?,
+        _ if rf == "none" => {
+            return Err(c.err(
+                "routing_function",
+                "not set (BookSim2 needs one too)",
+                Some(match net {
+                    Topo::Cube { torus: false } => "routing_function = dor;",
+                    Topo::Cube { torus: true } => "routing_function = dim_order;",
+                    Topo::Fly => "routing_function = dest_tag;",
+                    Topo::FatTree => "routing_function = nca;",
+                    Topo::AnyNet => "routing_function = min;",
+                    Topo::CMesh => "routing_function = dor_no_express;",
+                    Topo::FlatFly => "routing_function = ran_min;",
+                    Topo::Dragonfly => "routing_function = min;",
+                }),
+            ));
+        }
+        _ => {
+            return Err(c.err(
+                "routing_function",
+                format!("reef does not model BookSim2's routing function `{full}` yet"),
+                Some(right),
+            ));
+        }
+    }
+    if torus {
+        c.note(
+            "routing_function",
+            "half way round a ring BookSim2 flips a coin per packet; reef goes the positive way from \
+             even coordinates and the negative way from odd ones (the same load each way on average)",
+        );
+    }
+    Ok(())
+}
