@@ -95,6 +95,10 @@ CONFIGS = [
      ["num_vcs=8", "routing_function=valiant"], True),
     ("mesh8x8-uniform-8vc-xy_yx", "workloads/mesh8x8-uniform",
      ["num_vcs=8", "routing_function=xy_yx"], True),
+    # adaptive_xy_yx: x or y first chosen at the first router by the credits used on the
+    # two outputs (a coin on a tie), VCs 0-3 or 4-7.
+    ("mesh8x8-uniform-8vc-adaptive_xy_yx", "workloads/mesh8x8-uniform",
+     ["num_vcs=8", "routing_function=adaptive_xy_yx"], True),
     # valiant on BookSim2's torus example with 8 VCs (two dateline classes of two phases).
     # BookSim2's valiant_torus reads an uninitialized ring class on a hop that goes on in
     # the same dimension and its assertion fails at once: these rows come from BookSim2

@@ -252,7 +252,9 @@ proptest! {
         let sim = Sim::new(&s).unwrap();
         prop_assert_eq!(sim.express_refused(), None, "the express engine refused\n{}", c);
         let express = run(&s);
-        prop_assert!(express.packets_delivered > 0, "no traffic in\n{}", c);
+        // A case that delivers nothing compares nothing: drawn again. (About one in a
+        // hundred at the lowest loads on two hosts: a 20,000-case run meets some.)
+        prop_assume!(express.packets_delivered > 0, "no traffic in\n{}", c);
         let general = run(&spec_with(&c, &["sim.express=false"]));
         prop_assert!(
             without_events(express.clone()) == without_events(general.clone()),

@@ -282,6 +282,9 @@ pub enum AlgoKind {
     Valiant,
     /// x then y or y then x, a coin per packet (BookSim2's `xy_yx`): meshes.
     XyYx,
+    /// x then y or y then x, chosen at the first switch by the credits used on the two
+    /// outputs, a coin on a tie (BookSim2's `adaptive_xy_yx`): meshes.
+    AdaptiveXyYx,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]

@@ -217,7 +217,8 @@ pub enum Routing {
     Mosaic(mosaic::Mosaic),
     /// Valiant's routing through a random intermediate switch (meshes and tori).
     Valiant(valiant::Valiant),
-    /// x then y or y then x, drawn per packet (meshes).
+    /// x then y or y then x, drawn per packet, or chosen at the first switch by the
+    /// credits used on the two outputs (meshes).
     XyYx(xy_yx::XyYx),
     /// BookSim2's UGAL on its dragonfly: minimal or through a random intermediate router,
     /// chosen at the source router by the credits used on the two outputs.
@@ -403,6 +404,7 @@ impl Routing {
             Routing::Header(t) => t.name(),
             Routing::Mosaic(_) => "mosaic",
             Routing::Valiant(_) => "valiant",
+            Routing::XyYx(x) if x.adaptive => "adaptive-xy-yx",
             Routing::XyYx(_) => "xy-yx",
             Routing::Ugal(_) => "dragonfly-ugal",
         }

@@ -9,6 +9,13 @@
 //! (`RandomInt(1)`, its global generator) at the first router. After the first switch the
 //! order is read from the VC class the packet came in on, as BookSim2 reads it. Port
 //! numbering is that of [`crate::fabric::mesh`].
+//!
+//! Adaptive, as BookSim2's `adaptive_xy_yx_mesh`: the order is chosen at the packet's
+//! first switch by the credits used on its two next outputs (`GetUsedCredit`: flits sent
+//! on all the output's VCs whose credits have not come back), the less used one, and on a
+//! tie by the packet's draw (BookSim2 flips its coin there). The engine makes that choice
+//! as the head is routed ([`XyYx::first_ports`]); the routing step itself reads the order
+//! from the draw, so that the channel dependency check and route listings see both.
 
 use super::{At, Header, PortSet, RouteError, Want};
 use crate::fabric::mesh::coords;
@@ -24,12 +31,14 @@ pub struct XyYx {
     coords: Vec<u16>,
     net_vcs: u8,
     host_vcs: u8,
+    /// The order chosen by the credits at the first switch (`adaptive_xy_yx`).
+    pub adaptive: bool,
 }
 
 impl XyYx {
     /// XY/YX routing on a mesh fabric (`None` for other shapes, tori included). The two
     /// classes need an even number of VCs per network channel: the config checks it.
-    pub fn new(fab: &Fabric) -> Option<XyYx> {
+    pub fn new(fab: &Fabric, adaptive: bool) -> Option<XyYx> {
         let Shape::Cube { k, wrap: false, conc } = &fab.shape else {
             return None;
         };
@@ -46,7 +55,36 @@ impl XyYx {
             coords: cs,
             net_vcs,
             host_vcs,
+            adaptive,
         })
+    }
+
+    /// At a packet's first switch (come in from a host) and not yet at its destination's:
+    /// its next output by x first and by y first (the same port where only one dimension
+    /// differs), between which the adaptive routing chooses. `None` elsewhere.
+    pub fn first_ports(&self, at: At, dst: u32) -> Option<(u16, u16)> {
+        let n = self.n;
+        let dst_sw = dst / self.conc;
+        if at.in_port < 2 * n as u16 || dst_sw >= self.switches || at.switch >= self.switches {
+            return None;
+        }
+        let (s, t) = (at.switch as usize * n, dst_sw as usize * n);
+        let (here, there) = (&self.coords[s..s + n], &self.coords[t..t + n]);
+        let port = |d: usize| 2 * d as u16 + u16::from(there[d] < here[d]);
+        let x = (0..n).find(|&d| here[d] != there[d])?;
+        let y = (0..n).rev().find(|&d| here[d] != there[d])?;
+        Some((port(x), port(y)))
+    }
+
+    /// The order chosen from the credits used on the x-first and y-first outputs, and the
+    /// packet's draw on a tie: the draw to route with (1: y first), as BookSim2's
+    /// `adaptive_xy_yx_mesh` chooses.
+    pub fn choose(used_xy: u32, used_yx: u32, draw: u32) -> u32 {
+        match used_xy.cmp(&used_yx) {
+            std::cmp::Ordering::Greater => 1,
+            std::cmp::Ordering::Less => 0,
+            std::cmp::Ordering::Equal => draw,
+        }
     }
 
     #[inline]
@@ -102,11 +140,56 @@ mod tests {
     use crate::routing::{Routing, cdg};
 
     fn spec(k: u32, vcs: u8) -> crate::engine::Spec {
+        spec_of(k, vcs, "xy-yx")
+    }
+
+    fn spec_of(k: u32, vcs: u8, algo: &str) -> crate::engine::Spec {
         let text = format!(
             "[topology]\nkind = \"mesh\"\nk = [{k}, {k}]\n[channel]\nvcs = {vcs}\n[traffic]\nload = 0.1\n\
-             [routing]\nalgorithm = \"xy-yx\"\n"
+             [routing]\nalgorithm = \"{algo}\"\n"
         );
         load_str("t.toml", &text, std::path::Path::new("."), &[]).unwrap()
+    }
+
+    #[test]
+    fn adaptive_chooses_at_the_first_switch_by_the_credits_used() {
+        use crate::routing::At;
+        use crate::routing::xy_yx::XyYx;
+        let s = spec_of(4, 4, "adaptive-xy-yx");
+        let Routing::XyYx(x) = &s.routing else {
+            panic!("{:?}", s.routing);
+        };
+        assert!(x.adaptive);
+        assert_eq!(s.routing.name(), "adaptive-xy-yx");
+        let at = |switch, in_port| At {
+            switch,
+            in_port,
+            in_vc: 0,
+            in_class: 0,
+        };
+        // s1 (1, 0) → host 14 at (2, 3), come in from its host (port 4): +x or +y.
+        assert_eq!(x.first_ports(at(1, 4), 14), Some((0, 2)));
+        // s13 (1, 3) → host 14: one dimension left, one port either way.
+        assert_eq!(x.first_ports(at(13, 4), 14), Some((0, 0)));
+        // Past the first switch the order is the VC class; at the destination's switch,
+        // nothing to choose.
+        assert_eq!(x.first_ports(at(2, 1), 14), None);
+        assert_eq!(x.first_ports(at(14, 4), 14), None);
+        // The less used output; a tie goes by the draw.
+        assert_eq!(XyYx::choose(3, 1, 0), 1);
+        assert_eq!(XyYx::choose(1, 3, 1), 0);
+        assert_eq!((XyYx::choose(2, 2, 0), XyYx::choose(2, 2, 1)), (0, 1));
+        // The routing step reads the draw as xy-yx does: the same paths.
+        let plain = spec(4, 4);
+        for src in 0..16u32 {
+            for dst in 0..16u32 {
+                for draw in 0..2 {
+                    assert_eq!(walk(&s, src, dst, draw), walk(&plain, src, dst, draw));
+                }
+            }
+        }
+        let rep = cdg::check(&s.fabric, &s.routing);
+        assert!(rep.deadlock_free(), "{:?}", rep.describe_cycle(&s.fabric));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 use crate::engine::*;
 use crate::routing::dragonfly::Ugal;
+use crate::routing::xy_yx::XyYx;
 use crate::routing::{At, Header, PortSet, RouteError, Routing, Want};
 
 impl Sim<'_> {
@@ -29,8 +30,14 @@ impl Sim<'_> {
                     err,
                 })
             })?;
-            if let Routing::Ugal(u) = self.routing {
-                want = self.ugal_choice(s, i, u, dst, pid);
+            match self.routing {
+                Routing::Ugal(u) => want = self.ugal_choice(s, i, u, dst, pid),
+                Routing::XyYx(x) if x.adaptive => {
+                    if let Some(w) = self.xy_yx_choice(s, i, x, dst, pid) {
+                        want = w;
+                    }
+                }
+                _ => {}
             }
             self.keep_want(i, want);
         }
@@ -135,6 +142,28 @@ impl Sim<'_> {
             vc_lo: step.vc,
             vc_hi: step.vc,
         }
+    }
+
+    /// BookSim2's adaptive XY/YX for the packet `pid` at input VC `i` of switch `s`: at its
+    /// first switch, x or y first by the credits used on the two next outputs, the draw on
+    /// a tie, taken as the head asks for an output (as for UGAL, above); `None` elsewhere
+    /// (the order is then the VC class it came in on).
+    #[cold]
+    fn xy_yx_choice(&mut self, s: usize, i: u32, x: &XyYx, dst: u32, pid: u32) -> Option<Want> {
+        let v = &self.vcs[i as usize];
+        let at = At {
+            switch: s as u32,
+            in_port: v.in_port,
+            in_vc: v.vc,
+            in_class: 0,
+        };
+        let (p_xy, p_yx) = x.first_ports(at, dst)?;
+        let draw = XyYx::choose(
+            self.used_credits(s, p_xy),
+            self.used_credits(s, p_yx),
+            self.pkts[pid as usize].draw,
+        );
+        x.route(at, Header { dst, sym: &[], draw }).ok()
     }
 
     /// The credits used on output `p` of switch `s`, over all its VCs.

@@ -20,6 +20,13 @@ pub fn print_routes(spec: &Spec, max_pairs: usize) -> String {
                  the paths through switch s0"
             );
         }
+        Routing::XyYx(x) if x.adaptive => {
+            let _ = writeln!(
+                s,
+                "each packet goes x first or y first, by the credits used on the two outputs at its \
+                 first switch: shown, x first"
+            );
+        }
         Routing::XyYx(_) => {
             let _ = writeln!(
                 s,
