@@ -457,6 +457,7 @@ const FEW_POINTS: &[&str] = &[
     "dragonfly-k2-ugal",
     "mesh8x8-uniform-8vc-valiant",
     "mesh8x8-uniform-8vc-xy_yx",
+    "mesh8x8-uniform-8vc-adaptive_xy_yx",
     "torus88-valiant",
 ];
 
@@ -549,7 +550,11 @@ fn reef_latency(refs: &[&Reference]) -> f64 {
 /// close", with BookSim2's separable VC allocation: `torus88` −4.4 %, the 8-VC mesh
 /// −4.5 %, `singleconfig` +0.1 %, `flatflyconfig` −1.5 %, `cmeshconfig` −0.5 %,
 /// `fattree_config` +0.2 %, seed 1 alone +0.5 %). Elsewhere at 90 % the gaps measured with
-/// a little room, a guard that lets them only narrow: the 1-VC mesh (−6.0 %); `mesh88_lat`
+/// a little room, a guard that lets them only narrow: the 1-VC mesh (−6.0 %); the 8-VC
+/// mesh with `adaptive_xy_yx` (−5.2 %, where `xy_yx` is −4.8 % and dimension order −4.5 %:
+/// the meshes' gap near saturation; and reef reads the credits that choose the order when
+/// the head asks for its output, after its whole router delay, BookSim2 after its routing
+/// stage); `mesh88_lat`
 /// (+31.6 %), which BookSim2's sampling does not explain: BookSim2 and reef measure the
 /// same periods (seed 1: both run all 10 without converging) and reef's network is further
 /// from its steady state after them (docs/booksim.md); `anynet` (−7.7 %), where its single
@@ -563,6 +568,8 @@ fn tolerance(config: &str, fraction: f64) -> f64 {
         0.09
     } else if config == "mesh8x8-uniform-1vc" {
         0.07
+    } else if config == "mesh8x8-uniform-8vc-adaptive_xy_yx" {
+        0.065
     } else {
         0.05
     }

@@ -20,13 +20,16 @@ fn randomized(src: &Source, algo: AlgoKind, fab: &Fabric, kind: TopoKind) -> R<R
             "valiant",
             matches!(kind, TopoKind::Mesh | TopoKind::Torus | TopoKind::Ring),
         )
+    } else if algo == AlgoKind::AdaptiveXyYx {
+        ("adaptive-xy-yx", kind == TopoKind::Mesh)
     } else {
         ("xy-yx", kind == TopoKind::Mesh)
     };
+    let adaptive = algo == AlgoKind::AdaptiveXyYx;
     let built = match fits {
         false => None,
         true if valiant => crate::routing::valiant::Valiant::new(fab).map(Routing::Valiant),
-        true => crate::routing::xy_yx::XyYx::new(fab).map(Routing::XyYx),
+        true => crate::routing::xy_yx::XyYx::new(fab, adaptive).map(Routing::XyYx),
     };
     let Some(routing) = built else {
         return Err(src.err(
@@ -268,7 +271,7 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
             routing
         }
         AlgoKind::Nca => Routing::Table(table::nca(fab).ok_or_else(|| mismatch("nca"))?),
-        AlgoKind::Valiant | AlgoKind::XyYx => randomized(src, algo, fab, kind)?,
+        AlgoKind::Valiant | AlgoKind::XyYx | AlgoKind::AdaptiveXyYx => randomized(src, algo, fab, kind)?,
         AlgoKind::Updown => Routing::Table(updown::updown(fab, root, adaptive)),
         AlgoKind::Minimal => Routing::Table(updown::minimal(fab, adaptive)),
         AlgoKind::Mosaic => Routing::Mosaic(crate::routing::mosaic::Mosaic::mesh(fab).ok_or_else(|| {

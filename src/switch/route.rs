@@ -121,13 +121,7 @@ impl Sim<'_> {
     /// head leaves its node: a cycle or more sooner).
     #[cold]
     fn ugal_choice(&mut self, s: usize, i: u32, u: &Ugal, dst: u32, pid: u32) -> Want {
-        let v = &self.vcs[i as usize];
-        let at = At {
-            switch: s as u32,
-            in_port: v.in_port,
-            in_vc: v.vc,
-            in_class: 0,
-        };
+        let at = self.at_unlabelled(s, i);
         let intm = Ugal::intermediate(self.pkts[pid as usize].draw);
         let minimal = match u.choice(at, dst, intm) {
             Some((min, other)) => {
@@ -150,13 +144,7 @@ impl Sim<'_> {
     /// (the order is then the VC class it came in on).
     #[cold]
     fn xy_yx_choice(&mut self, s: usize, i: u32, x: &XyYx, dst: u32, pid: u32) -> Option<Want> {
-        let v = &self.vcs[i as usize];
-        let at = At {
-            switch: s as u32,
-            in_port: v.in_port,
-            in_vc: v.vc,
-            in_class: 0,
-        };
+        let at = self.at_unlabelled(s, i);
         let (p_xy, p_yx) = x.first_ports(at, dst)?;
         let draw = XyYx::choose(
             self.used_credits(s, p_xy),
@@ -164,6 +152,17 @@ impl Sim<'_> {
             self.pkts[pid as usize].draw,
         );
         x.route(at, Header { dst, sym: &[], draw }).ok()
+    }
+
+    /// Where input VC `i` of switch `s` is, for routings without channel labels.
+    fn at_unlabelled(&self, s: usize, i: u32) -> At {
+        let v = &self.vcs[i as usize];
+        At {
+            switch: s as u32,
+            in_port: v.in_port,
+            in_vc: v.vc,
+            in_class: 0,
+        }
     }
 
     /// The credits used on output `p` of switch `s`, over all its VCs.

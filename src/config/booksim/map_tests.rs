@@ -123,6 +123,11 @@ fn valiant_and_xy_yx_on_meshes_and_tori() {
     );
     let xy = mesh.replace("valiant", "xy_yx");
     assert_eq!(self::toml(&xy)["routing"]["algorithm"].as_str(), Some("xy-yx"));
+    let axy = mesh.replace("valiant", "adaptive_xy_yx");
+    assert_eq!(
+        self::toml(&axy)["routing"]["algorithm"].as_str(),
+        Some("adaptive-xy-yx")
+    );
     let torus = mesh.replace("mesh", "torus");
     let t = tr(&torus).unwrap();
     let toml: toml::Table = t.toml.parse().unwrap();
@@ -134,6 +139,7 @@ fn valiant_and_xy_yx_on_meshes_and_tori() {
         (&mesh, "3"),
         (&mesh, "1"),
         (&xy, "5"),
+        (&axy, "3"),
         (&torus, "6"),
         (&torus, "2"),
     ] {
@@ -151,6 +157,7 @@ fn valiant_and_xy_yx_on_meshes_and_tori() {
     // BookSim2 has no xy_yx on a torus; nor does reef model ugal or min_adapt yet.
     for (cfg, rf) in [
         (&torus, "xy_yx"),
+        (&torus, "adaptive_xy_yx"),
         (&mesh, "ugal"),
         (&mesh, "min_adapt"),
         (&torus, "romm"),

@@ -12,7 +12,9 @@ pub(super) fn routing(c: &Cfg, t: &mut Toml, net: Topo, topology: &str, torus: b
     let rf = c.str("routing_function");
     let full = format!("{rf}_{topology}");
     let right = match net {
-        Topo::Cube { torus: false } => "on a mesh reef runs dor (dim_order), valiant and xy_yx",
+        Topo::Cube { torus: false } => {
+            "on a mesh reef runs dor (dim_order), valiant, xy_yx and adaptive_xy_yx"
+        }
         Topo::Cube { torus: true } => "on a torus reef runs dim_order (with BookSim2's dateline) and valiant",
         Topo::Fly => "on a fly BookSim2 and reef run dest_tag",
         Topo::FatTree => "on a fattree reef runs nca",
@@ -44,7 +46,7 @@ pub(super) fn routing(c: &Cfg, t: &mut Toml, net: Topo, topology: &str, torus: b
             );
             t.put(c, "routing", "ties", quote("alternate"), &["routing_function"]);
         }
-        ("valiant_mesh" | "xy_yx_mesh", Topo::Cube { torus: false })
+        ("valiant_mesh" | "xy_yx_mesh" | "adaptive_xy_yx_mesh", Topo::Cube { torus: false })
         | ("valiant_torus", Topo::Cube { torus: true }) => {
             let valiant = rf == "valiant";
             // BookSim2 asserts a class of at least one VC (`available_vcs > 0`); an odd count
@@ -66,16 +68,29 @@ pub(super) fn routing(c: &Cfg, t: &mut Toml, net: Topo, topology: &str, torus: b
                     None,
                 ));
             }
-            let algo = if valiant { "valiant" } else { "xy-yx" };
+            let adaptive = rf == "adaptive_xy_yx";
+            let algo = match (valiant, adaptive) {
+                (true, _) => "valiant",
+                (false, true) => "adaptive-xy-yx",
+                (false, false) => "xy-yx",
+            };
             t.put(c, "routing", "algorithm", quote(algo), &["routing_function"]);
             c.note(
                 "routing_function",
-                if valiant {
-                    "reef draws each packet's intermediate router from its source's own seeded stream, \
-                     not BookSim2's generator at the first router (the same distribution)"
-                } else {
-                    "reef draws each packet's order (x or y first) from its source's own seeded \
-                     stream, not BookSim2's generator at the first router (the same distribution)"
+                match (valiant, adaptive) {
+                    (true, _) => {
+                        "reef draws each packet's intermediate router from its source's own seeded stream, \
+                         not BookSim2's generator at the first router (the same distribution)"
+                    }
+                    (false, true) => {
+                        "reef breaks a tie of the credits used on the two outputs by a coin from the \
+                         packet's source's own seeded stream, not BookSim2's generator at the first \
+                         router (the same distribution)"
+                    }
+                    (false, false) => {
+                        "reef draws each packet's order (x or y first) from its source's own seeded \
+                         stream, not BookSim2's generator at the first router (the same distribution)"
+                    }
                 },
             );
             if valiant && torus {
