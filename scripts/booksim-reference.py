@@ -72,6 +72,8 @@ CONFIGS = [
     ("cmeshconfig", "examples/cmeshconfig", [], True),
     # A 4-ary 3-tree (fattree.cpp, nca routing), configured at injection_rate = 0.6: swept.
     ("fattree_config", "examples/fattree_config", [], True),
+    # The same with anca: two up ports drawn at random, the one with fewer credits used.
+    ("fattree_config-anca", "examples/fattree_config", ["routing_function=anca"], True),
     ("flatflyconfig", "examples/flatflyconfig", [], True),
     # BookSim2's dragonfly example (dragonflynew, min routing, 10-cycle local and 100-cycle
     # global channels) with k = 2 (72 nodes, 36 routers in 9 groups), swept: with its

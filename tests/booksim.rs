@@ -444,7 +444,12 @@ struct Reference {
 /// their saturation is checked at the two ends of its tolerance instead of found by
 /// bisection.
 /// `scripts/booksim-compare.py` runs them in full (docs/booksim.md, "How close").
-const ONE_SEED: &[&str] = &["fattree_config", "dragonfly-k2", "dragonfly-k2-ugal"];
+const ONE_SEED: &[&str] = &[
+    "fattree_config",
+    "fattree_config-anca",
+    "dragonfly-k2",
+    "dragonfly-k2-ugal",
+];
 
 /// Configs this file checks at a few points, to keep its time (the randomized routings on
 /// the 8-VC mesh and torus, 5 loads × 3 seeds of up to ~3 s each; the k = 2 dragonflies,
@@ -577,9 +582,16 @@ fn tolerance(config: &str, fraction: f64) -> f64 {
 
 /// The tolerance on saturation throughput: 3 % (docs/booksim.md "How close": worst
 /// measured +1.7 %, `cmeshconfig` +1.7 %, `flatflyconfig` −1.0 %; `singleconfig` −0.6 %,
-/// now that its separable switch allocates once a cycle as BookSim2's does).
-fn saturation_tolerance(_config: &str) -> f64 {
-    0.03
+/// now that its separable switch allocates once a cycle as BookSim2's does), and the
+/// issue's 5 % for `fattree_config` with `anca` (+2.9 % over three seeds, seed 1 stable
+/// past 3 %: likely because reef reads the credits that choose the up port later than
+/// BookSim2's lookahead does, docs/booksim.md).
+fn saturation_tolerance(config: &str) -> f64 {
+    if config == "fattree_config-anca" {
+        0.05
+    } else {
+        0.03
+    }
 }
 
 /// `a` and `b` are the same text, else the first line that differs.

@@ -219,6 +219,7 @@ pub(super) fn switch_params(u: &Units, s: &RawSwitch) -> R<SwitchParams> {
             SelectionKind::LeastOccupied => Selection::LeastOccupied,
             SelectionKind::Random => Selection::Random,
             SelectionKind::RandomAny => Selection::RandomAny,
+            SelectionKind::TwoRandomLeastUsed => Selection::TwoRandomLeastUsed,
         },
         arbitration: match s.arbitration.unwrap_or(ArbitrationKind::RoundRobin) {
             ArbitrationKind::RoundRobin => Arbitration::RoundRobin,

@@ -180,6 +180,7 @@ pub enum SelectionKind {
     LeastOccupied,
     Random,
     RandomAny,
+    TwoRandomLeastUsed,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]

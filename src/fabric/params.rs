@@ -36,6 +36,11 @@ pub enum Selection {
     /// Uniformly at random among all the admissible outputs, free or not, and then wait for
     /// that one (seeded per switch): BookSim2's `nca` on a fat tree draws its up port so.
     RandomAny,
+    /// Two of all the admissible outputs drawn at random (the same one perhaps twice), and
+    /// of them the one with fewer credits used (flits sent on all its VCs whose credits
+    /// have not come back; the first on a tie), free or not, then wait for that one (seeded
+    /// per switch): BookSim2's `anca` on a fat tree chooses its up port so.
+    TwoRandomLeastUsed,
 }
 
 /// How an output chooses among waiting inputs.

@@ -151,7 +151,8 @@ impl Sim<'_> {
 
     /// The selection policy: which of the admissible outputs, among those free now, the head
     /// at input VC `i` asks for. `None` if none is free (it then waits for all).
-    /// `RandomAny` draws one of all the admissible outputs, free or not.
+    /// `RandomAny` draws one of all the admissible outputs, free or not; `TwoRandomLeastUsed`
+    /// draws two and takes the less used.
     pub(super) fn select(&mut self, s: usize, i: u32, len: u32) -> Option<u16> {
         let sw = &self.sws[s];
         let (port_base, selection, rr) = (sw.port_base, sw.selection, sw.vc_rr);
@@ -210,6 +211,18 @@ impl Sim<'_> {
             Selection::RandomAny => {
                 let k = self.sw_rng[s].below(want.ports.len() as u64) as usize;
                 want.ports.iter().nth(k)
+            }
+            Selection::TwoRandomLeastUsed => {
+                let n = want.ports.len() as u64;
+                let k1 = self.sw_rng[s].below(n) as usize;
+                let k2 = self.sw_rng[s].below(n) as usize;
+                let p1 = want.ports.iter().nth(k1)?;
+                let p2 = want.ports.iter().nth(k2)?;
+                if self.used_credits(s, p1) > self.used_credits(s, p2) {
+                    Some(p2)
+                } else {
+                    Some(p1)
+                }
             }
         }
     }

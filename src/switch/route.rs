@@ -166,7 +166,7 @@ impl Sim<'_> {
     }
 
     /// The credits used on output `p` of switch `s`, over all its VCs.
-    fn used_credits(&mut self, s: usize, p: u16) -> u32 {
+    pub(super) fn used_credits(&mut self, s: usize, p: u16) -> u32 {
         let pi = (self.sws[s].port_base + p as u32) as usize;
         let (base, n) = (self.ports[pi].vc_base, self.ports[pi].nvc as u32);
         (base..base + n)

@@ -285,12 +285,21 @@ fn booksims_fattree_example() {
         "{cfg}packet_size = {{1,4}};\npacket_size_rate = {{1,0}};\n"
     ))
     .unwrap();
-    // anca (adaptive up port) is not reef's: refused with its line.
-    let e = tr("topology = fattree;\nk = 4;\nn = 3;\nrouting_function = anca;\n").unwrap_err();
-    assert_eq!((e.key, e.from), ("routing_function", Some(From::Line(4))));
-    assert!(e.msg.contains("`anca_fattree`"), "{}", e.msg);
+    // anca: the nca routes, the up port the less used of two drawn at random.
+    let t = tr("topology = fattree;\nk = 4;\nn = 3;\nrouting_function = anca;\n").unwrap();
+    let toml: toml::Table = t.toml.parse().unwrap();
+    assert_eq!(toml["routing"]["algorithm"].as_str(), Some("nca"));
+    assert_eq!(
+        toml["switch"]["selection"].as_str(),
+        Some("two-random-least-used")
+    );
+    assert!(
+        t.notes.iter().any(|n| n.contains("a router ahead")),
+        "{:?}",
+        t.notes
+    );
     let e = tr("topology = fattree;\nk = 4;\nn = 3;\nrouting_function = dor;\n").unwrap_err();
-    assert_eq!(e.hint.as_deref(), Some("on a fattree reef runs nca"));
+    assert_eq!(e.hint.as_deref(), Some("on a fattree reef runs nca and anca"));
     // fattree.cpp sets every channel to 1 cycle: use_noc_latency is not read.
     let n = tr("topology = fattree;\nk = 2;\nn = 2;\nrouting_function = nca;\nuse_noc_latency = 0;\n")
         .unwrap()

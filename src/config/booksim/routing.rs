@@ -17,7 +17,7 @@ pub(super) fn routing(c: &Cfg, t: &mut Toml, net: Topo, topology: &str, torus: b
         }
         Topo::Cube { torus: true } => "on a torus reef runs dim_order (with BookSim2's dateline) and valiant",
         Topo::Fly => "on a fly BookSim2 and reef run dest_tag",
-        Topo::FatTree => "on a fattree reef runs nca",
+        Topo::FatTree => "on a fattree reef runs nca and anca",
         Topo::AnyNet => "on an anynet BookSim2 and reef run min",
         Topo::CMesh => "on a cmesh reef runs dor_no_express and dor (with express channels)",
         Topo::FlatFly => "on a flatfly reef runs ran_min",
@@ -111,25 +111,25 @@ pub(super) fn routing(c: &Cfg, t: &mut Toml, net: Topo, topology: &str, torus: b
                 &["routing_function"],
             );
         }
-        ("nca_fattree", Topo::FatTree) => {
+        ("nca_fattree" | "anca_fattree", Topo::FatTree) => {
             t.put(c, "routing", "algorithm", quote("nca"), &["routing_function"]);
-            // fattree_nca draws the up port at random whatever its state (RandomInt).
-            t.put(
-                c,
-                "switch",
-                "selection",
-                quote("random-any"),
-                &["routing_function"],
-            );
-        }
-        ("anca_fattree", Topo::FatTree) => {
-            return Err(c.err(
-                "routing_function",
-                "reef does not model BookSim2's `anca_fattree`: it compares the credits used on two \
-                 up ports drawn at random, judged by lookahead at the router before, which none of \
-                 reef's selections does",
-                Some("routing_function = nca; (the up port at random)"),
-            ));
+            // fattree_nca draws the up port at random whatever its state (RandomInt);
+            // fattree_anca draws two and takes the one with fewer credits used.
+            let anca = rf == "anca";
+            let selection = if anca {
+                "two-random-least-used"
+            } else {
+                "random-any"
+            };
+            t.put(c, "switch", "selection", quote(selection), &["routing_function"]);
+            if anca {
+                c.note(
+                    "routing_function",
+                    "reef reads the credits used on the two up ports as the head asks for its output \
+                     at the router; BookSim2 with routing_delay = 0 routes a router ahead, as the head \
+                     leaves the router before, and reads them then",
+                );
+            }
         }
         ("min_anynet", Topo::AnyNet) => {
             t.put(
