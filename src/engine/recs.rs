@@ -237,14 +237,24 @@ impl<T: Zeroed> Store<T> {
         if !self.mapped {
             return Err(self);
         }
-        let r = Recs {
+        // SAFETY: mapped; `self` is forgotten, so the `Recs` is the one owner.
+        let r = unsafe { self.mapping() };
+        std::mem::forget(self);
+        Ok(r)
+    }
+
+    /// The mapping as the [`Recs`] it was made as.
+    ///
+    /// # Safety
+    /// `self` must be mapped, and the result or `self` (not both) may drop the mapping.
+    unsafe fn mapping<I: RecId>(&self) -> Recs<T, I> {
+        debug_assert!(self.mapped);
+        Recs {
             ptr: self.ptr,
             len: self.len,
             off: self.cap,
             id: PhantomData,
-        };
-        std::mem::forget(self);
-        Ok(r)
+        }
     }
 
     /// Appends `x` (a mapped store has room for every `u32` index; an allocation grows).
@@ -298,12 +308,8 @@ impl<T: Zeroed> Store<T> {
 impl<T: Zeroed> Drop for Store<T> {
     fn drop(&mut self) {
         if self.mapped {
-            drop(Recs::<T> {
-                ptr: self.ptr,
-                len: self.len,
-                off: self.cap,
-                id: PhantomData,
-            });
+            // SAFETY: mapped, and `self` goes without dropping it otherwise.
+            drop(unsafe { self.mapping::<usize>() });
         } else {
             // SAFETY: the raw parts of a `Vec` (`from_vec`), dropped once.
             drop(unsafe { Vec::from_raw_parts(self.ptr.as_ptr(), self.len, self.cap) });
