@@ -68,12 +68,26 @@ impl XyYx {
         if at.in_port < 2 * n as u16 || dst_sw >= self.switches || at.switch >= self.switches {
             return None;
         }
-        let (s, t) = (at.switch as usize * n, dst_sw as usize * n);
+        Some((
+            self.next_port(at.switch, dst_sw, false)?,
+            self.next_port(at.switch, dst_sw, true)?,
+        ))
+    }
+
+    /// The output of switch `sw` towards switch `dst_sw` in the lowest (`y_first`: the
+    /// highest) dimension where they differ; `None` where they are the same switch. Both
+    /// must be switches of the mesh.
+    fn next_port(&self, sw: u32, dst_sw: u32, y_first: bool) -> Option<u16> {
+        let n = self.n;
+        let (s, t) = (sw as usize * n, dst_sw as usize * n);
         let (here, there) = (&self.coords[s..s + n], &self.coords[t..t + n]);
-        let port = |d: usize| 2 * d as u16 + u16::from(there[d] < here[d]);
-        let x = (0..n).find(|&d| here[d] != there[d])?;
-        let y = (0..n).rev().find(|&d| here[d] != there[d])?;
-        Some((port(x), port(y)))
+        let differ = |&d: &usize| here[d] != there[d];
+        let d = if y_first {
+            (0..n).rev().find(differ)
+        } else {
+            (0..n).find(differ)
+        }?;
+        Some(2 * d as u16 + u16::from(there[d] < here[d]))
     }
 
     /// The order chosen from the credits used on the x-first and y-first outputs, and the
@@ -104,22 +118,13 @@ impl XyYx {
         } else {
             at.in_vc >= half
         };
-        let (s, t) = (at.switch as usize * n, dst_sw as usize * n);
-        let (here, there) = (&self.coords[s..s + n], &self.coords[t..t + n]);
-        let differ = |&d: &usize| here[d] != there[d];
-        let dim = if y_first {
-            (0..n).rev().find(differ)
-        } else {
-            (0..n).find(differ)
-        };
-        let Some(d) = dim else {
+        let Some(port) = self.next_port(at.switch, dst_sw, y_first) else {
             return Ok(Want {
                 ports: PortSet::single(net_ports + (h.dst - dst_sw * self.conc) as u16),
                 vc_lo: 0,
                 vc_hi: self.host_vcs.saturating_sub(1),
             });
         };
-        let port = 2 * d as u16 + u16::from(there[d] < here[d]);
         let (lo, hi) = if y_first {
             (half, self.net_vcs - 1)
         } else {
