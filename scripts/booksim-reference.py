@@ -101,6 +101,16 @@ CONFIGS = [
     # two outputs (a coin on a tie), VCs 0-3 or 4-7.
     ("mesh8x8-uniform-8vc-adaptive_xy_yx", "workloads/mesh8x8-uniform",
      ["num_vcs=8", "routing_function=adaptive_xy_yx"], True),
+    # min_adapt: VC 0 an escape channel by dimension order (priority 0), VCs 1-7 on the
+    # productive directions (priority 1). As BookSim2 runs it, only the first of those is
+    # kept (its OutputSet orders by priority alone) and its default iSLIP VC allocator
+    # ignores the priorities: dimension order's path on any VC, kept on VC 0 once there.
+    ("mesh8x8-uniform-8vc-min_adapt", "workloads/mesh8x8-uniform",
+     ["num_vcs=8", "routing_function=min_adapt"], True),
+    # The same with the separable input-first VC allocator, whose arbiters weigh the
+    # priorities: VC 0 only when VCs 1-7 of the output are all taken.
+    ("mesh8x8-uniform-8vc-min_adapt-sif", "workloads/mesh8x8-uniform",
+     ["num_vcs=8", "routing_function=min_adapt", "vc_allocator=separable_input_first"], True),
     # valiant on BookSim2's torus example with 8 VCs (two dateline classes of two phases).
     # BookSim2's valiant_torus reads an uninitialized ring class on a hop that goes on in
     # the same dimension and its assertion fails at once: these rows come from BookSim2

@@ -451,8 +451,9 @@ const ONE_SEED: &[&str] = &[
     "dragonfly-k2-ugal",
 ];
 
-/// Configs this file checks at a few points, to keep its time (the randomized routings on
-/// the 8-VC mesh and torus, 5 loads × 3 seeds of up to ~3 s each; the k = 2 dragonflies,
+/// Configs this file checks at a few points, to keep its time (the randomized routings and
+/// `min_adapt` on the 8-VC mesh and torus, 5 loads × 3 seeds of up to ~3 s each; the k = 2
+/// dragonflies,
 /// up to ~2 s a run): reef's latency at 90 % of BookSim2's saturation only (below it they
 /// agree within 2 %, docs/booksim.md), and its saturation at the two ends of the
 /// tolerance, as for [`ONE_SEED`].
@@ -463,6 +464,8 @@ const FEW_POINTS: &[&str] = &[
     "mesh8x8-uniform-8vc-valiant",
     "mesh8x8-uniform-8vc-xy_yx",
     "mesh8x8-uniform-8vc-adaptive_xy_yx",
+    "mesh8x8-uniform-8vc-min_adapt",
+    "mesh8x8-uniform-8vc-min_adapt-sif",
     "torus88-valiant",
 ];
 

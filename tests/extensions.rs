@@ -10,7 +10,7 @@ use reef::fabric::SwitchParams;
 use reef::fabric::{FabricBuilder, NodeId, Shape};
 use reef::fabric::{FlowControl, LinkParams};
 use reef::routing::table::{HeaderTable, TableBuilder};
-use reef::routing::{PortSet, Routing, Want, cdg};
+use reef::routing::{Routing, Want, cdg};
 use reef::time::{Ratio, Time};
 use reef::workload::Workload;
 
@@ -292,16 +292,7 @@ fn a_header_for_nowhere_is_reported_by_the_check() {
     let mut s = chain_with_header_deletion();
     if let Routing::Header(h) = &s.routing {
         let mut t = TableBuilder::new(2, 256, 1);
-        t.set(
-            0,
-            0,
-            7,
-            Want {
-                ports: PortSet::single(0),
-                vc_lo: 0,
-                vc_hi: 0,
-            },
-        );
+        t.set(0, 0, 7, Want::port(0, 1));
         let _ = h;
         s.routing = Routing::Header(HeaderTable::new(
             "partial",

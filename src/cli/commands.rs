@@ -354,6 +354,10 @@ pub(crate) fn check(a: CheckArgs) -> Result<ExitCode> {
             ok = false;
             println!("DEADLOCK POSSIBLE: cyclic channel dependency:\n  {c}");
         }
+        None if spec.routing.has_escape() => println!(
+            "deadlock-free: the escape channels' dependency graph is acyclic (a waiting head \
+             depends on its escape output alone, Duato's condition)"
+        ),
         None => println!("deadlock-free: the channel dependency graph is acyclic"),
     }
     println!("{}", reef::runner::memory_line(&spec));

@@ -196,9 +196,22 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
     };
     fab.vc_allocator = match raw.switch.vc_allocator.unwrap_or(VcAllocatorKind::Greedy) {
         VcAllocatorKind::Greedy => VcAllocator::Greedy,
-        VcAllocatorKind::Islip | VcAllocatorKind::SeparableOutputFirst => VcAllocator::SeparableOutputFirst,
+        VcAllocatorKind::SeparableOutputFirst => VcAllocator::SeparableOutputFirst,
+        VcAllocatorKind::Islip => VcAllocator::Islip,
         VcAllocatorKind::SeparableInputFirst => VcAllocator::SeparableInputFirst,
     };
+    if routing.has_escape() && fab.vc_allocator == VcAllocator::Greedy {
+        return Err(src.err(
+            "switch.vc_allocator",
+            format!(
+                "{} routing has each head ask for VCs of several outputs at two priorities, \
+                 which a separable VC allocator weighs over the whole switch; the greedy one \
+                 (the default) allocates each output on its own",
+                routing.name()
+            ),
+            Some("set switch.vc_allocator = \"separable-input-first\" (or \"separable-output-first\")"),
+        ));
+    }
     // Output buffers go in after routing is built: stages pass packets through.
     let fab = match raw.switch.output_buffer.unwrap_or(0) {
         0 => {

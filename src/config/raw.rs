@@ -286,6 +286,12 @@ pub enum AlgoKind {
     /// x then y or y then x, chosen at the first switch by the credits used on the two
     /// outputs, a coin on a tie (BookSim2's `adaptive_xy_yx`): meshes.
     AdaptiveXyYx,
+    /// Minimal adaptive on VCs 1.., dimension order on VC 0 as the escape channel
+    /// (Duato; BookSim2's `min_adapt` as meant): meshes of two VCs or more.
+    MinAdapt,
+    /// BookSim2's `min_adapt` as it runs: dimension order's path, on VCs 1.. if one is
+    /// free, else VC 0 (`routing::min_adapt`).
+    BooksimMinAdapt,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]

@@ -68,6 +68,40 @@ fn randomized(src: &Source, algo: AlgoKind, fab: &Fabric, kind: TopoKind) -> R<R
     Ok(routing)
 }
 
+/// Minimal adaptive routing with an escape channel on a mesh (`booksim`: BookSim2's as it
+/// runs): VC 0 of every channel between switches is the escape, so each needs another VC
+/// or more (and a separable VC allocator: `build` checks it).
+fn min_adapt(src: &Source, fab: &Fabric, kind: TopoKind, booksim: bool) -> R<Routing> {
+    let name = if booksim { "booksim-min-adapt" } else { "min-adapt" };
+    let built = match kind {
+        TopoKind::Mesh => crate::routing::min_adapt::MinAdapt::new(fab, booksim),
+        _ => None,
+    };
+    let Some(m) = built else {
+        return Err(src.err(
+            "routing.algorithm",
+            format!("{name} routing runs on a mesh"),
+            Some("leave routing.algorithm out to get the topology's default"),
+        ));
+    };
+    if let Some(c) = fab
+        .channels
+        .iter()
+        .find(|c| fab.is_switch(c.src) && fab.is_switch(c.dst) && c.params.vcs < 2)
+    {
+        return Err(src.err(
+            "channel.vcs",
+            format!(
+                "{name} routing keeps VC 0 of each channel between switches as its escape channel \
+                 and routes adaptively on the others: it needs 2 VCs or more, not {}",
+                c.params.vcs
+            ),
+            Some("set channel.vcs = 2"),
+        ));
+    }
+    Ok(Routing::MinAdapt(m))
+}
+
 /// The VCs of the fabric's switch-to-switch channels (the first such channel's; 1 if none).
 fn net_vcs(fab: &Fabric) -> u8 {
     fab.channels
@@ -272,6 +306,8 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
         }
         AlgoKind::Nca => Routing::Table(table::nca(fab).ok_or_else(|| mismatch("nca"))?),
         AlgoKind::Valiant | AlgoKind::XyYx | AlgoKind::AdaptiveXyYx => randomized(src, algo, fab, kind)?,
+        AlgoKind::MinAdapt => min_adapt(src, fab, kind, false)?,
+        AlgoKind::BooksimMinAdapt => min_adapt(src, fab, kind, true)?,
         AlgoKind::Updown => Routing::Table(updown::updown(fab, root, adaptive)),
         AlgoKind::Minimal => Routing::Table(updown::minimal(fab, adaptive)),
         AlgoKind::Mosaic => Routing::Mosaic(crate::routing::mosaic::Mosaic::mesh(fab).ok_or_else(|| {

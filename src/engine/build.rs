@@ -406,7 +406,12 @@ impl<'a> Sim<'a> {
             vsep: if fab.vc_allocator == crate::fabric::VcAllocator::Greedy {
                 Default::default()
             } else {
-                crate::switch::vc_alloc::VcSep::new(caps.len(), port_out.len())
+                crate::switch::vc_alloc::VcSep::new(
+                    caps.len(),
+                    port_out.len(),
+                    sws.len(),
+                    routing.has_escape(),
+                )
             },
             cwake: vec![Time::MAX; caps.len()],
             caps,

@@ -439,6 +439,7 @@ impl<'a> Sim<'a> {
                 ports: crate::routing::PortSet::single(v.want_port),
                 vc_lo: v.want_lo,
                 vc_hi: v.want_hi,
+                escape: crate::routing::Escape::NONE,
             }
         }
     }

@@ -235,7 +235,9 @@ impl Features {
             Feature::SeparableVcAllocator,
             match vc_allocator {
                 VcAllocator::Greedy => false,
-                VcAllocator::SeparableInputFirst | VcAllocator::SeparableOutputFirst => true,
+                VcAllocator::SeparableInputFirst | VcAllocator::SeparableOutputFirst | VcAllocator::Islip => {
+                    true
+                }
             },
         );
         u.set(

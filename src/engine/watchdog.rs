@@ -53,7 +53,7 @@ impl Sim<'_> {
                     self.pkts[pid as usize].len
                 };
                 let l = v.local as usize;
-                for p in want.ports.iter() {
+                for p in want.all_ports().iter() {
                     // Only the outputs it asked for: a selection policy may have picked one
                     // of several, and the head waits for that one alone, even if another it
                     // could have taken is free now.
@@ -66,7 +66,17 @@ impl Sim<'_> {
                         continue;
                     }
                     let oc = &self.chans[c as usize];
-                    for vv in want.vc_lo..=want.vc_hi.min(oc.nvc - 1) {
+                    // (An escape's other outputs' VCs only with their buffers empty.)
+                    let [main, esc] = want.ranges_at(p);
+                    let main_need = if want.escape.others_empty {
+                        super::NEED_ALL
+                    } else {
+                        need
+                    };
+                    let vcs = (main.map(|r| (r, main_need)).into_iter())
+                        .chain(esc.map(|r| (r, need)))
+                        .flat_map(|((lo, hi), need)| (lo..=hi.min(oc.nvc - 1)).map(move |vv| (vv, need)));
+                    for (vv, need) in vcs {
                         let o = oc.vc_base + vv as u32;
                         let ov = &self.vcs[o as usize];
                         if ov.owner == super::HELD || ov.owner == super::HELD_EV {

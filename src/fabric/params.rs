@@ -83,12 +83,16 @@ pub enum VcAllocator {
     /// that lost, and a VC that no head won, wait for the next cycle, though another VC or
     /// head was free (`src/allocators/separable_input_first.cpp`).
     SeparableInputFirst,
-    /// BookSim2's separable output-first and iSLIP VC allocators, one iteration a cycle:
-    /// each free VC grants the first head that may take it from its pointer, each head
-    /// accepts the first granting VC from its own (as [`VcChoice`] moves it), and both
-    /// pointers move only past an accepted grant (`separable_output_first.cpp`,
-    /// `islip.cpp`).
+    /// BookSim2's separable output-first VC allocator, one iteration a cycle: each free VC
+    /// grants the first head that may take it from its pointer, each head accepts the first
+    /// granting VC from its own (as [`VcChoice`] moves it), and both pointers move only past
+    /// an accepted grant (`separable_output_first.cpp`). A head prefers the VCs of the
+    /// routing's higher priority ([`crate::routing::Escape`]).
     SeparableOutputFirst,
+    /// BookSim2's iSLIP VC allocator (its default), one iteration a cycle: the separable
+    /// output-first match, blind to the routing's priorities (`islip.cpp` never reads them:
+    /// an escape VC weighs as the others).
+    Islip,
 }
 
 /// When a wormhole switch (or a host) may give an output VC to the next packet.

@@ -1,12 +1,13 @@
 //! Static deadlock check: the channel dependency graph of a routing on a fabric (Dally &
 //! Seitz 1987; Duato 1993 for adaptive routing, conservatively: every admissible choice is a
-//! dependency). A node is a (channel, virtual channel); an edge c1 → c2 means a packet
+//! dependency, except where the routing names an escape output, the one dependency of a head
+//! that may take it: see [`super::Escape`]). A node is a (channel, virtual channel); an edge c1 → c2 means a packet
 //! holding c1 may wait for c2. The graph is built by following, for every destination, every
 //! state the routing can actually reach from the sources, so unreachable table entries do not
 //! make false cycles. Wormhole routing with an acyclic graph cannot deadlock; a cycle is
 //! named, channel by channel. The same walk finds destinations the routing cannot reach.
 
-use super::{At, Header, Routing};
+use super::{At, Header, PortSet, Routing};
 use crate::fabric::{ChannelId, Fabric};
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::VecDeque;
@@ -134,14 +135,21 @@ pub fn check_with(fab: &Fabric, routing: &Routing, progress: &(dyn Fn(f64) + Syn
     } else {
         cores()
     };
-    check_threads(fab, routing, threads, progress)
+    check_threads(fab, routing, (threads, false), progress)
 }
 
-/// [`check_with`] on `threads` threads at most (one for a small walk).
+/// [`check`] with every admissible output a dependency, an escape output's too (see
+/// [`super::Escape`]): the graph a routing without escape channels would need acyclic.
+pub fn check_all_choices(fab: &Fabric, routing: &Routing) -> CdgReport {
+    check_threads(fab, routing, (1, true), &|_| {})
+}
+
+/// [`check_with`] on `threads` threads at most (one for a small walk); `all_choices`: see
+/// [`check_all_choices`].
 fn check_threads(
     fab: &Fabric,
     routing: &Routing,
-    threads: usize,
+    (threads, all_choices): (usize, bool),
     progress: &(dyn Fn(f64) + Sync),
 ) -> CdgReport {
     let mut g = Graph::new(fab);
@@ -150,7 +158,14 @@ fn check_threads(
     if routing.uses_header() {
         walk_headers(fab, routing, &mut g, &mut rep, nh, progress);
     } else {
-        walk_destinations(fab, routing, &mut g, &mut rep, (nh, threads), progress);
+        walk_destinations(
+            fab,
+            routing,
+            &mut g,
+            &mut rep,
+            (nh, threads, all_choices),
+            progress,
+        );
     }
     rep.used = g.reached.iter().filter(|&&r| r).count();
     rep.edges = g.adj.iter().map(|v| v.len()).sum();
@@ -177,7 +192,7 @@ fn walk_destinations(
     routing: &Routing,
     g: &mut Graph,
     rep: &mut CdgReport,
-    (nh, threads): (u32, usize),
+    (nh, threads, all_choices): (u32, usize, bool),
     progress: &(dyn Fn(f64) + Sync),
 ) {
     let n = g.adj.len();
@@ -287,7 +302,27 @@ fn walk_destinations(
                     }
                 };
                 let (p0, p1) = (port_base[hop.node as usize], port_base[hop.node as usize + 1]);
-                for p in want.ports.iter() {
+                // With an escape output, a head waits for its other outputs and that one
+                // together, and is sure to move once that one is free: its dependency is
+                // the escape alone (Duato). It may still hold any of them next.
+                let esc = want.escape;
+                let tiers = [
+                    (want.ports, want.vc_lo, want.vc_hi, all_choices || !esc.is_some()),
+                    (
+                        if esc.is_some() {
+                            PortSet::single(esc.port)
+                        } else {
+                            PortSet::EMPTY
+                        },
+                        esc.lo,
+                        esc.hi,
+                        true,
+                    ),
+                ];
+                for (p, vc_lo, vc_hi, depends) in tiers
+                    .iter()
+                    .flat_map(|(ports, lo, hi, dep)| ports.iter().map(move |p| (p, *lo, *hi, *dep)))
+                {
                     let oc = if p0 + (p as u32) < p1 {
                         out_state[(p0 + p as u32) as usize]
                     } else {
@@ -299,10 +334,10 @@ fn walk_destinations(
                         continue;
                     }
                     let (b0, b1) = (g.base[oc as usize], g.base[oc as usize + 1]);
-                    let hi = (b0 + want.vc_hi as u32).min(b1 - 1);
-                    for b in b0 + want.vc_lo as u32..=hi {
+                    let hi = (b0 + vc_hi as u32).min(b1 - 1);
+                    for b in b0 + vc_lo as u32..=hi {
                         let out = &mut adj[a as usize];
-                        if !out.contains(&b) {
+                        if depends && !out.contains(&b) {
                             out.push(b);
                         }
                         if seen[b as usize] != w {
@@ -587,7 +622,7 @@ mod tests {
         for net in nets {
             let text = format!("{net}[traffic]\nload = 0.1\n");
             let spec = crate::config::load_str("t.toml", &text, std::path::Path::new("."), &[]).unwrap();
-            let run = |t| check_threads(&spec.fabric, &spec.routing, t, &|_| {});
+            let run = |t| check_threads(&spec.fabric, &spec.routing, (t, false), &|_| {});
             let one = run(1);
             for t in [2, 3, 7] {
                 let many = run(t);

@@ -19,7 +19,7 @@
 //! hop may be in either phase (from its own group or from another).
 
 use super::table::{Table, TableBuilder};
-use super::{At, Header, PortSet, Want};
+use super::{At, Escape, Header, PortSet, Want};
 use crate::fabric::dragonfly::Dims;
 use crate::fabric::{Fabric, Shape};
 
@@ -47,6 +47,7 @@ pub fn min(fab: &Fabric) -> Option<Table> {
                 ports,
                 vc_lo: vc,
                 vc_hi: vc,
+                escape: Escape::NONE,
             };
             b.set(r, 0, dst, one(u8::from(global)));
             b.set(r, 1, dst, if global { one(1) } else { one(Want::KEEP_VC) });
@@ -160,6 +161,7 @@ impl Ugal {
             ports: PortSet::single(s.port),
             vc_lo: s.vc,
             vc_hi: s.vc,
+            escape: Escape::NONE,
         }
     }
 }
@@ -254,18 +256,10 @@ mod tests {
 #[cfg(test)]
 mod ugal_tests {
     use super::*;
+    use crate::routing::testing::at;
 
     fn ugal() -> Ugal {
         Ugal { d: Dims::new(2) }
-    }
-
-    fn at(switch: u32, in_port: u16, in_vc: u8) -> At {
-        At {
-            switch,
-            in_port,
-            in_vc,
-            in_class: 0,
-        }
     }
 
     #[test]

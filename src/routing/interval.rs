@@ -20,7 +20,7 @@
 //! The price is that some routes are longer than the shortest.
 
 use super::table::{HeaderTable, TableBuilder};
-use super::{PortSet, Want};
+use super::{Escape, PortSet, Want};
 use crate::fabric::grid::{MINUS_X, MINUS_Y, PLUS_X, PLUS_Y, dir_port};
 use crate::fabric::{Fabric, Shape};
 
@@ -87,6 +87,7 @@ impl Builder {
                             ports,
                             vc_lo: 0,
                             vc_hi: 0,
+                            escape: Escape::NONE,
                         },
                     );
                 }

@@ -10,14 +10,17 @@
 //! source drew ([`Header::draw`]): Valiant's through a random intermediate switch
 //! (Valiant & Brebner 1981) and XY/YX; on BookSim2's dragonfly its minimal routing and
 //! UGAL ([`dragonfly`], Kim et al. 2008), which chooses at the source router by the
-//! credits used on two outputs. [`cdg`] checks any of them for cyclic channel
+//! credits used on two outputs; and minimal adaptive routing with an escape channel on
+//! meshes ([`min_adapt`], Duato 1993). [`cdg`] checks any of them for cyclic channel
 //! dependencies.
 
 pub mod acyclic;
 pub mod cdg;
 pub mod dor;
 pub mod dragonfly;
+pub mod grid;
 pub mod interval;
+pub mod min_adapt;
 pub mod mosaic;
 pub mod placed;
 pub mod source;
@@ -91,12 +94,67 @@ impl PortSet {
 }
 
 /// The admissible outputs of one routing step: any port of `ports`, on any virtual channel
-/// `vc_lo..=vc_hi` of that port's channel.
+/// `vc_lo..=vc_hi` of that port's channel; and, for routings with an escape channel
+/// (Duato 1993: [`min_adapt`]), one more output at a lower priority.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Want {
     pub ports: PortSet,
     pub vc_lo: u8,
     pub vc_hi: u8,
+    pub escape: Escape,
+}
+
+/// An escape output: a port and VCs `lo..=hi` there that a head may take when none of its
+/// other outputs is free, at a lower priority than they (BookSim2's `OutputSet` priority 0
+/// against 1). A packet waiting for several outputs depends for deadlock freedom on this
+/// one alone ([`cdg`]), as long as it is at the front of its buffer whenever it waits:
+/// `others_empty`, a VC of the other outputs is taken only when its buffer downstream is
+/// empty (Duato's condition for wormhole switching, that a buffer never hold flits of two
+/// packets where one may wait behind the other).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Escape {
+    /// The port (`u16::MAX`: none).
+    pub port: u16,
+    pub lo: u8,
+    pub hi: u8,
+    pub others_empty: bool,
+}
+
+impl Escape {
+    pub const NONE: Escape = Escape {
+        port: u16::MAX,
+        lo: 0,
+        hi: 0,
+        others_empty: false,
+    };
+
+    /// Whether there is one.
+    #[inline(always)]
+    pub fn is_some(&self) -> bool {
+        self.port != u16::MAX
+    }
+}
+
+impl Want {
+    /// Every port it may ask for: `ports` and the escape's.
+    #[inline]
+    pub fn all_ports(&self) -> PortSet {
+        let mut s = self.ports;
+        if self.escape.is_some() {
+            s.insert(self.escape.port);
+        }
+        s
+    }
+
+    /// The VC ranges it may take at port `p`, at the higher priority and at the escape's
+    /// (`None` where it may take none there).
+    #[inline]
+    pub fn ranges_at(&self, p: u16) -> [Option<(u8, u8)>; 2] {
+        [
+            self.ports.contains(p).then_some((self.vc_lo, self.vc_hi)),
+            (self.escape.port == p).then_some((self.escape.lo, self.escape.hi)),
+        ]
+    }
 }
 
 impl Want {
@@ -111,6 +169,7 @@ impl Want {
             ports: PortSet::single(p),
             vc_lo: 0,
             vc_hi: vcs.saturating_sub(1),
+            escape: Escape::NONE,
         }
     }
 
@@ -123,6 +182,7 @@ impl Want {
                 ports: PortSet::single(port),
                 vc_lo,
                 vc_hi,
+                escape: Escape::NONE,
             }),
             None => Err(RouteError::NoRoute {
                 switch: at.switch,
@@ -223,6 +283,8 @@ pub enum Routing {
     /// BookSim2's UGAL on its dragonfly: minimal or through a random intermediate router,
     /// chosen at the source router by the credits used on the two outputs.
     Ugal(dragonfly::Ugal),
+    /// Minimal adaptive with a dimension-order escape channel (meshes).
+    MinAdapt(min_adapt::MinAdapt),
 }
 
 impl Routing {
@@ -235,6 +297,7 @@ impl Routing {
                 ports: PortSet::single(0),
                 vc_lo: at.in_vc,
                 vc_hi: at.in_vc,
+                escape: Escape::NONE,
             });
         }
         match self {
@@ -247,6 +310,7 @@ impl Routing {
             Routing::Valiant(v) => v.route(at, h),
             Routing::XyYx(x) => x.route(at, h),
             Routing::Ugal(u) => Ok(u.route(at, h)),
+            Routing::MinAdapt(m) => m.route(at, h),
         }
     }
 
@@ -283,6 +347,11 @@ impl Routing {
             Routing::Header(t) => t.width(),
             _ => 1,
         }
+    }
+
+    /// Whether its steps may name an escape output ([`Escape`]).
+    pub fn has_escape(&self) -> bool {
+        matches!(self, Routing::MinAdapt(_))
     }
 
     /// Whether packets carry header symbols that routing reads.
@@ -407,6 +476,8 @@ impl Routing {
             Routing::XyYx(x) if x.adaptive => "adaptive-xy-yx",
             Routing::XyYx(_) => "xy-yx",
             Routing::Ugal(_) => "dragonfly-ugal",
+            Routing::MinAdapt(m) if m.booksim => "booksim-min-adapt",
+            Routing::MinAdapt(_) => "min-adapt",
         }
     }
 }
@@ -415,6 +486,16 @@ impl Routing {
 #[cfg(test)]
 pub(crate) mod testing {
     use super::*;
+
+    /// A head at port `in_port`, VC `in_vc` of switch `switch`, on an unlabelled channel.
+    pub(crate) fn at(switch: u32, in_port: u16, in_vc: u8) -> At {
+        At {
+            switch,
+            in_port,
+            in_vc,
+            in_class: 0,
+        }
+    }
 
     /// Follows a packet from host `src` to host `dst` whose source drew `draw` (a
     /// randomized routing's choice, [`Header::draw`]), taking the lowest admissible VC at

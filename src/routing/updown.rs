@@ -11,7 +11,7 @@
 //! general — `reef check` shows the cycle.
 
 use super::table::{Table, TableBuilder};
-use super::{PortSet, Want};
+use super::{Escape, PortSet, Want};
 use crate::fabric::Fabric;
 use std::collections::VecDeque;
 
@@ -163,6 +163,7 @@ fn build(
                         ports,
                         vc_lo: 0,
                         vc_hi: vcs - 1,
+                        escape: Escape::NONE,
                     },
                 );
             }

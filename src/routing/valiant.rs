@@ -32,7 +32,7 @@
 //! dimension as `dim_order_torus` keeps it.
 
 use super::dor::{DatelineClass, Dor, DorOptions, Ties};
-use super::{At, Header, PortSet, RouteError, Want};
+use super::{At, Escape, Header, PortSet, RouteError, Want};
 use crate::fabric::{Fabric, Shape};
 
 #[derive(Clone, Debug)]
@@ -118,6 +118,7 @@ impl Valiant {
                 ports: PortSet::single(self.net_ports + (h.dst - dst_sw * self.conc) as u16),
                 vc_lo: 0,
                 vc_hi: self.host_vcs.saturating_sub(1),
+                escape: Escape::NONE,
             });
         };
         let (lo, width) = if self.wrap {
@@ -130,6 +131,7 @@ impl Valiant {
             ports: PortSet::single(port),
             vc_lo: lo,
             vc_hi: lo + width - 1,
+            escape: Escape::NONE,
         })
     }
 }

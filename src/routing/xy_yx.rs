@@ -17,20 +17,13 @@
 //! as the head is routed ([`XyYx::first_ports`]); the routing step itself reads the order
 //! from the draw, so that the channel dependency check and route listings see both.
 
-use super::{At, Header, PortSet, RouteError, Want};
-use crate::fabric::mesh::coords;
-use crate::fabric::{Fabric, Shape};
+use super::grid::MeshGrid;
+use super::{At, Escape, Header, PortSet, RouteError, Want};
+use crate::fabric::Fabric;
 
 #[derive(Clone, Debug)]
 pub struct XyYx {
-    /// Dimensions.
-    n: usize,
-    conc: u32,
-    switches: u32,
-    /// Coordinates of every switch, `n` per switch.
-    coords: Vec<u16>,
-    net_vcs: u8,
-    host_vcs: u8,
+    grid: MeshGrid,
     /// The order chosen by the credits at the first switch (`adaptive_xy_yx`).
     pub adaptive: bool,
 }
@@ -39,22 +32,8 @@ impl XyYx {
     /// XY/YX routing on a mesh fabric (`None` for other shapes, tori included). The two
     /// classes need an even number of VCs per network channel: the config checks it.
     pub fn new(fab: &Fabric, adaptive: bool) -> Option<XyYx> {
-        let Shape::Cube { k, wrap: false, conc } = &fab.shape else {
-            return None;
-        };
-        let n = k.len();
-        let mut cs = Vec::with_capacity(fab.switches as usize * n);
-        for s in 0..fab.switches {
-            cs.extend(coords(k, s).into_iter().map(|x| x as u16));
-        }
-        let (net_vcs, host_vcs) = super::dor::cube_vcs(fab, n);
         Some(XyYx {
-            n,
-            conc: *conc,
-            switches: fab.switches,
-            coords: cs,
-            net_vcs,
-            host_vcs,
+            grid: MeshGrid::new(fab)?,
             adaptive,
         })
     }
@@ -63,11 +42,10 @@ impl XyYx {
     /// its next output by x first and by y first (the same port where only one dimension
     /// differs), between which the adaptive routing chooses. `None` elsewhere.
     pub fn first_ports(&self, at: At, dst: u32) -> Option<(u16, u16)> {
-        let n = self.n;
-        let dst_sw = dst / self.conc;
-        if at.in_port < 2 * n as u16 || dst_sw >= self.switches || at.switch >= self.switches {
+        if at.in_port < self.grid.net_ports() {
             return None;
         }
+        let dst_sw = self.grid.dst_switch(at, dst).ok()?;
         Some((
             self.next_port(at.switch, dst_sw, false)?,
             self.next_port(at.switch, dst_sw, true)?,
@@ -78,16 +56,14 @@ impl XyYx {
     /// highest) dimension where they differ; `None` where they are the same switch. Both
     /// must be switches of the mesh.
     fn next_port(&self, sw: u32, dst_sw: u32, y_first: bool) -> Option<u16> {
-        let n = self.n;
-        let (s, t) = (sw as usize * n, dst_sw as usize * n);
-        let (here, there) = (&self.coords[s..s + n], &self.coords[t..t + n]);
+        let (here, there) = (self.grid.at(sw), self.grid.at(dst_sw));
         let differ = |&d: &usize| here[d] != there[d];
         let d = if y_first {
-            (0..n).rev().find(differ)
+            (0..self.grid.n).rev().find(differ)
         } else {
-            (0..n).find(differ)
+            (0..self.grid.n).find(differ)
         }?;
-        Some(2 * d as u16 + u16::from(there[d] < here[d]))
+        Some(MeshGrid::port(here, there, d))
     }
 
     /// The order chosen from the credits used on the x-first and y-first outputs, and the
@@ -103,30 +79,19 @@ impl XyYx {
 
     #[inline]
     pub fn route(&self, at: At, h: Header) -> Result<Want, RouteError> {
-        let n = self.n;
-        let dst_sw = h.dst / self.conc;
-        if dst_sw >= self.switches || at.switch >= self.switches {
-            return Err(RouteError::NoRoute {
-                switch: at.switch,
-                dst: h.dst,
-            });
-        }
-        let half = self.net_vcs / 2;
-        let net_ports = 2 * n as u16;
-        let y_first = if at.in_port >= net_ports {
+        let dst_sw = self.grid.dst_switch(at, h.dst)?;
+        let net_vcs = self.grid.net_vcs;
+        let half = net_vcs / 2;
+        let y_first = if at.in_port >= self.grid.net_ports() {
             h.draw == 1
         } else {
             at.in_vc >= half
         };
         let Some(port) = self.next_port(at.switch, dst_sw, y_first) else {
-            return Ok(Want {
-                ports: PortSet::single(net_ports + (h.dst - dst_sw * self.conc) as u16),
-                vc_lo: 0,
-                vc_hi: self.host_vcs.saturating_sub(1),
-            });
+            return Ok(self.grid.eject(h.dst, dst_sw));
         };
         let (lo, hi) = if y_first {
-            (half, self.net_vcs - 1)
+            (half, net_vcs - 1)
         } else {
             (0, half - 1)
         };
@@ -134,6 +99,7 @@ impl XyYx {
             ports: PortSet::single(port),
             vc_lo: lo,
             vc_hi: hi,
+            escape: Escape::NONE,
         })
     }
 }

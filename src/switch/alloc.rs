@@ -45,6 +45,8 @@ impl Sim<'_> {
                     self.route_head(s, l, last)?;
                 }
             }
+            // (A switch-wide VC allocation counts the passes: once a pass.)
+            self.vsep.pass += 1;
             for w in 0..pwords {
                 let mut word = std::mem::take(&mut self.bits[vb + w]);
                 while word != 0 {
@@ -242,6 +244,9 @@ impl Sim<'_> {
             sw.tail_credit,
             sw.vc_rr,
         );
+        if self.vsep.router {
+            return self.allocate_router(s, p);
+        }
         let pi = (port_base + p) as usize;
         let (c, single_vc) = (self.ports[pi].out, self.ports[pi].nvc == 1);
         if c == NONE {
@@ -380,7 +385,7 @@ impl Sim<'_> {
                 let q = v.want_port as u32;
                 clear_bit(&mut self.bits, (req_base + q * words) as usize, l as usize);
             } else {
-                for q in self.wants[i as usize].ports.iter() {
+                for q in self.wants[i as usize].all_ports().iter() {
                     clear_bit(&mut self.bits, (req_base + q as u32 * words) as usize, l as usize);
                 }
             }

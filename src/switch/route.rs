@@ -47,6 +47,10 @@ impl Sim<'_> {
         let one = self.vcs[i as usize].want_port;
         let chosen = if one != u16::MAX {
             Some(one)
+        } else if self.wants[i as usize].escape.is_some() {
+            // The switch-wide VC allocator weighs the outputs and their priorities itself
+            // (the config asks for a separable one).
+            None
         } else {
             let len = self.pkts[pid as usize].len;
             self.select(s, i, len)
@@ -73,7 +77,7 @@ impl Sim<'_> {
                 }
             }
             None => {
-                for p in self.wants[i as usize].ports.iter() {
+                for p in self.wants[i as usize].all_ports().iter() {
                     set_bit(&mut self.bits, (req_base + p as u32 * words) as usize, l as usize);
                     set_bit(&mut self.bits, vb, p as usize);
                 }
@@ -135,6 +139,7 @@ impl Sim<'_> {
             ports: PortSet::single(step.port),
             vc_lo: step.vc,
             vc_hi: step.vc,
+            escape: crate::routing::Escape::NONE,
         }
     }
 
@@ -177,7 +182,7 @@ impl Sim<'_> {
     /// Keeps the routed head's admissible outputs with input VC `i`.
     #[inline(always)]
     pub(super) fn keep_want(&mut self, i: u32, want: Want) {
-        let single = want.ports.len() == 1;
+        let single = want.ports.len() == 1 && !want.escape.is_some();
         let v = &mut self.vcs[i as usize];
         v.want_lo = want.vc_lo;
         v.want_hi = want.vc_hi;

@@ -310,11 +310,12 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
     // All three give each input VC the output VCs in turn (a pointer per input VC, moved
     // past the VC granted), and BookSim2's source takes its injection VCs in turn.
     t.put(&c, "switch", "vc_choice", quote("round-robin"), &["vc_allocator"]);
-    // Once a cycle, one iteration: input-first, or output-first (iSLIP's one iteration).
-    let vc_alloc = if c.str("vc_allocator") == "separable_input_first" {
-        "separable-input-first"
-    } else {
-        "separable-output-first"
+    // Once a cycle, one iteration: input-first, output-first, or iSLIP's one iteration
+    // (output-first blind to the routing's priorities).
+    let vc_alloc = match c.str("vc_allocator").as_str() {
+        "separable_input_first" => "separable-input-first",
+        "separable_output_first" => "separable-output-first",
+        _ => "islip",
     };
     t.put(&c, "switch", "vc_allocator", quote(vc_alloc), &["vc_allocator"]);
     // An output VC freed by a tail in one cycle's switch allocation goes to a waiting head

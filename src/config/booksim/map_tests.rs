@@ -95,7 +95,7 @@ fn unmodelled_keys_are_refused_unless_at_their_default() {
     assert!(e.hint.unwrap().contains("output queues shared"));
     for (line, key) in [
         ("topology = qtree;", "topology"),
-        ("routing_function = min_adapt;", "routing_function"),
+        ("routing_function = romm;", "routing_function"),
         ("sw_allocator = pim;", "sw_allocator"),
         ("sim_type = batch;", "sim_type"),
         ("sim_count = 2;", "sim_count"),
@@ -154,12 +154,22 @@ fn valiant_and_xy_yx_on_meshes_and_tori() {
     }
     tr(&mesh.replace("num_vcs = 8", "num_vcs = 2")).unwrap();
     tr(&torus.replace("num_vcs = 8", "num_vcs = 4")).unwrap();
-    // BookSim2 has no xy_yx on a torus; nor does reef model ugal or min_adapt yet.
+    // min_adapt on a mesh, as BookSim2 runs it: VC 0 the escape, so two VCs at least.
+    let ma = mesh.replace("valiant", "min_adapt");
+    assert_eq!(
+        self::toml(&ma)["routing"]["algorithm"].as_str(),
+        Some("booksim-min-adapt")
+    );
+    let e = tr(&ma.replace("num_vcs = 8", "num_vcs = 1")).unwrap_err();
+    assert_eq!((e.key, e.from), ("num_vcs", Some(From::Line(4))));
+    assert!(e.msg.contains("escape channel"), "{}", e.msg);
+    // BookSim2 has no xy_yx on a torus; nor does reef model ugal on a mesh or min_adapt on
+    // a torus yet.
     for (cfg, rf) in [
         (&torus, "xy_yx"),
         (&torus, "adaptive_xy_yx"),
         (&mesh, "ugal"),
-        (&mesh, "min_adapt"),
+        (&torus, "min_adapt"),
         (&torus, "romm"),
     ] {
         let e = tr(&cfg.replace("valiant", rf)).unwrap_err();
@@ -253,7 +263,10 @@ fn booksims_fattree_example() {
     assert_eq!(t["topology"]["n"].as_integer(), Some(3));
     assert_eq!(t["routing"]["algorithm"].as_str(), Some("nca"));
     assert_eq!(t["switch"]["selection"].as_str(), Some("random-any"));
-    // Its default VC allocator is islip: one iteration is output-first.
+    // Its default VC allocator is islip: one iteration is output-first, blind to the
+    // routing's priorities.
+    assert_eq!(t["switch"]["vc_allocator"].as_str(), Some("islip"));
+    let t = toml(&format!("{cfg}vc_allocator = separable_output_first;\n"));
     assert_eq!(
         t["switch"]["vc_allocator"].as_str(),
         Some("separable-output-first")

@@ -13,7 +13,7 @@ pub(super) fn routing(c: &Cfg, t: &mut Toml, net: Topo, topology: &str, torus: b
     let full = format!("{rf}_{topology}");
     let right = match net {
         Topo::Cube { torus: false } => {
-            "on a mesh reef runs dor (dim_order), valiant, xy_yx and adaptive_xy_yx"
+            "on a mesh reef runs dor (dim_order), valiant, xy_yx, adaptive_xy_yx and min_adapt"
         }
         Topo::Cube { torus: true } => "on a torus reef runs dim_order (with BookSim2's dateline) and valiant",
         Topo::Fly => "on a fly BookSim2 and reef run dest_tag",
@@ -101,6 +101,31 @@ pub(super) fn routing(c: &Cfg, t: &mut Toml, net: Topo, topology: &str, torus: b
                      along the dimension, as dim_order_torus does",
                 );
             }
+        }
+        ("min_adapt_mesh", Topo::Cube { torus: false }) => {
+            // VC 0 the escape channel: BookSim2 needs another (its adaptive range 1..=0 is
+            // empty, and a packet off the escape channel could never get back on).
+            if vcs < 2 {
+                return Err(c.err(
+                    "num_vcs",
+                    format!("min_adapt keeps VC 0 as its escape channel and routes adaptively on the others: it needs 2 VCs or more, not {vcs}"),
+                    None,
+                ));
+            }
+            t.put(
+                c,
+                "routing",
+                "algorithm",
+                quote("booksim-min-adapt"),
+                &["routing_function"],
+            );
+            c.note(
+                "routing_function",
+                "BookSim2's min_adapt keeps one output of each priority (its OutputSet is a set \
+                 ordered by priority alone): every packet takes dimension order's path, on VCs 1.. \
+                 if one is free and on VC 0 if not. reef runs it so (booksim-min-adapt); \
+                 min-adapt is the adaptive routing it was meant to be",
+            );
         }
         ("dest_tag_fly", Topo::Fly) => {
             t.put(

@@ -9,7 +9,7 @@ use super::{Table, TableBuilder};
 use crate::fabric::clos::digit;
 use crate::fabric::full::port_to;
 use crate::fabric::{Fabric, Shape};
-use crate::routing::{PortSet, Want};
+use crate::routing::{Escape, PortSet, Want};
 
 fn vcs_of(fab: &Fabric, s: u32, port: u16) -> u8 {
     fab.out_chan[s as usize][port as usize]
@@ -23,6 +23,7 @@ fn want_ports(fab: &Fabric, s: u32, ports: PortSet) -> Want {
         ports,
         vc_lo: 0,
         vc_hi: vcs - 1,
+        escape: Escape::NONE,
     }
 }
 
