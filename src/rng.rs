@@ -1,9 +1,9 @@
 //! Seeded random streams and the few distributions reef draws from.
 //!
 //! Every random consumer (each host's arrival process, each host's destination choice, each
-//! switch's random selection) has its own xoshiro256++ stream, seeded from the run's seed
-//! and a stream number through SplitMix64, so a result never depends on the order in which
-//! components run. The distributions are written here rather than taken from `rand` so that
+//! switch's random selection for each packet) has its own xoshiro256++ stream, seeded from
+//! the run's seed and a stream number through SplitMix64, so a result never depends on the
+//! order in which components run. The distributions are written here rather than taken from `rand` so that
 //! the numbers drawn for a seed cannot change under a dependency upgrade.
 
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -40,6 +40,12 @@ impl Stream {
         let s =
             splitmix(splitmix(seed ^ splitmix(purpose as u64)) ^ splitmix(index.wrapping_add(0x5851_F42D)));
         Stream(Xoshiro256PlusPlus::seed_from_u64(s))
+    }
+
+    /// One stream index from two keys (for [`Stream::new`]), colliding with another pair's
+    /// only by chance (a 64-bit hash).
+    pub fn key(a: u64, b: u64) -> u64 {
+        splitmix(splitmix(a) ^ b)
     }
 
     #[inline]

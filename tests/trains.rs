@@ -2,7 +2,8 @@
 //! step must give exactly what sending them flit by flit gives, and neither may depend on
 //! the order equal-time events are applied in. Property-tested over random small networks
 //! that mix every timing the engine has (wire latency, credit delay, router delay 0..4,
-//! tail times, several VCs, crossbar contention, output buffers, adaptive selection, the
+//! tail times, several VCs, crossbar contention, output buffers, adaptive selection (the
+//! random ones too: their draws are keyed by packet, switch and input), the
 //! three switching modes, credit and IEEE 1355 token flow control, routes carried in the
 //! packet and Mosaic header bytes stripped hop by hop, channels clocked at a period that is
 //! not whole picoseconds), fed by every injection process, with host channels of their
@@ -199,7 +200,13 @@ fn net() -> impl Strategy<Value = Net> {
         ),
         (
             prop::sample::select(vec!["wormhole", "wormhole", "cut-through", "store-and-forward"]),
-            prop::sample::select(vec!["first-free", "round-robin", "least-occupied", "random"]),
+            prop::sample::select(vec![
+                "first-free",
+                "round-robin",
+                "least-occupied",
+                "random",
+                "random-any",
+            ]),
             prop::sample::select(vec!["round-robin", "oldest-first"]),
             1u32..3,
             prop::sample::select(vec![0u32, 0, 3]),

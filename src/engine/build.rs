@@ -179,7 +179,6 @@ impl<'a> Sim<'a> {
         let mut sw_in = Vec::new();
         let mut bits_len = 0u32;
         let mut pend_words = 1u32;
-        let mut sw_rng = Vec::new();
         #[allow(clippy::needless_range_loop)] // s indexes five parallel per-node tables
         for s in 0..fab.switches as usize {
             let node = &fab.nodes[s];
@@ -259,7 +258,6 @@ impl<'a> Sim<'a> {
                     ))
                 })?;
             pend_words = pend_words.max(words);
-            sw_rng.push(Stream::new(p.seed, Purpose::Switch, s as u64));
         }
         // A clocked channel's flits are placed on its clock's edges by the paths that send a
         // packet's flits one after another; those that interleave flits of several packets
@@ -328,6 +326,7 @@ impl<'a> Sim<'a> {
                 ),
                 dst_rng: Stream::new(p.seed, Purpose::Destinations, h as u64),
                 route_rng: Stream::new(p.seed, Purpose::Routing, h as u64),
+                started: 0,
                 cpu_free: 0,
                 recv_free: 0,
                 cur: NONE,
@@ -423,7 +422,6 @@ impl<'a> Sim<'a> {
             sw_in: Arr(sw_in),
             ports: Arr(ports),
             bits: Arr(vec![0; bits_len as usize]),
-            sw_rng,
             hosts,
             node_host,
             pkts: Arr(Vec::new()),

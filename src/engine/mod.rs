@@ -326,7 +326,6 @@ pub struct Sim<'a> {
     /// Per port of every node (index `port_base + port`).
     pub(crate) ports: Arr<Port>,
     pub(crate) bits: Arr<u64>,
-    pub(crate) sw_rng: Vec<Stream>,
     pub(crate) hosts: Vec<HostState>,
     pub(crate) node_host: Vec<u32>,
     pub(crate) pkts: Arr<Pkt>,

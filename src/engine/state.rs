@@ -321,6 +321,8 @@ pub(crate) struct HostState {
     /// Draws for randomized routing ([`crate::routing::Routing::draws`]): one a packet,
     /// only where the routing draws.
     pub route_rng: Stream,
+    /// Packets it has started (numbering them for the switches' random selections).
+    pub started: u64,
     pub cpu_free: Time,
     pub recv_free: Time,
     pub cur: u32,
@@ -380,6 +382,9 @@ pub(crate) struct Pkt {
     pub parts: u8,
     /// What its source drew for a randomized routing ([`crate::routing::Header::draw`]).
     pub draw: u32,
+    /// Its source and its number there (`src << 40 | n`), which key the draws of the
+    /// switches' random selections for it (`Sim::select`).
+    pub serial: u64,
 }
 
 /// What a run counts as it goes.

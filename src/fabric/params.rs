@@ -31,15 +31,16 @@ pub enum Selection {
     RoundRobin,
     /// The output with the most credits (the least occupied next buffer).
     LeastOccupied,
-    /// Uniformly at random among the free ones (seeded per switch).
+    /// Uniformly at random among the free ones (each draw from a stream of the run's seed
+    /// keyed by the packet, the switch and the input).
     Random,
     /// Uniformly at random among all the admissible outputs, free or not, and then wait for
-    /// that one (seeded per switch): BookSim2's `nca` on a fat tree draws its up port so.
+    /// that one (drawn as for `Random`): BookSim2's `nca` on a fat tree draws its up port so.
     RandomAny,
     /// Two of all the admissible outputs drawn at random (the same one perhaps twice), and
     /// of them the one with fewer credits used (flits sent on all its VCs whose credits
-    /// have not come back; the first on a tie), free or not, then wait for that one (seeded
-    /// per switch): BookSim2's `anca` on a fat tree chooses its up port so.
+    /// have not come back; the first on a tie), free or not, then wait for that one (drawn
+    /// as for `Random`): BookSim2's `anca` on a fat tree chooses its up port so.
     TwoRandomLeastUsed,
 }
 

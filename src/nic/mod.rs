@@ -301,8 +301,10 @@ impl Sim<'_> {
             } else {
                 self.hosts[h].route_rng.below(self.route_draws as u64) as u32
             },
+            serial: (h as u64) << 40 | self.hosts[h].started,
         };
         let hs = &mut self.hosts[h];
+        hs.started += 1;
         hs.cur = pid;
         hs.cur_vc = ch.vc_base + vv;
         hs.last_vc = vv;

@@ -16,6 +16,7 @@
 use crate::engine::arr::Arr;
 use crate::engine::*;
 use crate::fabric::{Arbitration, Selection, SwAllocator, SwitchMode};
+use crate::rng::{Purpose, Stream};
 use crate::routing::PortSet;
 use crate::time::Time;
 
@@ -155,11 +156,11 @@ impl Sim<'_> {
     /// at input VC `i` asks for. `None` if none is free (it then waits for all).
     /// `RandomAny` draws one of all the admissible outputs, free or not; `TwoRandomLeastUsed`
     /// draws two and takes the less used.
-    pub(super) fn select(&mut self, s: usize, i: u32, len: u32) -> Option<u16> {
+    pub(super) fn select(&mut self, s: usize, i: u32, pid: u32) -> Option<u16> {
         let sw = &self.sws[s];
         let (port_base, selection, rr) = (sw.port_base, sw.selection, sw.vc_rr);
         let want = self.wants[i as usize];
-        let need = Self::need(sw.mode, sw.tail_credit, len);
+        let need = Self::need(sw.mode, sw.tail_credit, self.pkts[pid as usize].len);
         let free = |this: &mut Self, p: u16| -> Option<u32> {
             let pi = (port_base + p as u32) as usize;
             if this.ports[pi].out == NONE {
@@ -207,17 +208,18 @@ impl Sim<'_> {
                 if n == 0 {
                     return None;
                 }
-                let k = self.sw_rng[s].below(n as u64) as usize;
+                let k = self.selection_draws(s, i, pid).below(n as u64) as usize;
                 cands.iter().nth(k)
             }
             Selection::RandomAny => {
-                let k = self.sw_rng[s].below(want.ports.len() as u64) as usize;
+                let k = self.selection_draws(s, i, pid).below(want.ports.len() as u64) as usize;
                 want.ports.iter().nth(k)
             }
             Selection::TwoRandomLeastUsed => {
                 let n = want.ports.len() as u64;
-                let k1 = self.sw_rng[s].below(n) as usize;
-                let k2 = self.sw_rng[s].below(n) as usize;
+                let mut draws = self.selection_draws(s, i, pid);
+                let k1 = draws.below(n) as usize;
+                let k2 = draws.below(n) as usize;
                 let p1 = want.ports.iter().nth(k1)?;
                 let p2 = want.ports.iter().nth(k2)?;
                 if self.used_credits(s, p1) > self.used_credits(s, p2) {
@@ -227,6 +229,17 @@ impl Sim<'_> {
                 }
             }
         }
+    }
+
+    /// The draws of switch `s`'s random selection for the head of packet `pid` at its input
+    /// VC `i`: a stream of the run's seed keyed by the packet (its source and number there),
+    /// the switch and the input, so that no draw depends on which heads drew before it
+    /// (trains and flit-by-flit route an instant's heads in different orders).
+    #[cold]
+    fn selection_draws(&self, s: usize, i: u32, pid: u32) -> Stream {
+        let serial = self.pkts[pid as usize].serial;
+        let at = (s as u64) << 32 | i as u64;
+        Stream::new(self.spec.params.seed, Purpose::Switch, Stream::key(serial, at))
     }
 
     /// Grants free VCs of output `p` of switch `s` to waiting heads, in round-robin order

@@ -52,8 +52,7 @@ impl Sim<'_> {
             // (the config asks for a separable one).
             None
         } else {
-            let len = self.pkts[pid as usize].len;
-            self.select(s, i, len)
+            self.select(s, i, pid)
         };
         let vb = (bits_base + words) as usize;
         match chosen {
