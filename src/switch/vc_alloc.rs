@@ -19,6 +19,12 @@
 //! later (a `K_TXFREE` wake-up of the output, which also files the output for allocation).
 //! Output ports with one VC keep the round-robin scan of `allocate`, which is the same
 //! match.
+//!
+//! Where the routing names escape outputs ([`crate::routing::Escape`], `min-adapt`), a
+//! head asks for VCs of several outputs at two priorities, and the switch allocates all its
+//! outputs at once, as BookSim2's allocator does (`allocate_router`): a head's arbiter
+//! takes the highest priority first (iSLIP reads no priority), then its round-robin order
+//! over the switch's output VCs.
 
 use crate::engine::*;
 use crate::fabric::{SwitchMode, VcAllocator};
