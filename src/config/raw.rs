@@ -289,8 +289,8 @@ pub enum AlgoKind {
     /// Minimal adaptive on VCs 1.., dimension order on VC 0 as the escape channel
     /// (Duato; BookSim2's `min_adapt` as meant): meshes of two VCs or more.
     MinAdapt,
-    /// BookSim2's `min_adapt` as it runs: dimension order's path, on VCs 1.. if one is
-    /// free, else VC 0 (`routing::min_adapt`).
+    /// BookSim2's `min_adapt` as it runs: dimension order's path on any VC, kept on VC 0
+    /// (the escape) once there (`routing::min_adapt`).
     BooksimMinAdapt,
 }
 

@@ -20,9 +20,9 @@
 //! offers less: its `OutputSet` is a `std::set` ordered by priority alone, so of the
 //! productive directions, all at priority 1, only the first inserted is kept, the lowest
 //! dimension's, which is the dimension-order output. Its packets take dimension order's
-//! path, on VCs 1.. if one is free and on VC 0 if not, and stay on VC 0 once there; one
-//! path a pair, free of deadlock without the empty-buffer rule, which BookSim2 does not
-//! have. Ports are numbered as [`MeshGrid`] says, BookSim2's way.
+//! path, on any VC (VC 0 last where the VC allocator weighs priorities: the separable ones,
+//! not iSLIP), and stay on VC 0 once there; one path a pair, free of deadlock without the
+//! empty-buffer rule, which BookSim2 does not have. Ports are numbered as [`MeshGrid`] says, BookSim2's way.
 
 use super::grid::MeshGrid;
 use super::{At, Escape, Header, PortSet, RouteError, Want};

@@ -122,9 +122,10 @@ pub(super) fn routing(c: &Cfg, t: &mut Toml, net: Topo, topology: &str, torus: b
             c.note(
                 "routing_function",
                 "BookSim2's min_adapt keeps one output of each priority (its OutputSet is a set \
-                 ordered by priority alone): every packet takes dimension order's path, on VCs 1.. \
-                 if one is free and on VC 0 if not. reef runs it so (booksim-min-adapt); \
-                 min-adapt is the adaptive routing it was meant to be",
+                 ordered by priority alone): every packet takes dimension order's path, on any \
+                 VC, and stays on VC 0 (the escape) once there; the separable VC allocators \
+                 take VC 0 last, iSLIP (the default) reads no priority. reef runs it so \
+                 (booksim-min-adapt); min-adapt is the adaptive routing it was meant to be",
             );
         }
         ("dest_tag_fly", Topo::Fly) => {
