@@ -102,6 +102,18 @@ fn better(a: &Cand, b: &Cand) -> bool {
     a.pri > b.pri || (a.pri == b.pri && a.turn < b.turn)
 }
 
+/// A head's best VC of `xs` (an index into it) among those `ok` lets it take.
+#[inline]
+fn best(xs: &[Cand], ok: impl Fn(&Cand) -> bool) -> Option<usize> {
+    let mut b: Option<usize> = None;
+    for (j, x) in xs.iter().enumerate() {
+        if b.is_none_or(|b| better(x, &xs[b])) && ok(x) {
+            b = Some(j);
+        }
+    }
+    b
+}
+
 /// How far local input `l` is from the first in round-robin order after `last` (of `n`).
 #[inline]
 fn turn(l: u32, last: u32, n: u32) -> u32 {
@@ -388,21 +400,11 @@ impl Sim<'_> {
             let o = this.ports[(port_base + p) as usize].vc_base + vv as u32;
             turn(l, this.vsep.last[o as usize], n_in)
         };
-        // A head's best VC of `xs` (an index into it) among those `ok` lets it take.
-        let best = |xs: &[Cand], ok: &dyn Fn(&Cand) -> bool| {
-            let mut b: Option<usize> = None;
-            for (j, x) in xs.iter().enumerate() {
-                if b.is_none_or(|b| better(x, &xs[b])) && ok(x) {
-                    b = Some(j);
-                }
-            }
-            b
-        };
         match self.vc_alloc {
             VcAllocator::SeparableInputFirst => {
                 // Each head asks for its best VC ...
                 for (k, span) in cand_of.windows(2).enumerate() {
-                    let b = best(of(k), &|_| true);
+                    let b = best(of(k), |_| true);
                     pick.push(b.map_or(NONE, |j| span[0] + j as u32));
                 }
                 // ... and each VC asked for grants the first asker from its pointer.
@@ -440,7 +442,7 @@ impl Sim<'_> {
                                 && turn_in(self, x.p, x.vv, heads[m].l) < mine
                         })
                     };
-                    let b = best(of(k), &granted);
+                    let b = best(of(k), granted);
                     pick.push(b.map_or(NONE, |j| span[0] + j as u32));
                 }
             }
