@@ -66,16 +66,14 @@ impl Sim<'_> {
                         continue;
                     }
                     let oc = &self.chans[c as usize];
-                    // (An escape's other outputs' VCs only with their buffers empty.)
-                    let [main, esc] = want.ranges_at(p);
-                    let main_need = if want.escape.others_empty {
-                        super::NEED_ALL
-                    } else {
-                        need
-                    };
-                    let vcs = (main.map(|r| (r, main_need)).into_iter())
-                        .chain(esc.map(|r| (r, need)))
-                        .flat_map(|((lo, hi), need)| (lo..=hi.min(oc.nvc - 1)).map(move |vv| (vv, need)));
+                    let vcs = want
+                        .ranges_at(p)
+                        .into_iter()
+                        .flatten()
+                        .flat_map(|(lo, hi, empty)| {
+                            let need = if empty { super::NEED_ALL } else { need };
+                            (lo..=hi.min(oc.nvc - 1)).map(move |vv| (vv, need))
+                        });
                     for (vv, need) in vcs {
                         let o = oc.vc_base + vv as u32;
                         let ov = &self.vcs[o as usize];

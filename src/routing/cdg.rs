@@ -7,7 +7,7 @@
 //! make false cycles. Wormhole routing with an acyclic graph cannot deadlock; a cycle is
 //! named, channel by channel. The same walk finds destinations the routing cannot reach.
 
-use super::{At, Header, PortSet, Routing};
+use super::{At, Header, Routing};
 use crate::fabric::{ChannelId, Fabric};
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::VecDeque;
@@ -305,24 +305,8 @@ fn walk_destinations(
                 // With an escape output, a head waits for its other outputs and that one
                 // together, and is sure to move once that one is free: its dependency is
                 // the escape alone (Duato). It may still hold any of them next.
-                let esc = want.escape;
-                let tiers = [
-                    (want.ports, want.vc_lo, want.vc_hi, all_choices || !esc.is_some()),
-                    (
-                        if esc.is_some() {
-                            PortSet::single(esc.port)
-                        } else {
-                            PortSet::EMPTY
-                        },
-                        esc.lo,
-                        esc.hi,
-                        true,
-                    ),
-                ];
-                for (p, vc_lo, vc_hi, depends) in tiers
-                    .iter()
-                    .flat_map(|(ports, lo, hi, dep)| ports.iter().map(move |p| (p, *lo, *hi, *dep)))
-                {
+                let escape = want.escape.is_some();
+                for p in want.all_ports().iter() {
                     let oc = if p0 + (p as u32) < p1 {
                         out_state[(p0 + p as u32) as usize]
                     } else {
@@ -334,16 +318,20 @@ fn walk_destinations(
                         continue;
                     }
                     let (b0, b1) = (g.base[oc as usize], g.base[oc as usize + 1]);
-                    let hi = (b0 + vc_hi as u32).min(b1 - 1);
-                    for b in b0 + vc_lo as u32..=hi {
-                        let out = &mut adj[a as usize];
-                        if depends && !out.contains(&b) {
-                            out.push(b);
-                        }
-                        if seen[b as usize] != w {
-                            seen[b as usize] = w;
-                            origin[b as usize] = src;
-                            q.push(b);
+                    let [main, esc] = want.ranges_at(p);
+                    let tiers = [(main, all_choices || !escape), (esc, true)];
+                    for ((vc_lo, vc_hi, _), depends) in tiers.into_iter().filter_map(|(r, d)| Some((r?, d))) {
+                        let hi = (b0 + vc_hi as u32).min(b1 - 1);
+                        for b in b0 + vc_lo as u32..=hi {
+                            let out = &mut adj[a as usize];
+                            if depends && !out.contains(&b) {
+                                out.push(b);
+                            }
+                            if seen[b as usize] != w {
+                                seen[b as usize] = w;
+                                origin[b as usize] = src;
+                                q.push(b);
+                            }
                         }
                     }
                 }

@@ -132,8 +132,8 @@ mod tests {
                 others_empty: true
             }
         );
-        assert_eq!(w.ranges_at(0), [Some((1, 3)), Some((0, 0))]);
-        assert_eq!(w.ranges_at(2), [Some((1, 3)), None]);
+        assert_eq!(w.ranges_at(0), [Some((1, 3, true)), Some((0, 0, false))]);
+        assert_eq!(w.ranges_at(2), [Some((1, 3, true)), None]);
         assert_eq!(w.ranges_at(1), [None, None]);
         // Come in on an adaptive VC of a network channel: the same choice.
         assert_eq!(route(at(5, 1, 2), 14), w);

@@ -147,12 +147,15 @@ impl Want {
     }
 
     /// The VC ranges it may take at port `p`, at the higher priority and at the escape's
-    /// (`None` where it may take none there).
+    /// (`None` where it may take none there), each with whether it may take one only while
+    /// the VC's buffer downstream is empty ([`Escape::others_empty`]).
     #[inline]
-    pub fn ranges_at(&self, p: u16) -> [Option<(u8, u8)>; 2] {
+    pub fn ranges_at(&self, p: u16) -> [Option<(u8, u8, bool)>; 2] {
         [
-            self.ports.contains(p).then_some((self.vc_lo, self.vc_hi)),
-            (self.escape.port == p).then_some((self.escape.lo, self.escape.hi)),
+            self.ports
+                .contains(p)
+                .then_some((self.vc_lo, self.vc_hi, self.escape.others_empty)),
+            (self.escape.port == p).then_some((self.escape.lo, self.escape.hi, false)),
         ]
     }
 }

@@ -126,6 +126,20 @@ fn turn(l: u32, last: u32, n: u32) -> u32 {
 }
 
 impl Sim<'_> {
+    /// The credits the head at the front of input VC `i` needs of an output VC
+    /// (`need_of`), its packet read only where the switch's mode or tail credits make it
+    /// matter.
+    #[inline]
+    fn head_need(&self, i: u32, mode: SwitchMode, tail_credit: bool) -> u32 {
+        let pid = if mode != SwitchMode::Wormhole || tail_credit {
+            let v = &self.vcs[i as usize];
+            self.ring[(v.buf + (v.head & v.mask)) as usize].flit & PID
+        } else {
+            0
+        };
+        self.need_of(mode, tail_credit, pid)
+    }
+
     /// One separable allocation of output `p` (channel `c`) of switch `s` among the heads
     /// waiting for it: see the module doc.
     pub(super) fn allocate_separable(&mut self, s: usize, p: u32, c: u32) {
@@ -157,14 +171,8 @@ impl Sim<'_> {
                 let l = (w << 6) as u32 + word.trailing_zeros();
                 word &= word - 1;
                 let i = self.sw_in[(in_base + l) as usize];
-                let v = &self.vcs[i as usize];
-                let (lo, hi) = (v.want_lo, v.want_hi);
-                let pid = if mode != SwitchMode::Wormhole || tail_credit {
-                    self.ring[(v.buf + (v.head & v.mask)) as usize].flit & PID
-                } else {
-                    0
-                };
-                let need = self.need_of(mode, tail_credit, pid);
+                let (lo, hi) = (self.vcs[i as usize].want_lo, self.vcs[i as usize].want_hi);
+                let need = self.head_need(i, mode, tail_credit);
                 heads.push(Head { l, i, lo, hi, need });
             }
         }
@@ -321,13 +329,7 @@ impl Sim<'_> {
                 let l = (w << 6) as u32 + word.trailing_zeros();
                 word &= word - 1;
                 let i = self.sw_in[(in_base + l) as usize];
-                let v = &self.vcs[i as usize];
-                let pid = if mode != SwitchMode::Wormhole || tail_credit {
-                    self.ring[(v.buf + (v.head & v.mask)) as usize].flit & PID
-                } else {
-                    0
-                };
-                let need = self.need_of(mode, tail_credit, pid);
+                let need = self.head_need(i, mode, tail_credit);
                 heads.push(Head {
                     l,
                     i,
@@ -369,14 +371,8 @@ impl Sim<'_> {
                     continue;
                 }
                 for (pri, range) in want.ranges_at(q).into_iter().enumerate() {
-                    let Some((lo, hi)) = range else { continue };
-                    // (Duato's condition: the other outputs' VCs only with their buffers
-                    // empty.)
-                    let need = if pri == 0 && want.escape.others_empty {
-                        NEED_ALL
-                    } else {
-                        h.need
-                    };
+                    let Some((lo, hi, empty)) = range else { continue };
+                    let need = if empty { NEED_ALL } else { h.need };
                     for vv in lo as u32..=(hi as u32).min(nvc - 1) {
                         if self.vc_free(base + vv, need, credit) {
                             cands.push(Cand {
