@@ -521,3 +521,15 @@ fn a_dragonfly_names_what_it_lacks() {
     ));
     assert_eq!(e.key, "routing.algorithm", "{e}");
 }
+
+#[test]
+fn a_host_returns_credits_only_on_credit_channels() {
+    let e = err_mesh(
+        "[channel]\nflow_control = \"tokens\"\nflit_time = \"10 ns\"\nbuffer = 16\n\
+         [host]\ncredit_return = \"2 ns\"\n",
+    );
+    assert_eq!((e.line, e.key.as_str()), (Some(9), "host.credit_return"));
+    assert!(e.msg.contains("credit flow control"), "{e}");
+    let e = err_mesh("[switch]\nflit_delay = \"2 parsecs\"\n");
+    assert_eq!((e.line, e.key.as_str()), (Some(5), "switch.flit_delay"));
+}

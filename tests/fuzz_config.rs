@@ -156,6 +156,8 @@ const KEYS: &[(&str, &[&str])] = &[
     ("traffic.flit_bytes", &["0", "100000"]),
     ("host.send_per_byte", &["\"1 ns\"", "\"300 s\"", "\"1e20 s\""]),
     ("host.recv_overhead", &["\"5 ns\"", "\"1e20 s\""]),
+    ("host.credit_return", &["\"2 cycles\"", "\"1e20 s\"", "\"-1 ns\""]),
+    ("switch.flit_delay", &["\"1 cycles\"", "\"1e20 s\"", "3"]),
 ];
 
 fn overrides() -> impl Strategy<Value = Vec<String>> {

@@ -45,6 +45,8 @@ struct Net {
     latency: u32,
     credit_delay: u32,
     router_delay: u32,
+    /// `switch.flit_delay` and, on credit channels, `host.credit_return` [cycles].
+    flit_delay: u32,
     /// The tail's time on every channel, in cycles ("1": the flit time).
     tail: &'static str,
     mode: &'static str,
@@ -134,8 +136,14 @@ impl Net {
                 buffer.max(8)
             );
         }
+        if self.host_costs || (self.flit_delay > 0 && !self.tokens) {
+            extra += "[host]\n";
+        }
         if self.host_costs {
-            extra += "[host]\nsend_overhead = \"3 ns\"\nrecv_overhead = \"2 ns\"\nrecv_per_byte = \"1 ns\"\n";
+            extra += "send_overhead = \"3 ns\"\nrecv_overhead = \"2 ns\"\nrecv_per_byte = \"1 ns\"\n";
+        }
+        if self.flit_delay > 0 && !self.tokens {
+            extra += &format!("credit_return = \"{} cycles\"\n", self.flit_delay);
         }
         let drain = if self.drain_all { "all" } else { "measured" };
         let clock = if clocked { "clock = \"300 MHz\"\n" } else { "" };
@@ -156,6 +164,7 @@ latency = "{lat} cycles"
 {fc}{tail}[switch]
 mode = "{mode}"
 router_delay = "{rd} cycles"
+flit_delay = "{fd} cycles"
 selection = "{sel}"
 arbitration = "{arb}"
 speedup = {speedup}
@@ -172,6 +181,7 @@ vc_release = "{release}"
             lat = self.latency,
             mode = self.mode,
             rd = self.router_delay,
+            fd = self.flit_delay,
             sel = self.selection,
             arb = self.arbitration,
             speedup = self.speedup,
@@ -197,6 +207,7 @@ fn net() -> impl Strategy<Value = Net> {
             1u32..4,
             0u32..5,
             any::<bool>(),
+            prop::sample::select(vec![0u32, 0, 0, 1, 2]),
         ),
         (
             prop::sample::select(vec!["wormhole", "wormhole", "cut-through", "store-and-forward"]),
@@ -234,7 +245,7 @@ fn net() -> impl Strategy<Value = Net> {
     )
         .prop_map(
             |(
-                (topo, vcs, buffer, latency, credit_delay, router_delay, tail),
+                (topo, vcs, buffer, latency, credit_delay, router_delay, tail, flit_delay),
                 (mode, selection, arbitration, speedup, output_buffer, tokens, load, size, seed),
                 (tail_time, injection, host_channel, drain_all, host_costs, clocked, tail_credit),
             )| Net {
@@ -244,6 +255,7 @@ fn net() -> impl Strategy<Value = Net> {
                 latency,
                 credit_delay,
                 router_delay,
+                flit_delay,
                 tail: if tail { tail_time } else { "1" },
                 mode,
                 selection,
@@ -303,6 +315,7 @@ fn lone_tail_after_stripped_header_flits_lands_at_its_own_time() {
         latency: 0,
         credit_delay: 1,
         router_delay: 0,
+        flit_delay: 0,
         tail: "0.5",
         mode: "wormhole",
         selection: "first-free",

@@ -108,6 +108,8 @@ const KEYS: &[&str] = &[
     "host.send_per_byte",
     "host.recv_overhead",
     "host.recv_per_byte",
+    "host.credit_return",
+    "switch.flit_delay",
     "nosuch",
     "sim.nosuch",
     "topology.k.0",

@@ -180,11 +180,13 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
         ));
     }
     let mut fab = fab;
+    host_credit_return(&u, src, raw, &mut fab)?;
     fab.vc_choice = match raw.switch.vc_choice.unwrap_or(VcChoiceKind::Lowest) {
         VcChoiceKind::Lowest => VcChoice::Lowest,
         VcChoiceKind::RoundRobin => VcChoice::RoundRobin,
     };
     fab.vc_reuse = u.ps_or("switch.vc_reuse_delay", &raw.switch.vc_reuse_delay, Ratio::int(0))?;
+    fab.flit_delay = u.ps_or("switch.flit_delay", &raw.switch.flit_delay, Ratio::int(0))?;
     fab.sw_allocator = match raw.switch.allocator.unwrap_or(SwAllocatorKind::Greedy) {
         SwAllocatorKind::Greedy => SwAllocator::Greedy,
         // One iteration of iSLIP is the separable output-first allocator (pointers moved
@@ -511,4 +513,43 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
         host: hp,
         messages,
     })
+}
+
+/// `host.credit_return`: the credits of the channels into hosts start back that much after
+/// their flits land, added to those channels' credit delay.
+fn host_credit_return(u: &Units, src: &Source, raw: &RawConfig, fab: &mut crate::fabric::Fabric) -> R<()> {
+    let key = "host.credit_return";
+    let Some(x) = &raw.host.credit_return else {
+        return Ok(());
+    };
+    let extra = u.ps(key, x)?;
+    if extra == 0 {
+        return Ok(());
+    }
+    let into_host: Vec<usize> = (0..fab.channels.len())
+        .filter(|&c| !fab.is_switch(fab.channels[c].dst))
+        .collect();
+    for c in into_host {
+        let ch = &mut fab.channels[c];
+        match &mut ch.params.flow {
+            FlowControl::Credit { delay } => {
+                *delay += extra;
+                if *delay > MAX_SPAN {
+                    return Err(src.err(
+                        key,
+                        "with the host channel's credit_delay, beyond reef's time span",
+                        None,
+                    ));
+                }
+            }
+            _ => {
+                return Err(src.err(
+                    key,
+                    "a host returns credits only on channels with credit flow control",
+                    Some("host_channel.flow_control = \"credit\", or remove host.credit_return"),
+                ));
+            }
+        }
+    }
+    Ok(())
 }

@@ -237,6 +237,8 @@ pub struct RawSwitch {
     pub vc_choice: Option<VcChoiceKind>,
     /// After a tail starts on an output VC, how long before another packet's head may.
     pub vc_reuse_delay: Option<String>,
+    /// The least time a flit spends in a switch's input buffer, from landing to leaving.
+    pub flit_delay: Option<String>,
     /// How a switch whose inputs share the crossbar allocates it.
     pub allocator: Option<SwAllocatorKind>,
     /// How a switch gives free output VCs to waiting heads.
@@ -443,4 +445,5 @@ pub struct RawHost {
     pub send_per_byte: Option<String>,
     pub recv_overhead: Option<String>,
     pub recv_per_byte: Option<String>,
+    pub credit_return: Option<String>,
 }

@@ -399,6 +399,7 @@ impl<'a> Sim<'a> {
             last_move: Arr(vec![0; caps.len()]),
             held: Arr(vec![0; caps.len()]),
             vc_reuse: fab.vc_reuse,
+            flit_delay: fab.flit_delay,
             sw_allocator: fab.sw_allocator,
             sep,
             vc_alloc: fab.vc_allocator,

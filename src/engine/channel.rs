@@ -275,7 +275,7 @@ impl<'a> Sim<'a> {
             // starts when it lands or, behind a packet still there, when that one has left.
             let v = &self.vcs[o as usize];
             let (was_empty, state) = (v.len == 0, v.state);
-            self.ring_put::<INTERLEAVED>(o, flit, dst, k, ends_tail, a0, stride);
+            self.ring_put::<INTERLEAVED>(o, flit, dst, k, ends_tail, a0, stride, self.flit_delay);
             if was_empty {
                 self.last_move[o as usize] = a0;
                 let freed = self.t_aux[o as usize];
@@ -460,6 +460,28 @@ impl<'a> Sim<'a> {
         self.vcs[o as usize].credits >= need.max(1) || self.has_credits_slow(o, need.max(1))
     }
 
+    /// A switch's output VC `o` waiting for its last tail's credit, now back: the head it
+    /// goes to still stays [`Sim::flit_delay`] after that credit landed (BookSim2 gives the
+    /// VC in the cycle its credit is read, and the head goes to switch allocation after it);
+    /// until then, a wake-up then. A host takes it as it lands.
+    fn tail_credit_seen(&mut self, o: u32) -> bool {
+        let v = &self.vcs[o as usize];
+        if self.flit_delay == 0 || v.flags & F_FROM_HOST != 0 {
+            return true;
+        }
+        // The last flit's slot holds its credit's landing (the VC took no flit since).
+        let last = self.ring[(v.buf + (v.head.wrapping_sub(1) & v.mask)) as usize].time;
+        let t = last + self.flit_delay;
+        if t <= self.now {
+            return true;
+        }
+        if self.cwake[o as usize] != t {
+            self.cwake[o as usize] = t;
+            self.q.push_at(self.now, t, ev(K_CREDIT, o, 0));
+        }
+        false
+    }
+
     /// The credits `need` stands for on VC `o`: itself, or the VC's whole buffer for
     /// [`NEED_ALL`].
     pub(crate) fn credits_needed(&self, o: u32, need: u32) -> u32 {
@@ -472,9 +494,10 @@ impl<'a> Sim<'a> {
 
     #[inline(never)]
     pub(super) fn has_credits_slow(&mut self, o: u32, need: u32) -> bool {
+        let all = need == NEED_ALL;
         let need = self.credits_needed(o, need);
         if self.credits_now(o) >= need {
-            return true;
+            return !all || self.tail_credit_seen(o);
         }
         // Credits already on their way wake the sender when the one that completes `need`
         // lands; otherwise the next flit to leave the receiver's buffer does. Both orders of

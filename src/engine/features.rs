@@ -44,6 +44,8 @@ pub enum Feature {
     VcInTurn,
     /// A VC-reuse delay.
     VcReuseDelay,
+    /// A least time in the input buffer.
+    FlitDelay,
     /// A separable switch allocator.
     SeparableAllocator,
     /// A separable VC allocator.
@@ -64,7 +66,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in order.
-    pub const ALL: [Feature; 17] = [
+    pub const ALL: [Feature; 18] = [
         Feature::GeneralAsked,
         Feature::Checks,
         Feature::Reference,
@@ -75,6 +77,7 @@ impl Feature {
         Feature::ManyTimings,
         Feature::VcInTurn,
         Feature::VcReuseDelay,
+        Feature::FlitDelay,
         Feature::SeparableAllocator,
         Feature::SeparableVcAllocator,
         Feature::WideChannel,
@@ -99,6 +102,7 @@ impl Feature {
             Feature::ManyTimings => "too many channel timings",
             Feature::VcInTurn => "VCs chosen round robin (switch.vc_choice = \"round-robin\")",
             Feature::VcReuseDelay => "a VC-reuse delay (switch.vc_reuse_delay)",
+            Feature::FlitDelay => "a least time in the input buffer (switch.flit_delay)",
             Feature::SeparableAllocator => "a separable switch allocator (switch.allocator)",
             Feature::SeparableVcAllocator => "a separable VC allocator (switch.vc_allocator)",
             Feature::WideChannel => "channels of more than 32 VCs",
@@ -191,6 +195,7 @@ impl Features {
             switch_params,
             vc_choice,
             vc_reuse,
+            flit_delay,
             sw_allocator,
             vc_allocator,
             shape,
@@ -231,6 +236,7 @@ impl Features {
             },
         );
         u.set(Feature::VcReuseDelay, *vc_reuse != 0);
+        u.set(Feature::FlitDelay, *flit_delay != 0);
         u.set(
             Feature::SeparableVcAllocator,
             match vc_allocator {

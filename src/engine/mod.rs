@@ -301,6 +301,11 @@ pub struct Sim<'a> {
     /// switch allocation after it (`iq_router.cpp`: the VC is freed in `_SWAllocUpdate`,
     /// after that cycle's `_VCAllocEvaluate`).
     pub(crate) vc_reuse: Time,
+    /// The least time a flit spends in a switch's input buffer, from landing to leaving
+    /// [ps] (`switch.flit_delay`). BookSim2's body flit goes to switch allocation the cycle
+    /// it lands and crosses the cycle after; a head's router delay includes this. The ring
+    /// of a switch's input VC holds each flit's landing plus this: when it may leave.
+    pub(crate) flit_delay: Time,
     /// Switches whose inputs share the crossbar allocate it with this each cycle.
     pub(crate) sw_allocator: SwAllocator,
     /// The separable allocators' state ([`crate::fabric::SwAllocator`]; empty for the

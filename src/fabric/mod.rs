@@ -170,6 +170,9 @@ pub struct Fabric {
     /// How long after a tail starts on a switch's output VC another packet's head may start
     /// on it [ps] (0: as soon as the tail has passed); see `switch.vc_reuse_delay`.
     pub vc_reuse: crate::time::Time,
+    /// The least time a flit spends in a switch's input buffer, from landing to leaving
+    /// [ps]; see `switch.flit_delay`.
+    pub flit_delay: crate::time::Time,
     /// How switches whose inputs share the crossbar allocate it.
     pub sw_allocator: SwAllocator,
     /// How switches give free output VCs to waiting heads.
@@ -358,6 +361,7 @@ impl FabricBuilder {
             switch_params: vec![switch_params; self.nodes.len()],
             vc_choice: VcChoice::Lowest,
             vc_reuse: 0,
+            flit_delay: 0,
             sw_allocator: SwAllocator::Greedy,
             vc_allocator: VcAllocator::Greedy,
             nodes: self.nodes,

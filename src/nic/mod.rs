@@ -356,7 +356,7 @@ impl Sim<'_> {
         let now = self.now;
         if self.vcs[o as usize].len > 0 || (first & HEAD != 0 && !self.admit(h, first & PID)) {
             let dst = self.pkts[(first & PID) as usize].dst;
-            self.ring_put::<false>(o, first, dst, k, ends_tail, now, 0);
+            self.ring_put::<false>(o, first, dst, k, ends_tail, now, 0, 0);
             self.hosts[h].gated = true;
             return Ok(());
         }

@@ -71,7 +71,7 @@ impl Sim<'_> {
             self.last_move[o as usize] = a0;
         }
         let dst = self.pkts[(first & PID) as usize].dst;
-        self.ring_put::<STRIDED>(o, first, dst, k, ends_tail, a0, stride);
+        self.ring_put::<STRIDED>(o, first, dst, k, ends_tail, a0, stride, self.flit_delay);
         if self.chans[c as usize].tokens {
             self.tokens_arrived(c);
         }
@@ -120,7 +120,9 @@ impl Sim<'_> {
 
     /// Puts `k` flits of one packet at the back of input VC `o`'s buffer, the first landing at
     /// `a0` and each next one `stride` later: one flit time, or two for an interleaved train
-    /// (the tail lands its own unit, not a flit time, after its slot starts).
+    /// (the tail lands its own unit, not a flit time, after its slot starts). Each slot holds
+    /// when its flit may leave: its landing plus `stay` (a switch's [`Sim::flit_delay`], 0
+    /// into a host).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn ring_put<const STRIDED: bool>(
@@ -132,12 +134,14 @@ impl Sim<'_> {
         ends_tail: bool,
         a0: Time,
         stride: Time,
+        stay: Time,
     ) {
         let c = self.vcs[o as usize].chan;
         let tm = self.tm(c);
         if !STRIDED && tm.clock.is_some() {
-            return self.ring_put_clocked(o, first, dst, k, ends_tail, a0);
+            return self.ring_put_clocked(o, first, dst, k, ends_tail, a0, stay);
         }
+        let a0 = a0 + stay;
         let (ft, tt) = if STRIDED {
             (stride, stride - tm.flit_time + tm.tail_time)
         } else {
@@ -184,6 +188,7 @@ impl Sim<'_> {
     /// [`Self::ring_put`] from a clocked channel: flit j lands j edges of its clock after
     /// flit 0 (each flit, the tail too, takes one period).
     #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn ring_put_clocked(
         &mut self,
         o: u32,
@@ -192,6 +197,7 @@ impl Sim<'_> {
         k: u32,
         ends_tail: bool,
         a0: Time,
+        stay: Time,
     ) {
         let pace = self.tm(self.vcs[o as usize].chan).land_pace();
         let (buf, mask, at, first) = self.ring_back(o, first, k);
@@ -199,7 +205,7 @@ impl Sim<'_> {
             let flit = if j == 0 { first } else { first & PID };
             let tail = if ends_tail && j + 1 == k { TAIL } else { 0 };
             self.ring[(buf + (at.wrapping_add(j) & mask)) as usize] = Slot {
-                time: pace.at(a0, j),
+                time: pace.at(a0, j) + stay,
                 flit: flit | tail,
                 // Only the head's slot carries the hop count.
                 dst: if j == 0 { dst } else { dst & DST_MASK },
@@ -282,7 +288,8 @@ impl Sim<'_> {
         let now = self.now;
         let v = &self.vcs[i as usize];
         let front = self.ring[(v.buf + (v.head & v.mask)) as usize];
-        let arrival = front.time;
+        // Its router delay runs from its landing (the slot holds when it may leave).
+        let arrival = front.time - self.flit_delay;
         let (mut t, mut late) = match freed {
             Some(f) if f >= arrival => (f, true),
             _ => (arrival.max(now), false),
@@ -316,7 +323,7 @@ impl Sim<'_> {
         (0..v.len)
             .map(|k| (v.buf + (v.head.wrapping_add(k) & v.mask)) as usize)
             .find(|&slot| self.ring[slot].flit & TAIL != 0)
-            .map(|slot| self.ring[slot].time)
+            .map(|slot| self.ring[slot].time - self.flit_delay)
     }
 
     /// Routing of the head at the front of input VC `i` starts at `t` (now or later); it is
