@@ -6,9 +6,15 @@
 //! fabric adds; 1 into and out of a node): reef's `router_delay` is the first sum, and
 //! the rest goes on the channel (`latency` = st_final + channel − 1, the flit time being the
 //! one cycle left). At zero load this gives BookSim2's latency exactly (5 cycles a router
-//! and 2 more, with the default pipeline). A credit takes `credit_delay` plus the channel's
-//! latency back. BookSim2's uniform traffic may pick the sender itself, and its injection
-//! rate counts packets unless `injection_rate_uses_flits`.
+//! and 2 more, with the default pipeline). A router takes a flit's credit in switch
+//! allocation, a cycle (and `st_prepare_delay`) before the flit leaves in reef's terms, so a
+//! credit between routers takes `credit_delay` plus the channel's latency plus 1; a node
+//! takes it as it injects and reads it a cycle after the router sent it (1 cycle), and
+//! returns a credit of its own 2 cycles after the flit landed (`host.credit_return`, plus
+//! `credit_delay`, which the router applies). A body flit goes to switch allocation the
+//! cycle it lands and leaves after it (`switch.flit_delay`). BookSim2's uniform traffic may
+//! pick the sender itself, and its injection rate counts packets unless
+//! `injection_rate_uses_flits`.
 //!
 //! This module reads the timing, the router and the measurement keys; the network's keys
 //! are mapped in `topology`, its routing in `routing` (the dragonfly's both in `dragonfly`)
@@ -238,20 +244,38 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
     t.put(&c, "channel", "vcs", vcs.to_string(), &["num_vcs"]);
     t.put(&c, "channel", "buffer", buffer.to_string(), &["vc_buf_size"]);
     t.put(&c, "channel", "flow_control", quote("credit"), &[]);
-    t.put(&c, "channel", "credit_delay", cycles(credit + chan), credit_keys);
-    if chan != 1 {
+    // The upstream router takes the credit in switch allocation, a cycle before the flit
+    // leaves in reef's terms; the downstream one sends it back in the cycle of its own
+    // switch allocation, a cycle before its flit leaves: the credit's `chan` cycles on the
+    // wire, one more before the router reads it, and `credit_delay` (`_proc_credits`).
+    t.put(
+        &c,
+        "channel",
+        "credit_delay",
+        cycles(credit + chan + 1),
+        credit_keys,
+    );
+    {
         // A node's channels have latency 1 whatever the network's.
         t.put(&c, "host_channel", "flit_time", quote("1 cycle"), &[]);
         t.put(&c, "host_channel", "latency", cycles(st_final), &wire[..1]);
         t.put(&c, "host_channel", "vcs", vcs.to_string(), &["num_vcs"]);
         t.put(&c, "host_channel", "buffer", buffer.to_string(), &["vc_buf_size"]);
         t.put(&c, "host_channel", "flow_control", quote("credit"), &[]);
+        // A node reads a router's credit two cycles after the router's switch allocation
+        // (`credit_delay` is the routers' own, `_proc_credits`), and injects against it
+        // then: a cycle after the flit left in reef's terms (with `st_prepare_delay > 0`
+        // the node is that much early, which reef's positive credit delay cannot say).
+        t.put(&c, "host_channel", "credit_delay", cycles(1), &[]);
+        // A node writes the credit of a flit the cycle it lands, after the network has read
+        // its inputs: the router reads it two cycles later, uses it `credit_delay` after
+        // that in switch allocation, and its flit leaves `st_prepare_delay` + 1 after.
         t.put(
             &c,
-            "host_channel",
-            "credit_delay",
-            cycles(credit + 1),
-            &credit_keys[..1],
+            "host",
+            "credit_return",
+            cycles(credit + 2 + st_prepare),
+            &["credit_delay", "st_prepare_delay"],
         );
     }
 
@@ -286,6 +310,15 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
         "router_delay",
         cycles(routing + va + sa + st_prepare),
         &pipe,
+    );
+    // A body flit goes to switch allocation the cycle it lands (`_InputQueuing` before
+    // `_SWAllocEvaluate`) and crosses after it: it stays sw_alloc_delay + st_prepare_delay.
+    t.put(
+        &c,
+        "switch",
+        "flit_delay",
+        cycles(sa + st_prepare),
+        &["sw_alloc_delay", "st_prepare_delay"],
     );
     let speedup = c.int_in("input_speedup", 1, 16)?;
     t.put(&c, "switch", "speedup", speedup.to_string(), &["input_speedup"]);

@@ -21,9 +21,15 @@ fn booksims_torus88_example() {
     // Default pipeline: 1 + 1 + 1 + 0 at the buffer; st_final 1 + torus channel 2 - 1.
     assert_eq!(t["switch"]["router_delay"].as_str(), Some("3 cycles"));
     assert_eq!(t["channel"]["latency"].as_str(), Some("2 cycles"));
-    assert_eq!(t["channel"]["credit_delay"].as_str(), Some("2 cycles"));
+    // A credit: the torus channel's 2 cycles, and a cycle more, as the router takes it in
+    // switch allocation, a cycle before the flit leaves in reef's terms.
+    assert_eq!(t["channel"]["credit_delay"].as_str(), Some("3 cycles"));
     assert_eq!(t["host_channel"]["latency"].as_str(), Some("1 cycle"));
+    // A node takes its credit as it injects; it returns one 2 cycles after its flit lands.
     assert_eq!(t["host_channel"]["credit_delay"].as_str(), Some("1 cycle"));
+    assert_eq!(t["host"]["credit_return"].as_str(), Some("2 cycles"));
+    // A body flit crosses the cycle after its switch allocation.
+    assert_eq!(t["switch"]["flit_delay"].as_str(), Some("1 cycle"));
     assert_eq!(t["routing"]["dateline"].as_bool(), Some(true));
     assert_eq!(t["traffic"]["include_self"].as_bool(), Some(true));
     // 0.15 packets of one flit.
@@ -191,7 +197,9 @@ fn booksims_fly_example() {
     assert_eq!(t["routing"]["algorithm"].as_str(), Some("dest-tag"));
     assert_eq!(t["switch"]["router_delay"].as_str(), Some("2 cycles"));
     assert_eq!(t["channel"]["latency"].as_str(), Some("1 cycle"));
-    assert!(t.get("host_channel").is_none());
+    // The node's channels as the routers', but for their credits (a node's loop).
+    assert_eq!(t["host_channel"]["latency"].as_str(), Some("1 cycle"));
+    assert_eq!(t["host_channel"]["credit_delay"].as_str(), Some("1 cycle"));
     // A fly does not read use_noc_latency: set away from its default it is a note.
     let n = tr("topology = fly;\nk = 4;\nn = 2;\nrouting_function = dest_tag;\nuse_noc_latency = 0;\n")
         .unwrap()
@@ -220,7 +228,9 @@ fn booksims_cmesh_and_flatfly_examples() {
     assert_eq!(t["topology"]["noc_latency"].as_bool(), Some(true));
     assert_eq!(t["routing"]["algorithm"].as_str(), Some("cmesh-dor"));
     assert_eq!(t["channel"]["latency"].as_str(), Some("1 cycle"));
-    assert!(t.get("host_channel").is_none());
+    // The node's channels as the routers', but for their credits (a node's loop).
+    assert_eq!(t["host_channel"]["latency"].as_str(), Some("1 cycle"));
+    assert_eq!(t["host_channel"]["credit_delay"].as_str(), Some("1 cycle"));
     let t = toml(&cm.replace("dor_no_express", "dor"));
     assert_eq!(t["routing"]["algorithm"].as_str(), Some("cmesh-express"));
     // What BookSim2 asserts is refused with its line.
@@ -278,7 +288,9 @@ fn booksims_fattree_example() {
     );
     assert_eq!(t["switch"]["router_delay"].as_str(), Some("2 cycles"));
     assert_eq!(t["channel"]["latency"].as_str(), Some("1 cycle"));
-    assert!(t.get("host_channel").is_none());
+    // The node's channels as the routers', but for their credits (a node's loop).
+    assert_eq!(t["host_channel"]["latency"].as_str(), Some("1 cycle"));
+    assert_eq!(t["host_channel"]["credit_delay"].as_str(), Some("1 cycle"));
     let n = tr(cfg).unwrap().notes.join("\n");
     assert!(
         n.contains("t.cfg:7: hold_switch_for_packet = 1: every packet is one flit"),
@@ -365,7 +377,8 @@ fn booksims_dragonfly_example() {
     // DRAGON_LATENCY: 10 and 100 cycles, which the fabric adds to these.
     assert_eq!(t["topology"]["noc_latency"].as_bool(), Some(true));
     assert_eq!(t["channel"]["latency"].as_str(), Some("1 cycle"));
-    assert_eq!(t["channel"]["credit_delay"].as_str(), Some("3 cycles"));
+    assert_eq!(t["channel"]["credit_delay"].as_str(), Some("4 cycles"));
+    assert_eq!(t["host"]["credit_return"].as_str(), Some("4 cycles"));
     assert_eq!(t["switch"]["router_delay"].as_str(), Some("2 cycles"));
     assert_eq!(t["routing"]["algorithm"].as_str(), Some("dragonfly-min"));
     // BookSim2 asserts n == 1; min needs VC 1; ugal is not modelled yet.

@@ -6,11 +6,12 @@ use super::map::*;
 use std::fmt::Write as _;
 
 /// Reef keys in the order their sections are written.
-pub(super) const SECTIONS: [&str; 7] = [
+pub(super) const SECTIONS: [&str; 8] = [
     "sim",
     "topology",
     "channel",
     "host_channel",
+    "host",
     "switch",
     "routing",
     "traffic",

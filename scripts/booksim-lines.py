@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""BookSim2 on a line of routers, saturated (tests/data/booksim/line.cfg): each case's
+accepted throughput and network latency, written to tests/data/booksim/lines.csv for
+tests/booksim.rs (`credit_loops_and_flit_stays_are_booksims`). The cases vary the buffer,
+the packet size, the VCs, credit_delay, wait_for_tail_credit (with one VC) and the line's
+length: 3,000-cycle sample periods,
+as BookSim2's throughput simulation takes them. BookSim2 exits with 255 past saturation,
+which these are.
+
+Usage: scripts/booksim-lines.py BOOKSIM_BINARY
+"""
+
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(ROOT, "tests", "data", "booksim")
+
+
+def main():
+    binary = sys.argv[1]
+    rows = []
+    for k in (2, 4):
+        for buf in (1, 2, 3, 4, 6):
+            for ps in (1, 4):
+                for vcs in (1, 2):
+                    for cd in (0, 2):
+                        for tail in (0, 1) if vcs == 1 else (0,):
+                            over = (f"k={k} vc_buf_size={buf} packet_size={ps} num_vcs={vcs} "
+                                    f"credit_delay={cd} wait_for_tail_credit={tail}")
+                            out = subprocess.run([binary, "line.cfg", *over.split()], cwd=DATA,
+                                                 capture_output=True, text=True).stdout
+                            acc = re.findall(r"Accepted flit rate average = ([\d.e-]+)", out)[-1]
+                            lat = re.findall(r"Network latency average = ([\d.e-]+)", out)[-1]
+                            rows.append(f"{k},{buf},{ps},{vcs},{cd},{tail},{acc},{lat},"
+                                        f"booksim line.cfg {over}")
+    with open(os.path.join(DATA, "lines.csv"), "w") as f:
+        f.write("# BookSim2 (booksim/booksim2 at 28f43299) on line.cfg: scripts/booksim-lines.py\n")
+        f.write("k,vc_buf_size,packet_size,num_vcs,credit_delay,wait_for_tail_credit,"
+                "accepted_flits,network_latency,command\n")
+        f.write("\n".join(rows) + "\n")
+
+
+if __name__ == "__main__":
+    main()
