@@ -2,8 +2,8 @@
 """BookSim2 on a line of routers, saturated (tests/data/booksim/line.cfg): each case's
 accepted throughput and network latency, written to tests/data/booksim/lines.csv for
 tests/booksim.rs (`credit_loops_and_flit_stays_are_booksims`). The cases vary the buffer,
-the packet size, the VCs, credit_delay, wait_for_tail_credit (with one VC) and the line's
-length: 3,000-cycle sample periods,
+the packet size, the VCs, credit_delay, wait_for_tail_credit and routing_delay (with one
+VC) and the line's length: 3,000-cycle sample periods,
 as BookSim2's throughput simulation takes them. BookSim2 exits with 255 past saturation,
 which these are.
 
@@ -27,19 +27,21 @@ def main():
             for ps in (1, 4):
                 for vcs in (1, 2):
                     for cd in (0, 2):
-                        for tail in (0, 1) if vcs == 1 else (0,):
+                        # With one VC, also waiting for the tail's credit and routing a
+                        # router ahead (routing_delay = 0).
+                        for tail, rd in ((0, 1), (1, 1), (0, 0), (1, 0)) if vcs == 1 else ((0, 1),):
                             over = (f"k={k} vc_buf_size={buf} packet_size={ps} num_vcs={vcs} "
-                                    f"credit_delay={cd} wait_for_tail_credit={tail}")
+                                    f"credit_delay={cd} wait_for_tail_credit={tail} routing_delay={rd}")
                             out = subprocess.run([binary, "line.cfg", *over.split()], cwd=DATA,
                                                  capture_output=True, text=True).stdout
                             acc = re.findall(r"Accepted flit rate average = ([\d.e-]+)", out)[-1]
                             lat = re.findall(r"Network latency average = ([\d.e-]+)", out)[-1]
-                            rows.append(f"{k},{buf},{ps},{vcs},{cd},{tail},{acc},{lat},"
+                            rows.append(f"{k},{buf},{ps},{vcs},{cd},{tail},{rd},{acc},{lat},"
                                         f"booksim line.cfg {over}")
     with open(os.path.join(DATA, "lines.csv"), "w") as f:
         f.write("# BookSim2 (booksim/booksim2 at 28f43299) on line.cfg: scripts/booksim-lines.py\n")
         f.write("k,vc_buf_size,packet_size,num_vcs,credit_delay,wait_for_tail_credit,"
-                "accepted_flits,network_latency,command\n")
+                "routing_delay,accepted_flits,network_latency,command\n")
         f.write("\n".join(rows) + "\n")
 
 
