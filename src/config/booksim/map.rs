@@ -255,29 +255,27 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
         cycles(credit + chan + 1),
         credit_keys,
     );
-    {
-        // A node's channels have latency 1 whatever the network's.
-        t.put(&c, "host_channel", "flit_time", quote("1 cycle"), &[]);
-        t.put(&c, "host_channel", "latency", cycles(st_final), &wire[..1]);
-        t.put(&c, "host_channel", "vcs", vcs.to_string(), &["num_vcs"]);
-        t.put(&c, "host_channel", "buffer", buffer.to_string(), &["vc_buf_size"]);
-        t.put(&c, "host_channel", "flow_control", quote("credit"), &[]);
-        // A node reads a router's credit two cycles after the router's switch allocation
-        // (`credit_delay` is the routers' own, `_proc_credits`), and injects against it
-        // then: a cycle after the flit left in reef's terms (with `st_prepare_delay > 0`
-        // the node is that much early, which reef's positive credit delay cannot say).
-        t.put(&c, "host_channel", "credit_delay", cycles(1), &[]);
-        // A node writes the credit of a flit the cycle it lands, after the network has read
-        // its inputs: the router reads it two cycles later, uses it `credit_delay` after
-        // that in switch allocation, and its flit leaves `st_prepare_delay` + 1 after.
-        t.put(
-            &c,
-            "host",
-            "credit_return",
-            cycles(credit + 2 + st_prepare),
-            &["credit_delay", "st_prepare_delay"],
-        );
-    }
+    // A node's channels have latency 1 whatever the network's.
+    t.put(&c, "host_channel", "flit_time", quote("1 cycle"), &[]);
+    t.put(&c, "host_channel", "latency", cycles(st_final), &wire[..1]);
+    t.put(&c, "host_channel", "vcs", vcs.to_string(), &["num_vcs"]);
+    t.put(&c, "host_channel", "buffer", buffer.to_string(), &["vc_buf_size"]);
+    t.put(&c, "host_channel", "flow_control", quote("credit"), &[]);
+    // A node reads a router's credit two cycles after the router's switch allocation
+    // (`credit_delay` is the routers' own, `_proc_credits`), and injects against it
+    // then: a cycle after the flit left in reef's terms (with `st_prepare_delay > 0`
+    // the node is that much early, which reef's positive credit delay cannot say).
+    t.put(&c, "host_channel", "credit_delay", cycles(1), &[]);
+    // A node writes the credit of a flit the cycle it lands, after the network has read
+    // its inputs: the router reads it two cycles later, uses it `credit_delay` after
+    // that in switch allocation, and its flit leaves `st_prepare_delay` + 1 after.
+    t.put(
+        &c,
+        "host",
+        "credit_return",
+        cycles(credit + 2 + st_prepare),
+        &["credit_delay", "st_prepare_delay"],
+    );
 
     // The router.
     let router = c.str("router");
