@@ -460,11 +460,12 @@ impl<'a> Sim<'a> {
         self.vcs[o as usize].credits >= need.max(1) || self.has_credits_slow(o, need.max(1))
     }
 
-    /// A switch's output VC `o` waiting for its last tail's credit, now back: the head it
-    /// goes to still stays [`Sim::flit_delay`] after that credit landed (BookSim2 gives the
-    /// VC in the cycle its credit is read, and the head goes to switch allocation after it);
-    /// until then, a wake-up then. A host takes it as it lands.
-    fn tail_credit_seen(&mut self, o: u32) -> bool {
+    /// A switch's output VC `o` given only with its whole buffer's credits back (waiting for
+    /// the last tail's credit, or Duato's empty buffer for `min-adapt`), and they are: the
+    /// head it goes to still stays [`Sim::flit_delay`] after the last of them landed
+    /// (BookSim2 gives the VC in the cycle that credit is read, and the head goes to switch
+    /// allocation after it); until then, a wake-up then. A host takes it as it lands.
+    fn all_credits_seen(&mut self, o: u32) -> bool {
         let v = &self.vcs[o as usize];
         if self.flit_delay == 0 || v.flags & F_FROM_HOST != 0 {
             return true;
@@ -497,7 +498,7 @@ impl<'a> Sim<'a> {
         let all = need == NEED_ALL;
         let need = self.credits_needed(o, need);
         if self.credits_now(o) >= need {
-            return !all || self.tail_credit_seen(o);
+            return !all || self.all_credits_seen(o);
         }
         // Credits already on their way wake the sender when the one that completes `need`
         // lands; otherwise the next flit to leave the receiver's buffer does. Both orders of

@@ -185,6 +185,13 @@ impl Sim<'_> {
         };
     }
 
+    /// When a flit landed in a switch's input VC, from its slot's time (when it may leave,
+    /// [`Sim::flit_delay`] after): a head's router delay runs from its landing.
+    #[inline(always)]
+    pub(crate) fn landed(&self, slot_time: Time) -> Time {
+        slot_time - self.flit_delay
+    }
+
     /// [`Self::ring_put`] from a clocked channel: flit j lands j edges of its clock after
     /// flit 0 (each flit, the tail too, takes one period).
     #[inline(never)]
@@ -288,8 +295,7 @@ impl Sim<'_> {
         let now = self.now;
         let v = &self.vcs[i as usize];
         let front = self.ring[(v.buf + (v.head & v.mask)) as usize];
-        // Its router delay runs from its landing (the slot holds when it may leave).
-        let arrival = front.time - self.flit_delay;
+        let arrival = self.landed(front.time);
         let (mut t, mut late) = match freed {
             Some(f) if f >= arrival => (f, true),
             _ => (arrival.max(now), false),
@@ -323,7 +329,7 @@ impl Sim<'_> {
         (0..v.len)
             .map(|k| (v.buf + (v.head.wrapping_add(k) & v.mask)) as usize)
             .find(|&slot| self.ring[slot].flit & TAIL != 0)
-            .map(|slot| self.ring[slot].time - self.flit_delay)
+            .map(|slot| self.landed(self.ring[slot].time))
     }
 
     /// Routing of the head at the front of input VC `i` starts at `t` (now or later); it is

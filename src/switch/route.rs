@@ -284,6 +284,7 @@ impl Sim<'_> {
             } else {
                 // Here, or announced by a train: leaves now, its credit going back from the
                 // moment it lands.
+                // (`Sim::landed`, written out: `v` holds `self.vcs` here.)
                 let t = (self.ring[slot].time - self.flit_delay).max(self.now);
                 v.head = v.head.wrapping_add(1);
                 v.len -= 1;
