@@ -26,7 +26,7 @@ fn strings(v: &[&str]) -> Vec<String> {
 }
 
 #[test]
-fn every_booksim_example_runs_or_names_what_reef_lacks() {
+fn every_booksim_example_runs() {
     /// What a BookSim2 example does in reef.
     #[derive(Debug)]
     enum Want {
@@ -34,8 +34,6 @@ fn every_booksim_example_runs_or_names_what_reef_lacks() {
         Runs,
         /// Runs, and is unstable, as BookSim2 calls it too (`reference.csv`).
         Unstable,
-        /// Refused, naming this key and line.
-        Refused(&'static str, usize),
     }
     let cases = [
         ("torus88", Want::Runs),
@@ -47,8 +45,8 @@ fn every_booksim_example_runs_or_names_what_reef_lacks() {
         ("cmeshconfig", Want::Runs),
         ("fattree_config", Want::Runs),
         ("flatflyconfig", Want::Runs),
-        // Its dragonfly runs (`dragonfly-k2` below); its router's internal speed-up does not.
-        ("dragonflyconfig", Want::Refused("internal_speedup", 53)),
+        // 1,056 nodes offered 0.8 flits a cycle, its routers twice a cycle.
+        ("dragonflyconfig", Want::Runs),
     ];
     for (name, want) in cases {
         // Shorter sample periods, but singleconfig's own (its run ends after the first).
@@ -63,10 +61,6 @@ fn every_booksim_example_runs_or_names_what_reef_lacks() {
                     Want::Runs => assert!(r.measured_packets > 0 && !r.saturated, "{name}"),
                     _ => assert!(r.saturated && unstable, "{name}: {:?}", r.sampling),
                 }
-            }
-            (Want::Refused(key, line), Err(e)) => {
-                assert_eq!((e.key.as_str(), e.line), (*key, Some(*line)), "{name}: {e}");
-                assert!(e.file.ends_with(name), "{name}: {e}");
             }
             (want, got) => panic!("{name}: wanted {want:?}, got {:?}", got.map(|_| "a spec")),
         }
@@ -448,6 +442,7 @@ const ONE_SEED: &[&str] = &[
     "fattree_config",
     "fattree_config-anca",
     "dragonfly-k2",
+    "dragonfly-k2-speedup2",
     "dragonfly-k2-ugal",
 ];
 
@@ -460,6 +455,7 @@ const ONE_SEED: &[&str] = &[
 /// `scripts/booksim-compare.py` runs every point.
 const FEW_POINTS: &[&str] = &[
     "dragonfly-k2",
+    "dragonfly-k2-speedup2",
     "dragonfly-k2-ugal",
     "mesh8x8-uniform-8vc-valiant",
     "mesh8x8-uniform-8vc-xy_yx",
@@ -470,9 +466,15 @@ const FEW_POINTS: &[&str] = &[
 ];
 
 /// Configs whose BookSim2 rows only `scripts/booksim-compare.py` compares: BookSim2's
-/// `dragonflyconfig` itself (1,056 nodes) with `internal_speedup = 1.0`, 9 s a run in reef
-/// at 0.1 flits a cycle a node and more near saturation.
-const SCRIPT_ONLY: &[&str] = &["dragonflyconfig-speedup1"];
+/// `dragonflyconfig` itself (1,056 nodes), as configured (0.8 flits a cycle a node, its
+/// routers twice a cycle) and with `internal_speedup = 1.0`, 9 s a run in reef at 0.1
+/// flits a cycle a node and more near saturation; `mesh88_lat` at 90 % of saturation over
+/// 12 seeds (about 10 s a run in reef).
+const SCRIPT_ONLY: &[&str] = &[
+    "dragonflyconfig",
+    "dragonflyconfig-speedup1",
+    "mesh88_lat-90-12seeds",
+];
 
 /// Configs whose saturation moves with the seed by more than the tolerance's worth, on
 /// both sides (`cmeshconfig`: BookSim2 0.1191–0.1211 flits a cycle a node over its seeds;
@@ -561,7 +563,9 @@ fn reef_latency(refs: &[&Reference]) -> f64 {
 /// The randomized and adaptive routings at 90 % are within 2.2 % (`adaptive_xy_yx`
 /// −2.2 %, `xy_yx` −2.0 %, `min_adapt` −0.9 % and −1.7 %, `valiant` +0.1 % and −0.8 %).
 /// Elsewhere at 90 % the gap measured with a little room, a guard that lets it only
-/// narrow: `mesh88_lat` (+36.5 %), which BookSim2's sampling does not explain:
+/// narrow: `mesh88_lat` (+36.5 % over seeds 1–3, +4.7 % over seeds 1–12: one seed's
+/// average swings over 108–238 cycles in BookSim2, `mesh88_lat-90-12seeds`), which
+/// BookSim2's sampling does not explain:
 /// BookSim2 and reef measure the same periods (seed 1: both run all 10 without converging)
 /// and reef's network is further from its steady state after them, a few sources starved
 /// (docs/booksim.md; its 10,000-cycle twin agrees within 2 %).
@@ -1079,6 +1083,89 @@ fn randomized_routings_take_booksims_paths_and_keep_the_invariants() {
     }
 }
 
+/// reef on a row of `lines.csv` or `lines-speedup2.csv` (seed 0) beside BookSim2's numbers.
+struct LineRun {
+    acc: f64,
+    lat: f64,
+    b_acc: f64,
+    b_lat: f64,
+    /// The row's command and both results, for a failed assertion.
+    what: String,
+    /// BookSim2's latency is over the packets that arrive in its samples; reef's over those
+    /// created in its window, which a saturated source may inject only after it: reef's
+    /// latency counts only where its window saw packets delivered.
+    timed: bool,
+}
+
+fn line_run(r: &std::collections::BTreeMap<String, String>) -> LineRun {
+    let res = run(&row_spec(&{
+        let mut r = r.clone();
+        r.insert("seed".into(), "0".into());
+        r
+    }));
+    let (acc, lat) = (res.accepted_flits_per_node_cycle, res.network_latency_cycles.mean);
+    let num = |k: &str| r[k].parse::<f64>().unwrap();
+    let (b_acc, b_lat) = (num("accepted_flits"), num("network_latency"));
+    let what = format!(
+        "{}: reef accepts {acc:.4} in {lat:.2} cycles, BookSim2 {b_acc:.4} in {b_lat:.2}",
+        r["command"]
+    );
+    let timed = res.delivered_measured_packets > 0;
+    LineRun {
+        acc,
+        lat,
+        b_acc,
+        b_lat,
+        what,
+        timed,
+    }
+}
+
+#[test]
+fn internal_speedup_is_booksims() {
+    // The same saturated lines with BookSim2's internal_speedup = 2.0 (`lines-speedup2.csv`,
+    // 128 cases): two allocations a cycle into output queues, the flit leaving at the next
+    // edge of the cycle, credits back from the edge of the cycle they were allocated in
+    // (src/switch/speedup.rs). With one VC reef gives BookSim2's throughput within 1.4 %
+    // and its network latency within 1.3 % (sources offered exactly what their channel
+    // carries: BookSim2's random packets leave it idle now and then, 0.987 against reef's
+    // 1.000; and four routers with 4-flit packets, 23.65 against 23.50 cycles). With two
+    // VCs, one-flit packets routed at each router (routing_delay = 1) have BookSim2's
+    // throughput to 0.1 % (latency within 1.3 %: 23.50 against 23.81 cycles); routed a
+    // router ahead, or 4-flit packets, each simulator settles into a periodic pattern of
+    // its own, reef's up to 12.5 % faster with one-flit packets (0.500 against 0.444 flits
+    // a cycle on four routers) and 23 % with 4-flit ones (0.667 against 0.540): held to that
+    // measured spread (docs/booksim.md, "internal_speedup"). BookSim2's dragonfly, which
+    // sets the speed-up, agrees within 0.8 % (`dragonfly-k2-speedup2`).
+    let rows = csv_rows("lines-speedup2.csv");
+    assert_eq!(rows.len(), 128);
+    let (mut timed_rows, mut exact_rows) = (0, 0);
+    for r in &rows {
+        let num = |k: &str| r[k].parse::<f64>().unwrap();
+        let (size, vcs, rd) = (num("packet_size"), num("num_vcs"), num("routing_delay"));
+        let LineRun {
+            acc,
+            lat,
+            b_acc,
+            b_lat,
+            what,
+            timed,
+        } = line_run(r);
+        timed_rows += timed as usize;
+        let (acc_tol, lat_tol) = if vcs == 1.0 {
+            (0.015, 0.015)
+        } else if size == 1.0 && rd == 1.0 {
+            exact_rows += 1;
+            (0.001, 0.015)
+        } else {
+            (0.25, 0.12)
+        };
+        assert!((acc - b_acc).abs() <= acc_tol * b_acc + 3e-4, "{what}");
+        assert!(!timed || (lat - b_lat).abs() <= lat_tol * b_lat, "{what}");
+    }
+    assert!(timed_rows >= 60 && exact_rows == 16, "{timed_rows} {exact_rows}");
+}
+
 #[test]
 fn credit_loops_and_flit_stays_are_booksims() {
     // A line of routers, every node sending a flit a cycle to the far end (`line.cfg`,
@@ -1101,20 +1188,14 @@ fn credit_loops_and_flit_stays_are_booksims() {
     for r in &rows {
         let num = |k: &str| r[k].parse::<f64>().unwrap();
         let (k, size, vcs) = (num("k"), num("packet_size"), num("num_vcs"));
-        let res = run(&row_spec(&{
-            let mut r = r.clone();
-            r.insert("seed".into(), "0".into());
-            r
-        }));
-        let (acc, lat) = (res.accepted_flits_per_node_cycle, res.network_latency_cycles.mean);
-        let (b_acc, b_lat) = (num("accepted_flits"), num("network_latency"));
-        let what = format!(
-            "{}: reef accepts {acc:.4} in {lat:.2} cycles, BookSim2 {b_acc:.4} in {b_lat:.2}",
-            r["command"]
-        );
-        // BookSim2's latency is over the packets that arrive in its samples; reef's over
-        // those created in its window, which a saturated source may inject only after it.
-        let timed = res.delivered_measured_packets > 0;
+        let LineRun {
+            acc,
+            lat,
+            b_acc,
+            b_lat,
+            what,
+            timed,
+        } = line_run(r);
         timed_rows += timed as usize;
         if size == 1.0 || vcs == 1.0 {
             assert!((acc - b_acc).abs() <= 0.001 * b_acc + 3e-4, "{what}");

@@ -533,3 +533,22 @@ fn a_host_returns_credits_only_on_credit_channels() {
     let e = err_mesh("[switch]\nflit_delay = \"2 parsecs\"\n");
     assert_eq!((e.line, e.key.as_str()), (Some(5), "switch.flit_delay"));
 }
+
+#[test]
+fn an_internal_speedup_needs_a_separable_allocator() {
+    // Two crossbar allocations a cycle need cycles: a separable allocator.
+    let e = err_mesh("[switch]\ninternal_speedup = 2\n");
+    assert_eq!((e.line, e.key.as_str()), (Some(5), "switch.internal_speedup"));
+    assert!(e.msg.contains("separable"), "{e}");
+    let e = err_mesh("[switch]\nallocator = \"islip\"\ninternal_speedup = 3\n");
+    assert_eq!((e.line, e.key.as_str()), (Some(6), "switch.internal_speedup"));
+    assert!(e.msg.contains("1 or 2"), "{e}");
+    let e = err_mesh("[switch]\nallocator = \"islip\"\nspeedup = 2\ninternal_speedup = 2\n");
+    assert_eq!(e.key, "switch.internal_speedup");
+    assert!(e.msg.contains("input speed-up"), "{e}");
+    let e = err_mesh("[switch]\nallocator = \"islip\"\nrouter_delay = \"0 cycles\"\ninternal_speedup = 2\n");
+    assert_eq!(e.key, "switch.internal_speedup");
+    assert!(e.msg.contains("router_delay"), "{e}");
+    let e = err_mesh("[switch]\nallocator = \"islip\"\nrouter_delay = \"1 cycle\"\ninternal_speedup = 2\n");
+    assert!(e.msg.contains("vc_reuse_delay"), "{e}");
+}

@@ -158,6 +158,7 @@ const KEYS: &[(&str, &[&str])] = &[
     ("host.recv_overhead", &["\"5 ns\"", "\"1e20 s\""]),
     ("host.credit_return", &["\"2 cycles\"", "\"1e20 s\"", "\"-1 ns\""]),
     ("switch.flit_delay", &["\"1 cycles\"", "\"1e20 s\"", "3"]),
+    ("switch.internal_speedup", &["2", "1", "0", "7"]),
 ];
 
 fn overrides() -> impl Strategy<Value = Vec<String>> {

@@ -110,6 +110,7 @@ const KEYS: &[&str] = &[
     "host.recv_per_byte",
     "host.credit_return",
     "switch.flit_delay",
+    "switch.internal_speedup",
     "nosuch",
     "sim.nosuch",
     "topology.k.0",

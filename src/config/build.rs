@@ -202,6 +202,7 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
         VcAllocatorKind::Islip => VcAllocator::Islip,
         VcAllocatorKind::SeparableInputFirst => VcAllocator::SeparableInputFirst,
     };
+    fab.internal_speedup = internal_speedup(src, raw, &fab)?;
     if routing.has_escape() && fab.vc_allocator == VcAllocator::Greedy {
         return Err(src.err(
             "switch.vc_allocator",
@@ -552,4 +553,65 @@ fn host_credit_return(u: &Units, src: &Source, raw: &RawConfig, fab: &mut crate:
         }
     }
     Ok(())
+}
+
+/// `switch.internal_speedup`: 1, or 2 with a separable switch allocator, no input speed-up
+/// and no output buffer stage (the switch's own output queue stands in for one).
+fn internal_speedup(src: &Source, raw: &RawConfig, fab: &crate::fabric::Fabric) -> R<u32> {
+    let key = "switch.internal_speedup";
+    let Some(s) = raw.switch.internal_speedup else {
+        return Ok(1);
+    };
+    let err = |what: &str, hint: &str| Err(src.err(key, what, Some(hint)));
+    match s {
+        1 => Ok(1),
+        2 if fab.sw_allocator == SwAllocator::Greedy => err(
+            "an internal speed-up allocates the crossbar twice a cycle with a separable \
+             allocator; the greedy one (the default) has no cycles",
+            "set switch.allocator (e.g. \"separable-input-first\"), or internal_speedup = 1",
+        ),
+        2 if fab.switch_params.iter().any(|p| p.speedup > 1) => err(
+            "an internal speed-up with an input speed-up (switch.speedup) is not modelled",
+            "switch.speedup = 1, or internal_speedup = 1",
+        ),
+        2 if raw.switch.output_buffer.is_some_and(|b| b > 0) => err(
+            "an internal speed-up queues flits after the crossbar in the switch's own output \
+             queue; switch.output_buffer adds a buffer stage of its own",
+            "remove switch.output_buffer, or internal_speedup = 1",
+        ),
+        2 => {
+            // A head spends at least a step in the pipeline (BookSim2's VC allocation)
+            // before the switch allocates it: its router delay is at least half the flit
+            // time of every output.
+            let short = (0..fab.switch_params.len()).find(|&s| {
+                fab.out_chan[s]
+                    .iter()
+                    .flatten()
+                    .any(|c| 2 * fab.switch_params[s].router_delay < fab.channels[c.idx()].params.flit_time)
+            });
+            // A freed output VC goes to a head in the next step's VC allocation, and that
+            // head to the switch in the step after: the VC-reuse delay is two steps or more.
+            let max_flit = fab.channels.iter().map(|c| c.params.flit_time).max().unwrap_or(0);
+            if short.is_some() {
+                err(
+                    "with an internal speed-up a head spends at least a step (half a flit time) \
+                     in the switch before it is allocated; switch.router_delay is shorter",
+                    "switch.router_delay of half a flit time or more (BookSim2's VC allocation \
+                     step)",
+                )
+            } else if fab.vc_reuse < max_flit {
+                err(
+                    "with an internal speed-up a freed output VC is given in the next step and \
+                     used in the step after: switch.vc_reuse_delay must be a flit time or more",
+                    "switch.vc_reuse_delay = \"1 cycle\" (BookSim2: vc_alloc + sw_alloc steps)",
+                )
+            } else {
+                Ok(2)
+            }
+        }
+        _ => err(
+            &format!("{s}: reef models an internal speed-up of 1 or 2"),
+            "internal_speedup = 2 (two crossbar allocations a cycle) or 1",
+        ),
+    }
 }

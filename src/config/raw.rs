@@ -239,6 +239,8 @@ pub struct RawSwitch {
     pub vc_reuse_delay: Option<String>,
     /// The least time a flit spends in a switch's input buffer, from landing to leaving.
     pub flit_delay: Option<String>,
+    /// How many times a cycle a switch allocates its crossbar, into a queue per output.
+    pub internal_speedup: Option<u32>,
     /// How a switch whose inputs share the crossbar allocates it.
     pub allocator: Option<SwAllocatorKind>,
     /// How a switch gives free output VCs to waiting heads.

@@ -210,7 +210,8 @@ impl<'a> Sim<'a> {
                 .map(|c| fab.channels[c.idx()].params.vcs as u32)
                 .max()
                 .unwrap_or(1);
-            let xbar = max_in_vcs > sp.speedup.max(1);
+            // With an internal speed-up every switch allocates its crossbar cycle by cycle.
+            let xbar = max_in_vcs > sp.speedup.max(1) || fab.internal_speedup > 1;
             sws.push(Sw {
                 in_base,
                 n_in,
@@ -400,6 +401,12 @@ impl<'a> Sim<'a> {
             held: Arr(vec![0; caps.len()]),
             vc_reuse: fab.vc_reuse,
             flit_delay: fab.flit_delay,
+            internal_speedup: fab.internal_speedup,
+            accept: Arr(if fab.internal_speedup > 1 {
+                vec![0; fab.channels.len()]
+            } else {
+                Vec::new()
+            }),
             sw_allocator: fab.sw_allocator,
             sep,
             vc_alloc: fab.vc_allocator,

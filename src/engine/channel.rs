@@ -9,7 +9,7 @@ impl<'a> Sim<'a> {
     /// `send_train` on a channel that has failed: the first flit of a packet caught part
     /// way across goes on as a forced tail; everything else is lost.
     #[cold]
-    pub(super) fn send_dead(&mut self, c: u32, o: u32, first: u32, k: u32, ends_tail: bool) -> Time {
+    pub(crate) fn send_dead(&mut self, c: u32, o: u32, first: u32, k: u32, ends_tail: bool) -> Time {
         let now = self.now;
         let pid = first & PID;
         let mut sent = 0;

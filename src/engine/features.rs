@@ -46,6 +46,8 @@ pub enum Feature {
     VcReuseDelay,
     /// A least time in the input buffer.
     FlitDelay,
+    /// Two crossbar allocations a cycle into an output queue.
+    InternalSpeedup,
     /// A separable switch allocator.
     SeparableAllocator,
     /// A separable VC allocator.
@@ -66,7 +68,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in order.
-    pub const ALL: [Feature; 18] = [
+    pub const ALL: [Feature; 19] = [
         Feature::GeneralAsked,
         Feature::Checks,
         Feature::Reference,
@@ -78,6 +80,7 @@ impl Feature {
         Feature::VcInTurn,
         Feature::VcReuseDelay,
         Feature::FlitDelay,
+        Feature::InternalSpeedup,
         Feature::SeparableAllocator,
         Feature::SeparableVcAllocator,
         Feature::WideChannel,
@@ -103,6 +106,7 @@ impl Feature {
             Feature::VcInTurn => "VCs chosen round robin (switch.vc_choice = \"round-robin\")",
             Feature::VcReuseDelay => "a VC-reuse delay (switch.vc_reuse_delay)",
             Feature::FlitDelay => "a least time in the input buffer (switch.flit_delay)",
+            Feature::InternalSpeedup => "an internal speed-up (switch.internal_speedup)",
             Feature::SeparableAllocator => "a separable switch allocator (switch.allocator)",
             Feature::SeparableVcAllocator => "a separable VC allocator (switch.vc_allocator)",
             Feature::WideChannel => "channels of more than 32 VCs",
@@ -196,6 +200,7 @@ impl Features {
             vc_choice,
             vc_reuse,
             flit_delay,
+            internal_speedup,
             sw_allocator,
             vc_allocator,
             shape,
@@ -237,6 +242,7 @@ impl Features {
         );
         u.set(Feature::VcReuseDelay, *vc_reuse != 0);
         u.set(Feature::FlitDelay, *flit_delay != 0);
+        u.set(Feature::InternalSpeedup, *internal_speedup > 1);
         u.set(
             Feature::SeparableVcAllocator,
             match vc_allocator {

@@ -306,6 +306,12 @@ pub struct Sim<'a> {
     /// it lands and crosses the cycle after; a head's router delay includes this. The ring
     /// of a switch's input VC holds each flit's landing plus this: when it may leave.
     pub(crate) flit_delay: Time,
+    /// How many times a cycle switches allocate their crossbar (`switch.internal_speedup`,
+    /// 1 or 2: [`crate::switch::speedup`]).
+    pub(crate) internal_speedup: u32,
+    /// With an internal speed-up, per channel out of a switch: the first instant its output
+    /// queue takes another flit from the crossbar [ps] (empty otherwise).
+    pub(crate) accept: Arr<Time>,
     /// Switches whose inputs share the crossbar allocate it with this each cycle.
     pub(crate) sw_allocator: SwAllocator,
     /// The separable allocators' state ([`crate::fabric::SwAllocator`]; empty for the

@@ -173,6 +173,9 @@ pub struct Fabric {
     /// The least time a flit spends in a switch's input buffer, from landing to leaving
     /// [ps]; see `switch.flit_delay`.
     pub flit_delay: crate::time::Time,
+    /// How many times a cycle a switch allocates its crossbar (1 or 2); see
+    /// `switch.internal_speedup`.
+    pub internal_speedup: u32,
     /// How switches whose inputs share the crossbar allocate it.
     pub sw_allocator: SwAllocator,
     /// How switches give free output VCs to waiting heads.
@@ -362,6 +365,7 @@ impl FabricBuilder {
             vc_choice: VcChoice::Lowest,
             vc_reuse: 0,
             flit_delay: 0,
+            internal_speedup: 1,
             sw_allocator: SwAllocator::Greedy,
             vc_allocator: VcAllocator::Greedy,
             nodes: self.nodes,

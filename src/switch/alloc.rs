@@ -43,6 +43,9 @@ impl Sim<'_> {
                     let last = word == 0 && w + 1 == words;
                     #[cfg(feature = "checked")]
                     let last = last && self.lone_grant;
+                    // (With an internal speed-up every head goes through the step's VC
+                    // allocation, its pointers moved as BookSim2's are.)
+                    let last = last && self.internal_speedup == 1;
                     self.route_head(s, l, last)?;
                 }
             }

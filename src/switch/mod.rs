@@ -5,7 +5,8 @@
 //! virtual cut-through or store-and-forward mode.
 //!
 //! The allocation logic that runs on the engine's arrays is in [`alloc`] (which output VCs
-//! are free in `out_vc`, the separable allocators in [`separable`]); the parameters it
+//! are free in `out_vc`, the separable allocators in [`separable`], two allocations a
+//! cycle into output queues in `speedup`); the parameters it
 //! reads are the fabric's ([`crate::fabric::SwitchParams`]), from the config.
 
 pub mod alloc;
@@ -14,4 +15,5 @@ mod receive;
 mod route;
 mod send;
 pub mod separable;
+mod speedup;
 pub(crate) mod vc_alloc;

@@ -292,12 +292,18 @@ impl Sim<'_> {
     /// for the packet's tail. `sending`: called from this instant's send phase.
     #[inline(always)]
     pub(crate) fn start_front(&mut self, i: u32, freed: Option<Time>, sending: bool) {
+        self.start_front_from(i, freed, sending, true);
+    }
+
+    /// [`Self::start_front`]; `late_ok`: a head behind a tail that left at `freed` counts as
+    /// late (an internal speed-up's next head starts a step after the tail: not late).
+    pub(crate) fn start_front_from(&mut self, i: u32, freed: Option<Time>, sending: bool, late_ok: bool) {
         let now = self.now;
         let v = &self.vcs[i as usize];
         let front = self.ring[(v.buf + (v.head & v.mask)) as usize];
         let arrival = self.landed(front.time);
         let (mut t, mut late) = match freed {
-            Some(f) if f >= arrival => (f, true),
+            Some(f) if f >= arrival => (f, late_ok),
             _ => (arrival.max(now), false),
         };
         if self.sws[v.node as usize].mode == SwitchMode::StoreAndForward {

@@ -707,7 +707,13 @@ impl Sim<'_> {
             self.hold_out(s, p, o, self.now + self.vc_reuse, None);
         }
         if more {
-            self.start_front(i, Some(self.now), true);
+            if self.internal_speedup == 1 {
+                self.start_front(i, Some(self.now), true);
+            } else {
+                // With an internal speed-up the next head starts a step after the tail.
+                let front = self.now + self.alloc_period(self.vcs[i as usize].chan);
+                self.start_front_from(i, Some(front), true, false);
+            }
         }
     }
 

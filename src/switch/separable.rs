@@ -338,8 +338,8 @@ impl Sim<'_> {
                 // A later phase: the output waits for the next allocation.
                 let c = self.ports[(pb + p) as usize].out;
                 if c != NONE && self.output_has_work(c) {
-                    let t = self.chans[c as usize].tx_busy;
-                    let t = t.max(self.now + self.tm(c).flit_time);
+                    let t = self.output_free_at(c);
+                    let t = t.max(self.now + self.alloc_period(c));
                     self.ensure_txfree(c, t);
                 }
             }
@@ -375,7 +375,7 @@ impl Sim<'_> {
             let c = self.ports[(pb + p) as usize].out;
             if x == NONE {
                 // Lost: it asks again next cycle.
-                let t = self.now + self.tm(c).flit_time;
+                let t = self.now + self.alloc_period(c);
                 self.ensure_txfree(c, t);
             } else {
                 let i = self.sep.req[(p * nx + x) as usize];
@@ -385,8 +385,12 @@ impl Sim<'_> {
                 let gx = ((pb + in_port) * smax + x % sp) as usize;
                 self.sep.advance((pb + p) as usize, gx, (p, n), (x, nx));
                 self.sep.vc_off[gx] = ((vc + sp) % nvc_in) as u8;
-                self.send_flits(s, p, i, o, c, pb + in_port, false);
-                let busy = self.chans[c as usize].tx_busy;
+                if self.internal_speedup == 1 {
+                    self.send_flits(s, p, i, o, c, pb + in_port, false);
+                } else {
+                    self.send_queued(s, p, i, o, c, pb + in_port);
+                }
+                let busy = self.output_free_at(c);
                 if self.output_has_work(c) {
                     self.ensure_txfree(c, busy);
                 }
@@ -411,10 +415,14 @@ impl Sim<'_> {
         let (nvc, vc_base, credit, tx_busy) = (ch.nvc as u32, ch.vc_base, ch.credit, ch.tx_busy);
         // A train's tail passing now releases its output VC before anything else.
         self.release_passed_trains(s, p, vc_base, nvc, now);
-        let start = self.tm(c).next_start(now);
-        if tx_busy > now || start != now {
+        let free = if self.internal_speedup == 1 {
+            tx_busy.max(self.tm(c).next_start(now))
+        } else {
+            self.accept[c as usize]
+        };
+        if free > now {
             if self.output_has_work(c) {
-                self.ensure_txfree(c, tx_busy.max(start));
+                self.ensure_txfree(c, free);
             }
             return false;
         }

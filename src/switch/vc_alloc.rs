@@ -155,7 +155,7 @@ impl Sim<'_> {
             sw.vc_rr,
         );
         let pi = (port_base + p) as usize;
-        let next = self.now + self.tm(c).flit_time;
+        let next = self.now + self.alloc_period(c);
         if self.vsep.at[pi] == self.now {
             // Allocated at this instant already: the next cycle.
             self.ensure_txfree(c, next);
@@ -307,7 +307,7 @@ impl Sim<'_> {
         if at == self.now {
             if pass != self.vsep.pass {
                 // Allocated at this instant already: the next cycle.
-                let next = self.now + self.tm(c).flit_time;
+                let next = self.now + self.alloc_period(c);
                 self.ensure_txfree(c, next);
             }
             return;
@@ -467,7 +467,7 @@ impl Sim<'_> {
                     let (base, credit, out) =
                         (self.ports[pi].vc_base, self.ports[pi].credit, self.ports[pi].out);
                     if self.vc_free(base + x.vv as u32, x.need, credit) {
-                        let next = self.now + self.tm(out).flit_time;
+                        let next = self.now + self.alloc_period(out);
                         self.ensure_txfree(out, next);
                         break;
                     }

@@ -222,6 +222,7 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
     let credit = c.int_in("credit_delay", 0, 1000)?;
     let vcs = c.int_in("num_vcs", 1, 64)?;
     let buffer = c.int_in("vc_buf_size", 1, 65_535)?;
+    let fast = twice_a_cycle(&c, [routing, va, sa, st_prepare, st_final])?;
     let pipe = [
         "routing_delay",
         "vc_alloc_delay",
@@ -264,16 +265,26 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
     // A node reads a router's credit two cycles after the router's switch allocation
     // (`credit_delay` is the routers' own, `_proc_credits`), and injects against it
     // then: a cycle after the flit left in reef's terms (with `st_prepare_delay > 0`
-    // the node is that much early, which reef's positive credit delay cannot say).
-    t.put(&c, "host_channel", "credit_delay", cycles(1), &[]);
+    // the node is that much early, which reef's positive credit delay cannot say). With
+    // an internal speed-up reef's switch allocates when BookSim2's does, and its credits
+    // start back from the edge of that cycle (`switch::speedup`): 2 cycles.
+    t.put(
+        &c,
+        "host_channel",
+        "credit_delay",
+        cycles(if fast { 2 } else { 1 }),
+        &[],
+    );
     // A node writes the credit of a flit the cycle it lands, after the network has read
     // its inputs: the router reads it two cycles later, uses it `credit_delay` after
-    // that in switch allocation, and its flit leaves `st_prepare_delay` + 1 after.
+    // that in switch allocation, and its flit leaves `st_prepare_delay` + 1 after (with
+    // an internal speed-up: allocated at once, the host channel's 2 cycles making the
+    // two).
     t.put(
         &c,
         "host",
         "credit_return",
-        cycles(credit + 2 + st_prepare),
+        cycles(if fast { credit } else { credit + 2 + st_prepare }),
         &["credit_delay", "st_prepare_delay"],
     );
 
@@ -302,22 +313,39 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
         quote(if tail_credit { "tail-credit" } else { "tail" }),
         &["wait_for_tail_credit"],
     );
-    t.put(
-        &c,
-        "switch",
-        "router_delay",
-        cycles(routing + va + sa + st_prepare),
-        &pipe,
-    );
-    // A body flit goes to switch allocation the cycle it lands (`_InputQueuing` before
-    // `_SWAllocEvaluate`) and crosses after it: it stays sw_alloc_delay + st_prepare_delay.
-    t.put(
-        &c,
-        "switch",
-        "flit_delay",
-        cycles(sa + st_prepare),
-        &["sw_alloc_delay", "st_prepare_delay"],
-    );
+    if fast {
+        // Two steps a cycle, one a stage: routing (if any) and VC allocation take a step
+        // each, and the head is allocated the switch in the step after; reef's switch
+        // allocates when BookSim2's does (`switch::speedup`). A body flit is allocated in
+        // the step it lands, VC allocation a step after a tail freed the VC.
+        t.put(
+            &c,
+            "switch",
+            "internal_speedup",
+            "2".into(),
+            &["internal_speedup"],
+        );
+        t.put(&c, "switch", "router_delay", half_cycles(routing + va), &pipe);
+        t.put(&c, "switch", "flit_delay", cycles(0), &["sw_alloc_delay"]);
+    } else {
+        t.put(
+            &c,
+            "switch",
+            "router_delay",
+            cycles(routing + va + sa + st_prepare),
+            &pipe,
+        );
+        // A body flit goes to switch allocation the cycle it lands (`_InputQueuing` before
+        // `_SWAllocEvaluate`) and crosses after it: it stays sw_alloc_delay +
+        // st_prepare_delay.
+        t.put(
+            &c,
+            "switch",
+            "flit_delay",
+            cycles(sa + st_prepare),
+            &["sw_alloc_delay", "st_prepare_delay"],
+        );
+    }
     let speedup = c.int_in("input_speedup", 1, 16)?;
     t.put(&c, "switch", "speedup", speedup.to_string(), &["input_speedup"]);
     for (key, also) in [("vc_allocator", ""), ("sw_allocator", ", wavefront, max_size")] {
@@ -356,7 +384,11 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
         &c,
         "switch",
         "vc_reuse_delay",
-        cycles(va + sa),
+        if fast {
+            half_cycles(va + sa)
+        } else {
+            cycles(va + sa)
+        },
         &["vc_alloc_delay", "sw_alloc_delay"],
     );
     // The switch allocator, cycle by cycle, where VCs share a crossbar input.
@@ -449,3 +481,63 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
 #[cfg(test)]
 #[path = "map_tests.rs"]
 pub(super) mod tests;
+
+/// `internal_speedup`: whether BookSim2's router runs its pipeline twice a cycle (2.0), as
+/// reef's `switch.internal_speedup = 2` models it for a pipeline whose stages each take one
+/// step (`routing_delay` 0 or 1, one cycle of VC and switch allocation, no
+/// `st_prepare_delay`, a crossbar cycle or more), or once (1.0). Other speed-ups, and
+/// pipelines whose stages would span steps, are refused with the line.
+fn twice_a_cycle(c: &Cfg, [routing, va, sa, st_prepare, st_final]: [i64; 5]) -> R<bool> {
+    let key = "internal_speedup";
+    let s = c.float(key);
+    if s == 1.0 {
+        return Ok(false);
+    }
+    if s != 2.0 {
+        return Err(c.err(
+            key,
+            format!("reef models an internal speed-up of 1.0 or 2.0, not {s}"),
+            Some("BookSim2 runs a fractional speed-up's extra steps in some cycles only"),
+        ));
+    }
+    let one_step = [
+        ("routing_delay", routing <= 1),
+        ("vc_alloc_delay", va == 1),
+        ("sw_alloc_delay", sa == 1),
+        ("st_prepare_delay", st_prepare == 0),
+        ("st_final_delay", st_final >= 1),
+    ];
+    if let Some((name, _)) = one_step.iter().find(|(_, ok)| !ok) {
+        return Err(c.err(
+            name,
+            format!(
+                "with internal_speedup = 2.0 reef models the pipeline stages of one step \
+                 each, not `{name} = {}`",
+                c.shown(name)
+            ),
+            Some(
+                "routing_delay 0 or 1, vc_alloc_delay = sw_alloc_delay = 1, \
+                 st_prepare_delay = 0, st_final_delay >= 1",
+            ),
+        ));
+    }
+    for name in ["input_speedup", "wait_for_tail_credit"] {
+        if c.int(name) != if name == "input_speedup" { 1 } else { 0 } {
+            return Err(c.err(
+                name,
+                format!("reef does not model `{name}` with internal_speedup = 2.0"),
+                Some("internal_speedup = 1.0, or this key at its default"),
+            ));
+        }
+    }
+    Ok(true)
+}
+
+/// `n` half cycles, as reef's time.
+fn half_cycles(n: i64) -> String {
+    if n % 2 == 0 {
+        cycles(n / 2)
+    } else {
+        quote(&format!("{}.5 cycles", n / 2))
+    }
+}
