@@ -111,6 +111,9 @@ CONFIGS = [
     # priorities: VC 0 only when VCs 1-7 of the output are all taken.
     ("mesh8x8-uniform-8vc-min_adapt-sif", "workloads/mesh8x8-uniform",
      ["num_vcs=8", "routing_function=min_adapt", "vc_allocator=separable_input_first"], True),
+    # mesh88_lat at 90 % of its saturation (0.1418 flits a cycle a node), where one seed's
+    # average swings from 108 to 238 cycles on either side: 12 seeds (--seeds 12).
+    ("mesh88_lat-90-12seeds", "examples/mesh88_lat", [], (0.1418,)),
     # valiant on BookSim2's torus example with 8 VCs (two dateline classes of two phases).
     # BookSim2's valiant_torus reads an uninitialized ring class on a hop that goes on in
     # the same dimension and its assertion fails at once: these rows come from BookSim2
