@@ -174,6 +174,7 @@ fn net() -> impl Strategy<Value = Net> {
                 "round-robin",
                 "random",
                 "random-any",
+                "least-occupied",
             ]),
         ),
         (

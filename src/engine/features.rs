@@ -33,9 +33,11 @@ pub enum Feature {
     /// packet's draw, escape channels, or tables that may deadlock (the general engine's
     /// watchdog then names the cycle).
     OtherRouting,
-    /// Adaptive tables whose switches select among the admissible outputs by their credits
-    /// (`switch.selection = "least-occupied"` or `"two-random-least-used"`).
-    SelectionByCredits,
+    /// Adaptive tables whose switches select by the credits used on outputs that may be
+    /// busy (`switch.selection = "two-random-least-used"`, BookSim2's `anca`): a train
+    /// takes its credits ahead of the flit-by-flit path, so even the general engine's
+    /// trains give other draws than its reference there (docs/booksim.md).
+    SelectionByUsedCredits,
     /// A torus without datelines.
     TorusWithoutDatelines,
     /// Output-buffered switches (extra stages of buffer nodes).
@@ -75,7 +77,7 @@ impl Feature {
         Feature::Checks,
         Feature::Reference,
         Feature::OtherRouting,
-        Feature::SelectionByCredits,
+        Feature::SelectionByUsedCredits,
         Feature::TorusWithoutDatelines,
         Feature::OutputBuffers,
         Feature::HostsTokensFailures,
@@ -101,8 +103,8 @@ impl Feature {
             Feature::OtherRouting => {
                 "routing other than dimension order, a fat tree's computed routes or tables free of deadlock by construction"
             }
-            Feature::SelectionByCredits => {
-                "an adaptive selection by credits (switch.selection = \"least-occupied\" or \"two-random-least-used\")"
+            Feature::SelectionByUsedCredits => {
+                "a selection by the credits used on busy outputs (switch.selection = \"two-random-least-used\")"
             }
             Feature::TorusWithoutDatelines => "a torus without datelines (it may deadlock)",
             Feature::OutputBuffers => "output buffers",
@@ -296,8 +298,8 @@ impl Features {
                 mode,
                 arbitration,
                 release,
-                // Among several outputs (adaptive tables), the policies that read only which
-                // VCs are free, or none.
+                // Among several outputs (adaptive tables), the policies that read which VCs
+                // are free and the credits of free ones, or nothing.
                 selection,
                 // Both engines pace the crossbar by it.
                 speedup: _,
@@ -314,14 +316,15 @@ impl Features {
                 sim.sws[s].n_in > 64 || sim.sws[s].n_ports > 64,
             );
             u.set(
-                Feature::SelectionByCredits,
+                Feature::SelectionByUsedCredits,
                 adaptive
                     && match selection {
                         Selection::FirstFree
                         | Selection::RoundRobin
                         | Selection::Random
-                        | Selection::RandomAny => false,
-                        Selection::LeastOccupied | Selection::TwoRandomLeastUsed => true,
+                        | Selection::RandomAny
+                        | Selection::LeastOccupied => false,
+                        Selection::TwoRandomLeastUsed => true,
                     },
             );
         }
@@ -333,7 +336,8 @@ impl Features {
 /// `Express<_, true>`), and otherwise none of the features above (it runs wormhole
 /// switches with credits and round-robin arbitration on any fabric, routed by dimension
 /// order, a fat tree's computed routes or tables free of deadlock, deterministic or
-/// adaptive with a selection by free VCs; the rest is the general engine's).
+/// adaptive with a selection by free VCs and their credits; the rest is the general
+/// engine's).
 pub const EXPRESS: Features = Features::NONE.with(Feature::Checks);
 
 #[cfg(test)]

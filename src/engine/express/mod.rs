@@ -2,9 +2,10 @@
 //! the reference workloads and most runs use — wormhole switches with round-robin
 //! arbitration and credit flow control, routed by dimension order (meshes, and tori with
 //! dateline VCs) or by tables free of deadlock by construction (trees, Clos, flies, …:
-//! `route`), deterministic or adaptive with a selection by free VCs — without the
-//! general engine's machinery for what such fabrics cannot have (selection by credits,
-//! cut-through, tokens, header operations, output buffers, failures, agents, deadlock). Its results are those of the general
+//! `route`), deterministic or adaptive with a selection by free VCs and their credits —
+//! without the general engine's machinery for what such fabrics cannot have (selection
+//! by the credits of busy outputs, cut-through, tokens, header operations, output
+//! buffers, failures, agents, deadlock). Its results are those of the general
 //! engine bit for bit (`tests/express.rs` compares the two on random fabrics; only the
 //! count of events differs); it exists for speed (docs/performance.md, "the express
 //! engine", 2026-11-26).

@@ -258,22 +258,44 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// (free before this instant: one whose tail leaves now is free only after the send).
     #[inline(always)]
     fn vc_free_now(&self, c: ChIx, lo: u8, hi: u8, now: Time) -> bool {
+        self.free_vc_now(c, lo, hi, now).is_some()
+    }
+
+    /// The lowest VC among `lo..=hi` of output channel `c` free for a head routed now
+    /// (see [`Self::vc_free_now`]).
+    #[inline(always)]
+    fn free_vc_now(&self, c: ChIx, lo: u8, hi: u8, now: Time) -> Option<VcIx> {
         let l = &self.ln[c];
         if l.nvc == 0 {
-            return false;
+            return None;
         }
         let hi = (hi as u32).min(l.nvc as u32 - 1);
-        (lo as u32..=hi).any(|vv| {
-            let x = &self.v[l.vc(vv)];
+        (lo as u32..=hi).map(|vv| l.vc(vv)).find(|&o| {
+            let x = &self.v[o];
             x.owner == VcIx::NONE || (x.owner == VcIx::HELD && x.free_at < now)
         })
     }
 
+    /// The credits the sender of output VC `o` holds now, those landed by now collected
+    /// (the general engine's `Sim::credits_now`; `credits_for` collects them so too,
+    /// written out there for the hot path's sake).
+    #[inline(never)]
+    fn credits_now(&mut self, o: VcIx, now: Time) -> u32 {
+        let x = &mut self.v[o];
+        if now >= x.cr_last {
+            x.cr = x.hd;
+        } else {
+            while x.cr != x.hd && self.ring[x.slot(x.cr)].time <= now {
+                x.cr = x.cr.wrapping_add(1);
+            }
+        }
+        x.cap as u32 - x.tl.wrapping_sub(x.cr)
+    }
+
     /// The selection policy of switch `s` for the head at input VC `i`, of several
     /// admissible ports: the port it asks for alone, or `None` (it asks for all). As the
-    /// general engine's `Sim::select` (VCs chosen lowest first: `Feature::VcInTurn`; the
-    /// policies that weigh credits are `Feature::SelectionByCredits`).
-    fn select(&self, sim: &mut Sim, s: SwIx, i: VcIx) -> Option<u8> {
+    /// general engine's `Sim::select` (VCs chosen lowest first: `Feature::VcInTurn`).
+    fn select(&mut self, sim: &mut Sim, s: SwIx, i: VcIx) -> Option<u8> {
         let now = sim.now;
         let sw = self.sw[s];
         let x = &self.v[i];
@@ -328,8 +350,24 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 let n = f.count_ones() as u64;
                 (n > 0).then(|| nth_bit(f, self.selection_draws(sim, s, i).below(n) as u32))
             }
+            k if k == Selection::LeastOccupied as u8 => {
+                // The most credits on the first free VC, the first such port on a tie.
+                let (mut b, mut best) = (set, None::<(u32, u32)>);
+                while b != 0 {
+                    let p = b.trailing_zeros();
+                    b &= b - 1;
+                    if let Some(o) = self.free_vc_now(sw.out(p), lo, hi, now) {
+                        let cr = self.credits_now(o, now);
+                        if best.is_none_or(|(m, _)| cr > m) {
+                            best = Some((cr, p));
+                        }
+                    }
+                }
+                best.map(|(_, p)| p)
+            }
             _ => {
-                // `RandomAny`: one of them all, free or not.
+                // `RandomAny`: one of them all, free or not. (`TwoRandomLeastUsed` does not
+                // come here: `Feature::SelectionByUsedCredits`.)
                 let n = set.count_ones() as u64;
                 Some(nth_bit(set, self.selection_draws(sim, s, i).below(n) as u32))
             }
