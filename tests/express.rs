@@ -3,7 +3,8 @@
 //! (everything in the result but the count of events). Property-tested over random meshes
 //! and tori of one to three dimensions with one to three hosts a switch, and small fabrics
 //! routed by deterministic tables (fat trees, Clos, fully connected, flies, cmesh,
-//! flatfly), every timing the express engine handles (flit and tail times,
+//! flatfly) or adaptive ones (fat trees, Clos, up*/down* on a ring), with every selection
+//! policy the express engine takes, every timing the express engine handles (flit and tail times,
 //! wire latency, credit delay, router delay, buffers down to one flit, host channels of
 //! their own), every injection process, several traffic patterns, packet sizes and size
 //! mixes, and both drain modes; both engines with their invariant checks on (`sim.check`,
@@ -18,9 +19,11 @@ use reef::engine::Sim;
 
 #[derive(Debug, Clone)]
 struct Net {
-    /// A fabric routed by deterministic tables, in place of the mesh or torus: its
-    /// [topology] lines.
+    /// A fabric routed by tables, deterministic or adaptive, in place of the mesh or torus:
+    /// its [topology] lines (and [routing], for adaptive ones).
     tables: Option<String>,
+    /// The switches' selection among several admissible outputs.
+    selection: &'static str,
     /// A torus (with datelines) rather than a mesh.
     torus: bool,
     /// Dimension-order options of a torus: [routing] lines.
@@ -112,6 +115,7 @@ credit_delay = "{cd} cycles"
 [switch]
 router_delay = "{rd} cycles"
 speedup = {speedup}
+selection = "{selection}"
 [traffic]
 {traffic}{extra}"#,
             seed = self.seed,
@@ -131,29 +135,48 @@ speedup = {speedup}
             lat = self.latency,
             cd = self.credit_delay,
             rd = self.router_delay,
+            selection = self.selection,
         )
     }
 }
 
-/// The fabrics routed by deterministic tables that the express engine takes, small: their
-/// [topology] lines.
+/// The fabrics routed by tables that the express engine takes, small: their [topology]
+/// lines (and [routing], for adaptive tables).
 fn tables() -> impl Strategy<Value = String> {
     prop_oneof![
-        (2u32..5, 1u32..4).prop_map(|(k, n)| format!("kind = \"fat-tree\"\nk = {k}\nn = {n}")),
-        (2u32..5, 1u32..4, 1u32..4, 1u32..3).prop_map(|(l, h, s, p)| format!(
+        3 => (2u32..5, 2u32..4).prop_map(|(k, n)| format!(
+            "kind = \"fat-tree\"\nk = {k}\nn = {n}\n[routing]\nadaptive = true"
+        )),
+        2 => (2u32..5, 1u32..4, 2u32..4, 1u32..3).prop_map(|(l, h, s, p)| format!(
+            "kind = \"clos\"\nleaves = {l}\nhosts_per_leaf = {h}\nspines = {s}\nlinks_per_pair = {p}\n\
+             [routing]\nadaptive = true"
+        )),
+        1 => Just("kind = \"file\"\nfile = \"ring4.txt\"\n[routing]\nalgorithm = \"updown\"\nadaptive = true".to_string()),
+        1 => (2u32..5, 1u32..4).prop_map(|(k, n)| format!("kind = \"fat-tree\"\nk = {k}\nn = {n}")),
+        1 => (2u32..5, 1u32..4, 1u32..4, 1u32..3).prop_map(|(l, h, s, p)| format!(
             "kind = \"clos\"\nleaves = {l}\nhosts_per_leaf = {h}\nspines = {s}\nlinks_per_pair = {p}"
         )),
-        (2u32..6, 1u32..3)
+        1 => (2u32..6, 1u32..3)
             .prop_map(|(s, h)| format!("kind = \"full\"\nswitches = {s}\nhosts_per_switch = {h}")),
-        (2u32..4, 1u32..4).prop_map(|(k, n)| format!("kind = \"fly\"\nk = {k}\nn = {n}")),
-        prop::sample::select(vec![2u32, 4]).prop_map(|k| format!("kind = \"cmesh\"\nk = {k}")),
-        (2u32..4).prop_map(|k| format!("kind = \"flatfly\"\nk = {k}\nn = 2")),
+        1 => (2u32..4, 1u32..4).prop_map(|(k, n)| format!("kind = \"fly\"\nk = {k}\nn = {n}")),
+        1 => prop::sample::select(vec![2u32, 4]).prop_map(|k| format!("kind = \"cmesh\"\nk = {k}")),
+        1 => (2u32..4).prop_map(|k| format!("kind = \"flatfly\"\nk = {k}\nn = 2")),
     ]
 }
 
 fn net() -> impl Strategy<Value = Net> {
     (
-        prop::option::weighted(0.4, tables()),
+        (
+            prop::option::weighted(0.5, tables()),
+            prop::sample::select(vec![
+                "first-free",
+                "first-free",
+                "round-robin",
+                "random",
+                "random-any",
+                "least-occupied",
+            ]),
+        ),
         (
             prop::bool::weighted(0.4),
             prop::sample::select(vec![1u32, 1, 1, 2, 2, 3, 4]),
@@ -209,12 +232,13 @@ fn net() -> impl Strategy<Value = Net> {
     )
         .prop_map(
             |(
-                tables,
+                (tables, selection),
                 (torus, vcs, speedup, dor),
                 (k, conc, buffer, flit_time, tail, latency, credit_delay, router_delay),
                 (host_channel, pattern, injection, load, sizes, drain_all, seed),
             )| Net {
                 tables,
+                selection,
                 torus,
                 dor,
                 k,
@@ -353,7 +377,7 @@ fn meshes_wider_than_255_hops_run_express_and_agree() {
 
 /// The tables the express engine takes are those whose generator cannot build a cycle of
 /// channel dependencies (`Table::deadlock_free_by_construction`: this engine has no
-/// deadlock watchdog), and a fat tree's computed routes. The dependency check agrees on every generator named there, at
+/// deadlock watchdog), deterministic or adaptive, and a fat tree's computed routes. The dependency check agrees on every generator named there, at
 /// several sizes; shortest paths on a ring, which can deadlock, stay on the general engine.
 #[test]
 fn the_tables_the_express_engine_takes_are_free_of_deadlock() {
@@ -390,12 +414,23 @@ fn the_tables_the_express_engine_takes_are_free_of_deadlock() {
         };
         let rep = reef::runner::check(&s);
         assert!(rep.deadlock_free(), "{topo}: {:?}", rep.cycle);
-        // The deterministic ones go express.
+        // They go express, the adaptive ones too (selecting by free VCs, the default).
         let refused = Sim::new(&s).unwrap().express_refused();
-        assert_eq!(refused.is_none(), deterministic, "{topo}: {refused:?}");
-        taken += refused.is_none() as u32;
+        assert_eq!(refused, None, "{topo}");
+        taken += !deterministic as u32;
     }
-    assert!(taken >= 10, "{taken}");
+    assert_eq!(taken, 4);
+    // Save with a selection by the credits used on busy outputs (BookSim2's anca), whose
+    // trains the general engine does not yet keep to its reference's draws.
+    let anca = spec(&format!(
+        "{sim}[topology]\nkind = \"fat-tree\"\nk = 3\nn = 3\n[routing]\nadaptive = true\n\
+         [switch]\nselection = \"two-random-least-used\"\n"
+    ));
+    let refused = Sim::new(&anca).unwrap().express_refused();
+    assert!(
+        refused.is_some_and(|r| r.contains("two-random-least-used")),
+        "{refused:?}"
+    );
     let ring = spec(&format!(
         "{sim}[topology]\nkind = \"file\"\nfile = \"ring4.txt\"\n[routing]\nalgorithm = \"minimal\"\n"
     ));

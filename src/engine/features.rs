@@ -11,8 +11,8 @@
 
 use super::Sim;
 use crate::fabric::{
-    Arbitration, Fabric, FlowControl, LinkParams, Shape, SwAllocator, SwitchMode, SwitchParams, VcAllocator,
-    VcChoice, VcRelease,
+    Arbitration, Fabric, FlowControl, LinkParams, Selection, Shape, SwAllocator, SwitchMode, SwitchParams,
+    VcAllocator, VcChoice, VcRelease,
 };
 use crate::routing::Routing;
 
@@ -27,11 +27,17 @@ pub enum Feature {
     Checks,
     /// The flit-by-flit path (`sim.trains = false`) or a reversed event order (tests).
     Reference,
-    /// A routing other than dimension order, a fat tree's computed routes or deterministic
-    /// tables free of deadlock by construction (`Table::deadlock_free_by_construction`):
-    /// adaptive sets, header symbols, source routes, or tables that may deadlock (the
-    /// general engine's watchdog then names the cycle).
+    /// A routing other than dimension order, a fat tree's computed routes or tables free of
+    /// deadlock by construction (`Table::deadlock_free_by_construction`), deterministic or
+    /// adaptive: header symbols, source routes, routings that choose by credits or by a
+    /// packet's draw, escape channels, or tables that may deadlock (the general engine's
+    /// watchdog then names the cycle).
     OtherRouting,
+    /// Adaptive tables whose switches select by the credits used on outputs that may be
+    /// busy (`switch.selection = "two-random-least-used"`, BookSim2's `anca`): a train
+    /// takes its credits ahead of the flit-by-flit path, so even the general engine's
+    /// trains give other draws than its reference there (docs/booksim.md).
+    SelectionByUsedCredits,
     /// A torus without datelines.
     TorusWithoutDatelines,
     /// Output-buffered switches (extra stages of buffer nodes).
@@ -68,11 +74,12 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in order.
-    pub const ALL: [Feature; 19] = [
+    pub const ALL: [Feature; 20] = [
         Feature::GeneralAsked,
         Feature::Checks,
         Feature::Reference,
         Feature::OtherRouting,
+        Feature::SelectionByUsedCredits,
         Feature::TorusWithoutDatelines,
         Feature::OutputBuffers,
         Feature::HostsTokensFailures,
@@ -97,7 +104,10 @@ impl Feature {
             Feature::Checks => "invariant checks",
             Feature::Reference => "the flit-by-flit path or a reversed event order",
             Feature::OtherRouting => {
-                "routing other than dimension order, a fat tree's computed routes or deterministic tables free of deadlock by construction"
+                "routing other than dimension order, a fat tree's computed routes or tables free of deadlock by construction"
+            }
+            Feature::SelectionByUsedCredits => {
+                "a selection by the credits used on busy outputs (switch.selection = \"two-random-least-used\")"
             }
             Feature::TorusWithoutDatelines => "a torus without datelines (it may deadlock)",
             Feature::OutputBuffers => "output buffers",
@@ -207,16 +217,18 @@ impl Features {
         } = sim.fab;
         // Any fabric: the engine numbers what the fabric has; only the routing knows its
         // shape.
+        let mut adaptive = false;
         match sim.routing {
             Routing::Dor(d) => {
                 if let Shape::Cube { wrap, .. } = shape {
                     u.set(Feature::TorusWithoutDatelines, *wrap && !d.dateline());
                 }
             }
-            Routing::Table(t) => u.set(
-                Feature::OtherRouting,
-                !t.deterministic() || !t.deadlock_free_by_construction(),
-            ),
+            // Deterministic, or adaptive: the switches select among the admissible outputs.
+            Routing::Table(t) => {
+                u.set(Feature::OtherRouting, !t.deadlock_free_by_construction());
+                adaptive = !t.deterministic();
+            }
             // Up, then down: one path a pair, free of deadlock.
             Routing::FatTree(_) => {}
             _ => u.set(Feature::OtherRouting, true),
@@ -292,9 +304,9 @@ impl Features {
                 mode,
                 arbitration,
                 release,
-                // The express engine takes routings of one output a head: nothing to select
-                // among.
-                selection: _,
+                // Among several outputs (adaptive tables), the policies that read which VCs
+                // are free and the credits of free ones, or nothing.
+                selection,
                 // Both engines pace the crossbar by it.
                 speedup: _,
             } = sp;
@@ -309,6 +321,18 @@ impl Features {
                 Feature::WideSwitch,
                 sim.sws[s].n_in > 64 || sim.sws[s].n_ports > 64,
             );
+            u.set(
+                Feature::SelectionByUsedCredits,
+                adaptive
+                    && match selection {
+                        Selection::FirstFree
+                        | Selection::RoundRobin
+                        | Selection::Random
+                        | Selection::RandomAny
+                        | Selection::LeastOccupied => false,
+                        Selection::TwoRandomLeastUsed => true,
+                    },
+            );
         }
         u
     }
@@ -317,8 +341,9 @@ impl Features {
 /// What the express engine implements: the invariant checks (compiled in,
 /// `Express<_, true>`), and otherwise none of the features above (it runs wormhole
 /// switches with credits and round-robin arbitration on any fabric, routed by dimension
-/// order, a fat tree's computed routes or deterministic tables free of deadlock; the rest
-/// is the general engine's).
+/// order, a fat tree's computed routes or tables free of deadlock, deterministic or
+/// adaptive with a selection by free VCs and their credits; the rest is the general
+/// engine's).
 pub const EXPRESS: Features = Features::NONE.with(Feature::Checks);
 
 #[cfg(test)]

@@ -172,6 +172,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 prof: sw_prof(g),
                 n_ports: g.n_ports as u8,
                 xbar: g.xbar,
+                sel: g.selection as u8,
             };
         }
         Some(Express {
@@ -197,6 +198,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             dirty: Vec::new(),
             dirty_sw: Vec::new(),
             asks: Vec::new(),
+            want: Recs::zeroed(if R::MULTI { nv } else { 0 })?,
         })
     }
 }

@@ -152,9 +152,12 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             head_inj: now,
             measured,
             tag: agent::NO_TAG,
+            // (Its number at its host keys the switches' random selections for it.)
+            serial: (h as u64) << 40 | sim.hosts[h].started,
             ..Pkt::default()
         };
         let hs = &mut sim.hosts[h];
+        hs.started += 1;
         hs.cur = pid;
         hs.cur_vc = o.0;
         hs.cur_sent = 0;

@@ -1,10 +1,11 @@
 //! The express engine: the same model as the general engine (`Sim::run`), for the fabrics
 //! the reference workloads and most runs use — wormhole switches with round-robin
 //! arbitration and credit flow control, routed by dimension order (meshes, and tori with
-//! dateline VCs) or by deterministic tables free of deadlock by construction (trees,
-//! Clos, flies, …: `route`) — without the general engine's machinery for what such
-//! fabrics cannot have (adaptive selection, cut-through, tokens, header operations,
-//! output buffers, failures, agents, deadlock). Its results are those of the general
+//! dateline VCs) or by tables free of deadlock by construction (trees, Clos, flies, …:
+//! `route`), deterministic or adaptive with a selection by free VCs and their credits —
+//! without the general engine's machinery for what such fabrics cannot have (selection
+//! by the credits of busy outputs, cut-through, tokens, header operations, output
+//! buffers, failures, agents, deadlock). Its results are those of the general
 //! engine bit for bit (`tests/express.rs` compares the two on random fabrics; only the
 //! count of events differs); it exists for speed (docs/performance.md, "the express
 //! engine", 2026-11-26).
@@ -14,12 +15,15 @@
 //! receiver's buffer one unit and the propagation delay later; its credit lands back at the
 //! sender one credit delay after it leaves that buffer. A head reaches the front of its
 //! input VC when it lands or, behind another packet, when that packet's tail leaves; it
-//! asks for its output a router delay later. At each instant a switch, output by output
+//! asks for its output a router delay later; where it has several admissible outputs, for
+//! the one the switch's selection policy picks among those with a free VC, or for all of
+//! them if it picks none. At each instant a switch, output by output
 //! (from a rotating first one where inputs share the crossbar): grants free VCs of the
 //! output to the heads that ask for them, in round-robin order of its inputs after the last
 //! one granted (a VC whose tail leaves at this instant only after the send); then sends one
 //! flit, from the next VC in round-robin order whose worm has a flit in, a credit, and its
-//! crossbar input free.
+//! crossbar input free. (A head granted one output asks for the others no more; where heads
+//! may ask for several, the switch grants on all its outputs before it sends on any.)
 //!
 //! How it runs. Every VC has one record (a cache line): as an output, its owner and the
 //! credits of the receiver's buffer; as an input, the buffer ring (the general engine's
@@ -47,9 +51,9 @@
 //! Its parts: the records' layout (`build`) and their ids, one type per kind (`ids`), the
 //! routing step (`route`), switches
 //! (`switch`), trains (`send`), hosts and events (`host`), and the invariant checks of
-//! `sim.check` (`check`). It is compiled four times, `Express<R, CHECK>`: for dimension
-//! order or the network's other deterministic routing (`R`), with the checks compiled in
-//! or not; which runs come here is
+//! `sim.check` (`check`). It is compiled six times, `Express<R, CHECK>`: for dimension
+//! order, the network's other deterministic routing or adaptive tables (`R`), with the
+//! checks compiled in or not; which runs come here is
 //! decided by the features they use (`engine::features`), the instantiation by
 //! `run_express`.
 
@@ -67,7 +71,7 @@ mod switch;
 
 use ids::{ChIx, NodeIx, PortIx, SlotIx, SwIx, VcIx};
 
-use route::{Routed, XRoute};
+use route::{Adaptive, Routed, XRoute};
 
 /// Event kinds (the top two bits; the rest is a VC, a channel or a packet slot).
 const X_ROUTE: u64 = 0;
@@ -99,6 +103,10 @@ const XF_XBAR: u8 = 16;
 /// say which, where anything reads it).
 const XS_IDLE: u8 = 0;
 const XS_BUSY: u8 = 1;
+
+/// An input's `port` while its head asks for every port of its admissible set
+/// (`Express::want`), none of them free when it was routed.
+const MULTI_PORT: u8 = u8::MAX;
 
 /// See [`Express::ready`].
 enum Ready {
@@ -153,7 +161,8 @@ struct XVc {
     local: u8,
     sib0: u8,
     sibn: u8,
-    /// The port of the output its routed head asks for, and the admissible VCs there.
+    /// The port of the output its routed head asks for (`MULTI_PORT`: all those of its
+    /// set, [`Express::want`]), and the admissible VCs there.
     port: u8,
     lo: u8,
     hi: u8,
@@ -250,6 +259,8 @@ struct XSw {
     /// Inputs share the crossbar: the outputs act in the rotating order of `eval_switch`
     /// (else each output acts on its own, in any order).
     xbar: bool,
+    /// Its selection policy among several admissible outputs (`Selection as u8`).
+    sel: u8,
 }
 
 const _: () = assert!(std::mem::size_of::<XSw>() == 64);
@@ -345,6 +356,9 @@ pub(crate) struct Express<R, const CHECK: bool> {
     dirty_sw: Vec<SwIx>,
     /// The `X_ROUTE_SW` events of this instant.
     asks: Vec<u64>,
+    /// With adaptive routing (`XRoute::MULTI`), per switch input, the ports (bits) its
+    /// head may take; read while it is routed and while it asks for all of them.
+    want: Recs<u64, VcIx>,
 }
 
 impl<R, const CHECK: bool> Express<R, CHECK> {
@@ -382,6 +396,7 @@ impl Sim<'_> {
         let route = match self.routing {
             Routing::Dor(_) => "dimension order",
             Routing::FatTree(_) => "fat-tree routes",
+            Routing::Table(t) if !t.deterministic() => "adaptive routing tables",
             _ => "routing tables",
         };
         let checks = if self.check {
@@ -402,6 +417,12 @@ impl Sim<'_> {
         match (self.routing, self.check) {
             (Routing::Dor(_), false) => self.run_express_as::<Dor, false>(progress),
             (Routing::Dor(_), true) => self.run_express_as::<Dor, true>(progress),
+            (Routing::Table(t), false) if !t.deterministic() => {
+                self.run_express_as::<Adaptive, false>(progress)
+            }
+            (Routing::Table(t), true) if !t.deterministic() => {
+                self.run_express_as::<Adaptive, true>(progress)
+            }
             (_, false) => self.run_express_as::<Routed, false>(progress),
             (_, true) => self.run_express_as::<Routed, true>(progress),
         }
@@ -484,7 +505,7 @@ impl Sim<'_> {
             }
             for j in 0..x.asks.len() {
                 let e = x.asks[j];
-                x.ask_sw(e);
+                x.ask_sw(self, e);
             }
             x.asks.clear();
             let mut i = 0;

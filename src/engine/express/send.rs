@@ -51,8 +51,12 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         while bits != 0 {
             let l = bits.trailing_zeros();
             bits &= bits - 1;
-            let y = &self.v[sw.input(l)];
-            let other_vc = y.port as u32 == port && (y.lo as u32 != vo || y.hi as u32 != vo);
+            let yi = sw.input(l);
+            let y = &self.v[yi];
+            // (One with several ports may ask for any of them.)
+            let asks = y.port as u32 == port
+                || (R::MULTI && y.port == MULTI_PORT && self.want[yi] & (1 << port) != 0);
+            let other_vc = asks && (y.lo as u32 != vo || y.hi as u32 != vo);
             if other_vc || (sw.xbar && sib & (1 << l) != 0) {
                 // (Its router delay's end.)
                 h = h.min(y.front_at);

@@ -3,6 +3,17 @@
 //! next VC to send (the rules in the parent module's doc).
 
 use super::*;
+use crate::fabric::Selection;
+use crate::rng::{Purpose, Stream};
+
+/// The `k`-th lowest set bit of `b` (`k` below its count of bits).
+#[inline]
+fn nth_bit(mut b: u64, k: u32) -> u32 {
+    for _ in 0..k {
+        b &= b - 1;
+    }
+    b.trailing_zeros()
+}
 
 impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// Channel `c`'s sender (switch `s`, or a host) has something to do now: the channel
@@ -11,7 +22,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     #[inline(always)]
     pub(super) fn mark(&mut self, c: ChIx, src: NodeIx, port: u8, now: Time) {
         match self.switch(src) {
-            Some(s) if self.sw[s].xbar => self.mark_sw(s, 1 << port, now),
+            Some(s) if R::MULTI || self.sw[s].xbar => self.mark_sw(s, 1 << port, now),
             _ => {
                 if self.dirty_at[c] != now {
                     self.dirty_at[c] = now;
@@ -43,7 +54,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             l.wake_at = t;
             let (src, port) = (l.src, l.src_port);
             let e = match self.switch(src) {
-                Some(s) if self.sw[s].xbar => X_AT_SW | (s.0 as u64) << 6 | port as u64,
+                Some(s) if R::MULTI || self.sw[s].xbar => X_AT_SW | (s.0 as u64) << 6 | port as u64,
                 _ => c.0 as u64,
             };
             sim.q.push_at(sim.now, t, (X_WAKE << 62) | e);
@@ -100,10 +111,24 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         let s = x.sw;
         let dst = self.ring[x.slot(x.hd)].dst & DST_MASK;
         let r = self.tm[x.prof as usize].router_delay;
-        let (port, lo, hi) = match self
-            .route
-            .port(sim, s.0, x.in_port, x.local - x.sib0, x.class, dst)
-        {
+        let out = if R::MULTI {
+            // Several ports: the switch selects among them when the router delay is over.
+            self.route
+                .ports(sim, s.0, x.in_port, x.local - x.sib0, x.class, dst)
+                .map(|(set, lo, hi)| {
+                    self.want[i] = set;
+                    let port = if set & (set - 1) == 0 {
+                        set.trailing_zeros() as u8
+                    } else {
+                        MULTI_PORT
+                    };
+                    (port, lo, hi)
+                })
+        } else {
+            self.route
+                .port(sim, s.0, x.in_port, x.local - x.sib0, x.class, dst)
+        };
+        let (port, lo, hi) = match out {
             Some(out) => out,
             None => return self.route_failed(sim, i, s, dst),
         };
@@ -116,8 +141,9 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             x.front_at = front + r;
             self.sw[s].routing |= 1 << local;
         }
-        let e = if x.flags & XF_XBAR != 0 {
-            (X_ROUTE_SW << 62) | (s.0 as u64) << 12 | (port as u64) << 6 | local as u64
+        let e = if R::MULTI || x.flags & XF_XBAR != 0 {
+            // (With several ports, `ask_sw` reads them from the input.)
+            (X_ROUTE_SW << 62) | (s.0 as u64) << 12 | ((port & 63) as u64) << 6 | local as u64
         } else {
             (X_ROUTE << 62) | i.0 as u64
         };
@@ -180,10 +206,185 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// input's record is not read (the instant's requests are all taken at once, while
     /// their channels' records load side by side).
     #[inline(always)]
-    pub(super) fn ask_sw(&mut self, e: u64) {
+    pub(super) fn ask_sw(&mut self, sim: &mut Sim, e: u64) {
         let (s, port, local) = Self::route_sw_event(e);
+        if R::MULTI {
+            return self.ask_adaptive(sim, s, local);
+        }
         self.ask(s, local, port);
         self.sw[s].todo |= 1 << port;
+    }
+
+    /// [`Self::ask_sw`] with adaptive routing: the head at input `local` of switch `s` asks
+    /// for the one port of its set, or for the one the switch's selection policy picks
+    /// among them, or, if it picks none, for all of them (the general engine's `route_head`
+    /// and `select`). (The switch acts only after every head it routes at this instant
+    /// has asked, and selecting changes nothing another selection reads: the heads may ask
+    /// in any order.)
+    #[inline(never)]
+    pub(super) fn ask_adaptive(&mut self, sim: &mut Sim, s: SwIx, local: u8) {
+        let i = self.sw[s].input(local as u32);
+        let mut port = self.v[i].port;
+        if port == MULTI_PORT
+            && let Some(p) = self.select(sim, s, i)
+        {
+            port = p;
+            self.v[i].port = p;
+        }
+        if port != MULTI_PORT {
+            self.ask(s, local, port);
+            self.sw[s].todo |= 1 << port;
+            return;
+        }
+        let bit = 1u64 << local;
+        let w = &mut self.sw[s];
+        w.routing &= !bit;
+        w.active |= bit;
+        let sw = *w;
+        let mut set = self.want[i];
+        while set != 0 {
+            let p = set.trailing_zeros();
+            set &= set - 1;
+            let out = sw.out(p);
+            // (A port without an output is never granted: it is not asked.)
+            if self.ln[out].nvc != 0 {
+                self.ln[out].req |= bit;
+                self.sw[s].todo |= 1 << p;
+            }
+        }
+    }
+
+    /// Whether output channel `c` has a VC among `lo..=hi` free for a head routed now
+    /// (free before this instant: one whose tail leaves now is free only after the send).
+    #[inline(always)]
+    fn vc_free_now(&self, c: ChIx, lo: u8, hi: u8, now: Time) -> bool {
+        self.free_vc_now(c, lo, hi, now).is_some()
+    }
+
+    /// The lowest VC among `lo..=hi` of output channel `c` free for a head routed now
+    /// (see [`Self::vc_free_now`]).
+    #[inline(always)]
+    fn free_vc_now(&self, c: ChIx, lo: u8, hi: u8, now: Time) -> Option<VcIx> {
+        let l = &self.ln[c];
+        if l.nvc == 0 {
+            return None;
+        }
+        let hi = (hi as u32).min(l.nvc as u32 - 1);
+        (lo as u32..=hi).map(|vv| l.vc(vv)).find(|&o| {
+            let x = &self.v[o];
+            x.owner == VcIx::NONE || (x.owner == VcIx::HELD && x.free_at < now)
+        })
+    }
+
+    /// The credits the sender of output VC `o` holds now, those landed by now collected
+    /// (the general engine's `Sim::credits_now`; `credits_for` collects them so too,
+    /// written out there for the hot path's sake).
+    #[inline(never)]
+    fn credits_now(&mut self, o: VcIx, now: Time) -> u32 {
+        let x = &mut self.v[o];
+        if now >= x.cr_last {
+            x.cr = x.hd;
+        } else {
+            while x.cr != x.hd && self.ring[x.slot(x.cr)].time <= now {
+                x.cr = x.cr.wrapping_add(1);
+            }
+        }
+        x.cap as u32 - x.tl.wrapping_sub(x.cr)
+    }
+
+    /// The selection policy of switch `s` for the head at input VC `i`, of several
+    /// admissible ports: the port it asks for alone, or `None` (it asks for all). As the
+    /// general engine's `Sim::select` (VCs chosen lowest first: `Feature::VcInTurn`).
+    fn select(&mut self, sim: &mut Sim, s: SwIx, i: VcIx) -> Option<u8> {
+        let now = sim.now;
+        let sw = self.sw[s];
+        let x = &self.v[i];
+        let (lo, hi, set) = (x.lo, x.hi, self.want[i]);
+        // The admissible ports with a free VC, as bits.
+        let free_set = || {
+            let (mut b, mut f) = (set, 0u64);
+            while b != 0 {
+                let p = b.trailing_zeros();
+                b &= b - 1;
+                if self.vc_free_now(sw.out(p), lo, hi, now) {
+                    f |= 1 << p;
+                }
+            }
+            f
+        };
+        let pick = match sw.sel {
+            k if k == Selection::FirstFree as u8 => {
+                let mut b = set;
+                loop {
+                    if b == 0 {
+                        break None;
+                    }
+                    let p = b.trailing_zeros();
+                    b &= b - 1;
+                    if self.vc_free_now(sw.out(p), lo, hi, now) {
+                        break Some(p);
+                    }
+                }
+            }
+            k if k == Selection::RoundRobin as u8 => {
+                let gi = self.vsim[i] as usize;
+                let last = sim.sel_rr[gi] as u32;
+                let f = free_set();
+                // The first free one after the last picked, else the first from the lowest.
+                let after = if last >= 63 {
+                    0
+                } else {
+                    f & (u64::MAX << (last + 1))
+                };
+                let pick = [after, f]
+                    .into_iter()
+                    .find(|&b| b != 0)
+                    .map(|b| b.trailing_zeros());
+                if let Some(p) = pick {
+                    sim.sel_rr[gi] = p as u16;
+                }
+                pick
+            }
+            k if k == Selection::Random as u8 => {
+                let f = free_set();
+                let n = f.count_ones() as u64;
+                (n > 0).then(|| nth_bit(f, self.selection_draws(sim, s, i).below(n) as u32))
+            }
+            k if k == Selection::LeastOccupied as u8 => {
+                // The most credits on the first free VC, the first such port on a tie.
+                let (mut b, mut best) = (set, None::<(u32, u32)>);
+                while b != 0 {
+                    let p = b.trailing_zeros();
+                    b &= b - 1;
+                    if let Some(o) = self.free_vc_now(sw.out(p), lo, hi, now) {
+                        let cr = self.credits_now(o, now);
+                        if best.is_none_or(|(m, _)| cr > m) {
+                            best = Some((cr, p));
+                        }
+                    }
+                }
+                best.map(|(_, p)| p)
+            }
+            _ => {
+                // `RandomAny`: one of them all, free or not. (`TwoRandomLeastUsed` does not
+                // come here: `Feature::SelectionByUsedCredits`.)
+                let n = set.count_ones() as u64;
+                Some(nth_bit(set, self.selection_draws(sim, s, i).below(n) as u32))
+            }
+        };
+        pick.map(|p| p as u8)
+    }
+
+    /// The draws of switch `s`'s random selection for the head at its input VC `i`: the
+    /// general engine's stream for it (`Sim::selection_draws`: the run's seed keyed by the
+    /// packet, the switch and the input, in the general engine's numbering).
+    #[cold]
+    fn selection_draws(&self, sim: &Sim, s: SwIx, i: VcIx) -> Stream {
+        let x = &self.v[i];
+        let pid = self.ring[x.slot(x.hd)].flit & PID;
+        let serial = sim.pkts[pid as usize].serial;
+        let at = (s.0 as u64) << 32 | self.vsim[i] as u64;
+        Stream::new(sim.spec.params.seed, Purpose::Switch, Stream::key(serial, at))
     }
 
     /// `k` flits were just written into the buffer of switch input VC `i`, the first
@@ -211,6 +412,9 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// Switch `s` acts at this instant, on each port something happened to (from the
     /// rotating first one where inputs share the crossbar): grants, then sends.
     pub(super) fn eval_switch(&mut self, sim: &mut Sim, s: SwIx) {
+        if R::MULTI {
+            return self.eval_switch_phased(sim, s);
+        }
         let sw = &mut self.sw[s];
         let mut todo = std::mem::take(&mut sw.todo);
         let sw = *sw;
@@ -235,6 +439,52 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             todo &= todo - 1;
             // (Only ports with an output are marked.)
             self.eval_port(sim, s, sw.out(p));
+        }
+    }
+
+    /// [`Self::eval_switch`] where heads may ask for several outputs, so that a grant on
+    /// one output withdraws requests from others: the switch's outputs act phase by phase,
+    /// as the general engine's `Sim::eval_switch` (grants on every output, lowest port
+    /// first; then sends, from the rotating first output where inputs share the crossbar;
+    /// then grants of the VCs whose tail left at this instant). (Sends on one output
+    /// change no grant on another: their order among the grants matters not.)
+    fn eval_switch_phased(&mut self, sim: &mut Sim, s: SwIx) {
+        let sw = &mut self.sw[s];
+        let todo = std::mem::take(&mut sw.todo);
+        let sw = *sw;
+        let mut b = todo;
+        while b != 0 {
+            let c = sw.out(b.trailing_zeros());
+            b &= b - 1;
+            if self.ln[c].req != 0 {
+                self.allocate(sim, s, c, true);
+            }
+        }
+        let (mut first, mut rest) = (todo, 0);
+        if sw.xbar {
+            let (n, period) = (sw.n_ports as u32, self.swt[sw.prof as usize].sa_period);
+            let (at, per, nn, mut start) = self.rot;
+            if at != sim.now || per != period || nn != n {
+                start = ((sim.now / period) % n as Time) as u32;
+                self.rot = (sim.now, period, n, start);
+            }
+            (first, rest) = (todo & (u64::MAX << start), todo & !(u64::MAX << start));
+        }
+        for mut b in [first, rest] {
+            while b != 0 {
+                let c = sw.out(b.trailing_zeros());
+                b &= b - 1;
+                self.try_send(sim, s, c);
+            }
+        }
+        // (A channel whose tail left now is busy with it: the grants send nothing now.)
+        let mut b = todo;
+        while b != 0 {
+            let c = sw.out(b.trailing_zeros());
+            b &= b - 1;
+            if self.ln[c].req != 0 && self.released_now(c, sim.now) && self.allocate(sim, s, c, false) {
+                self.try_send(sim, s, c);
+            }
         }
     }
 
@@ -411,6 +661,9 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             granted = true;
             let o = ln.vc(vv);
             self.v[o].owner = i;
+            if R::MULTI && self.v[i].port == MULTI_PORT {
+                self.withdraw(sw, i, l, c);
+            }
             let l_ = &mut self.ln[c];
             l_.req &= !(1 << l);
             l_.va_rr = l as u8;
@@ -419,6 +672,20 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 return true;
             }
         }
+    }
+
+    /// The head at input `l` (VC `i`) of switch `sw`, asking for every port of its set, is
+    /// granted output channel `c`: it asks for the others no more (the general engine's
+    /// `grant::<true>`).
+    #[inline(never)]
+    fn withdraw(&mut self, sw: XSw, i: VcIx, l: u32, c: ChIx) {
+        let mut set = self.want[i];
+        while set != 0 {
+            let p = set.trailing_zeros();
+            set &= set - 1;
+            self.ln[sw.out(p)].req &= !(1 << l);
+        }
+        self.v[i].port = sw.port_of(c) as u8;
     }
 
     /// Whether some worm holding a VC of channel `c` has a flit in its buffer.
