@@ -188,6 +188,20 @@ impl XVc {
     fn slot(&self, p: u32) -> SlotIx {
         SlotIx(self.buf + (p & self.mask as u32))
     }
+
+    /// Collects the credits of this output VC that have landed by `now` (`ring` holds
+    /// their landing times); returns the credits its sender holds.
+    #[inline(always)]
+    fn collect_credits(&mut self, ring: &Recs<Slot, SlotIx>, now: Time) -> u32 {
+        if now >= self.cr_last {
+            self.cr = self.hd;
+        } else {
+            while self.cr != self.hd && ring[self.slot(self.cr)].time <= now {
+                self.cr = self.cr.wrapping_add(1);
+            }
+        }
+        self.cap as u32 - self.tl.wrapping_sub(self.cr)
+    }
 }
 
 /// One channel: its requesters (bits of the sending switch's local input indices), the

@@ -70,14 +70,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     pub(super) fn credits_for(&mut self, sim: &mut Sim, o: VcIx, max: u32, ft: Time) -> (u32, u32) {
         let now = sim.now;
         let x = &mut self.v[o];
-        if now >= x.cr_last {
-            x.cr = x.hd;
-        } else {
-            while x.cr != x.hd && self.ring[x.slot(x.cr)].time <= now {
-                x.cr = x.cr.wrapping_add(1);
-            }
-        }
-        let held = x.cap as u32 - x.tl.wrapping_sub(x.cr);
+        let held = x.collect_credits(&self.ring, now);
         if held >= max {
             return (max, held);
         }
@@ -277,19 +270,10 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     }
 
     /// The credits the sender of output VC `o` holds now, those landed by now collected
-    /// (the general engine's `Sim::credits_now`; `credits_for` collects them so too,
-    /// written out there for the hot path's sake).
+    /// (the general engine's `Sim::credits_now`).
     #[inline(never)]
     fn credits_now(&mut self, o: VcIx, now: Time) -> u32 {
-        let x = &mut self.v[o];
-        if now >= x.cr_last {
-            x.cr = x.hd;
-        } else {
-            while x.cr != x.hd && self.ring[x.slot(x.cr)].time <= now {
-                x.cr = x.cr.wrapping_add(1);
-            }
-        }
-        x.cap as u32 - x.tl.wrapping_sub(x.cr)
+        self.v[o].collect_credits(&self.ring, now)
     }
 
     /// The selection policy of switch `s` for the head at input VC `i`, of several
