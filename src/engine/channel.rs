@@ -177,16 +177,31 @@ impl<'a> Sim<'a> {
     /// time of the last flit.
     #[inline(always)]
     pub(crate) fn occupy(&mut self, c: u32, k: u32, ft: Time, last_unit: Time, mid: bool) -> Time {
-        let (now, window) = (self.now, (self.ms, self.me));
         let prof = self.chans[c as usize].prof;
         if self.timing[prof as usize].clock.is_some() {
             return self.occupy_clocked(c, k, mid);
         }
+        self.occupy_from(c, self.now, k, ft, last_unit, mid)
+    }
+
+    /// [`Self::occupy`] on a channel without a clock, from `start` (now or later: a switch's
+    /// output queue may hold the flits until then).
+    #[inline(always)]
+    pub(crate) fn occupy_from(
+        &mut self,
+        c: u32,
+        start: Time,
+        k: u32,
+        ft: Time,
+        last_unit: Time,
+        mid: bool,
+    ) -> Time {
+        let window = (self.ms, self.me);
         let ch = &mut self.chans[c as usize];
-        let last_start = now + (k - 1) as Time * ft;
+        let last_start = start + (k - 1) as Time * ft;
         ch.tx_busy = last_start + last_unit;
-        ch.busy += window_busy(window, now, k, ft, last_unit);
-        ch.tr_start = now;
+        ch.busy += window_busy(window, start, k, ft, last_unit);
+        ch.tr_start = start;
         ch.tr_k = k as u8;
         ch.mid = mid;
         last_start

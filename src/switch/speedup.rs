@@ -94,14 +94,8 @@ impl Sim<'_> {
         }
         let tm = *self.tm(c);
         let unit = if ends_tail { tm.tail_time } else { tm.flit_time };
-        let window = (self.ms, self.me);
-        let ch = &mut self.chans[c as usize];
-        ch.tx_busy = d + unit;
-        ch.busy += window_busy(window, d, 1, tm.flit_time, unit);
-        ch.tr_start = d;
-        ch.tr_k = 1;
-        ch.mid = !ends_tail;
-        let credit = ch.credit;
+        self.occupy_from(c, d, 1, tm.flit_time, unit, !ends_tail);
+        let credit = self.chans[c as usize].credit;
         let classes = if ends_tail {
             (tm.arr_tail, tm.head_route_tail)
         } else {

@@ -521,8 +521,8 @@ fn twice_a_cycle(c: &Cfg, [routing, va, sa, st_prepare, st_final]: [i64; 5]) -> 
             ),
         ));
     }
-    for name in ["input_speedup", "wait_for_tail_credit"] {
-        if c.int(name) != if name == "input_speedup" { 1 } else { 0 } {
+    for (name, default) in [("input_speedup", 1), ("wait_for_tail_credit", 0)] {
+        if c.int(name) != default {
             return Err(c.err(
                 name,
                 format!("reef does not model `{name}` with internal_speedup = 2.0"),
