@@ -51,14 +51,7 @@ impl<T> Arr<T> {
     /// effect on results, and none at all off x86-64).
     #[inline(always)]
     pub fn prefetch(&self, i: usize) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let p = self.0.as_ptr().wrapping_add(i) as *const i8;
-            // SAFETY: a prefetch never faults and reads nothing the program sees.
-            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = i;
+        super::recs::prefetch(self.0.as_ptr().wrapping_add(i));
     }
 }
 

@@ -68,6 +68,12 @@ impl Ring {
         (self.len > 0).then(|| self.buf[self.head].0)
     }
 
+    /// The event `d` places behind the front, if there is one.
+    #[inline(always)]
+    fn peek(&self, d: usize) -> Option<u64> {
+        (d < self.len).then(|| self.buf[(self.head + d) & (self.buf.len() - 1)].1)
+    }
+
     #[inline]
     fn pop_if(&mut self, t: Time) -> Option<u64> {
         if self.len > 0 {
@@ -297,6 +303,13 @@ impl EventQueue {
     #[inline(always)]
     pub fn pop_class(&mut self, k: usize, t: Time) -> Option<u64> {
         self.fifos[k].pop_if(t)
+    }
+
+    /// The event of class `k` that `d` more pops will reach, whatever its time (to fetch
+    /// what it will touch ahead of it: [`Self::pop_class`] decides what is due).
+    #[inline(always)]
+    pub fn peek_class(&self, k: usize, d: usize) -> Option<u64> {
+        self.fifos[k].peek(d)
     }
 
     /// Removes and returns the next heap event if it is scheduled at exactly `t`.

@@ -175,7 +175,12 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 sel: g.selection as u8,
             };
         }
+        let ahead = prefetch::worth_it(
+            (v.len() + ln.len() + sw.len()) * std::mem::size_of::<XVc>()
+                + sim.ring.len() * std::mem::size_of::<Slot>(),
+        );
         Some(Express {
+            ahead,
             v,
             vch,
             ln,

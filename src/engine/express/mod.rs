@@ -65,6 +65,7 @@ mod build;
 mod check;
 mod host;
 mod ids;
+mod prefetch;
 mod route;
 mod send;
 mod switch;
@@ -334,6 +335,8 @@ impl XSwT {
 /// The express engine's state beside the `Sim` it runs for (`CHECK`: with the invariant
 /// checks compiled in).
 pub(crate) struct Express<R, const CHECK: bool> {
+    /// Fetch records ahead of their events (`prefetch`): the records outgrow a core's cache.
+    ahead: bool,
     v: Recs<XVc, VcIx>,
     /// Per VC, its channel.
     vch: Recs<ChIx, VcIx>,
@@ -508,6 +511,13 @@ impl Sim<'_> {
             let mut k = 0;
             while let Some(c) = self.q.due_class_from(k) {
                 while let Some(e) = self.q.pop_class(c, t) {
+                    if x.ahead {
+                        for (stage, &d) in prefetch::AHEAD_EVENTS.iter().enumerate() {
+                            if let Some(a) = self.q.peek_class(c, d - 1) {
+                                x.prefetch_event(a, stage);
+                            }
+                        }
+                    }
                     self.c.events += 1;
                     x.apply(self, e);
                 }
@@ -524,6 +534,13 @@ impl Sim<'_> {
             x.asks.clear();
             let mut i = 0;
             while i < x.dirty.len() {
+                if x.ahead {
+                    for (stage, &d) in prefetch::AHEAD_DIRTY.iter().enumerate() {
+                        if let Some(&a) = x.dirty.get(i + d) {
+                            x.prefetch_dirty(a, stage);
+                        }
+                    }
+                }
                 let c = x.dirty[i];
                 let src = x.ln[c].src;
                 match x.switch(src) {
