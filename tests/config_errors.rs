@@ -551,4 +551,9 @@ fn an_internal_speedup_needs_a_separable_allocator() {
     assert!(e.msg.contains("router_delay"), "{e}");
     let e = err_mesh("[switch]\nallocator = \"islip\"\nrouter_delay = \"1 cycle\"\ninternal_speedup = 2\n");
     assert!(e.msg.contains("vc_reuse_delay"), "{e}");
+    // The output queue sends on edges of whole picoseconds: no clocked channels.
+    let e =
+        err_mesh("[channel]\nrate = \"300 MB/s\"\n[switch]\nallocator = \"islip\"\ninternal_speedup = 2\n");
+    assert_eq!((e.line, e.key.as_str()), (Some(8), "switch.internal_speedup"));
+    assert!(e.msg.contains("clocked"), "{e}");
 }

@@ -555,8 +555,9 @@ fn host_credit_return(u: &Units, src: &Source, raw: &RawConfig, fab: &mut crate:
     Ok(())
 }
 
-/// `switch.internal_speedup`: 1, or 2 with a separable switch allocator, no input speed-up
-/// and no output buffer stage (the switch's own output queue stands in for one).
+/// `switch.internal_speedup`: 1, or 2 with a separable switch allocator, no input speed-up,
+/// no output buffer stage (the switch's own output queue stands in for one) and no channel
+/// clocked at a fractional period.
 fn internal_speedup(src: &Source, raw: &RawConfig, fab: &crate::fabric::Fabric) -> R<u32> {
     let key = "switch.internal_speedup";
     let Some(s) = raw.switch.internal_speedup else {
@@ -578,6 +579,12 @@ fn internal_speedup(src: &Source, raw: &RawConfig, fab: &crate::fabric::Fabric) 
             "an internal speed-up queues flits after the crossbar in the switch's own output \
              queue; switch.output_buffer adds a buffer stage of its own",
             "remove switch.output_buffer, or internal_speedup = 1",
+        ),
+        2 if fab.channels.iter().any(|c| c.params.clock.is_some()) => err(
+            "an internal speed-up sends each output's queue on the edges of its flit time in \
+             whole picoseconds; a channel here is clocked at a fractional period (its flits \
+             start on a clock's edges), which the output queue does not follow",
+            "give the channels a flit time of whole picoseconds, or internal_speedup = 1",
         ),
         2 => {
             // A head spends at least a step in the pipeline (BookSim2's VC allocation)
