@@ -51,7 +51,7 @@ impl<T> Arr<T> {
     /// effect on results, and none at all off x86-64).
     #[inline(always)]
     pub fn prefetch(&self, i: usize) {
-        super::recs::prefetch(self.0.as_ptr().wrapping_add(i));
+        crate::memory::prefetch(self.0.as_ptr().wrapping_add(i));
     }
 }
 

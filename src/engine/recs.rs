@@ -62,20 +62,6 @@ pub(crate) fn space_available() -> bool {
     Recs::<[u64; 8]>::zeroed(0).is_some()
 }
 
-/// Asks the processor to bring the cache line at `p` in ahead of its use (a hint: no
-/// effect on results, and none at all off x86-64). Any address will do: a prefetch never
-/// faults and reads nothing the program sees.
-#[inline(always)]
-pub(crate) fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: as above; the address is not dereferenced.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>())
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
 /// What indexes a [`Recs`]: an id, its number taken as a `u32` ([`within`]; ids are
 /// `u32`s, so this costs nothing), or a plain `usize`.
 pub(crate) trait RecId: Copy {
@@ -308,7 +294,7 @@ impl<T: Zeroed> Store<T> {
     /// effect on results, and none at all off x86-64).
     #[inline(always)]
     pub fn prefetch(&self, i: usize) {
-        prefetch(self.ptr.as_ptr().wrapping_add(i));
+        crate::memory::prefetch(self.ptr.as_ptr().wrapping_add(i));
     }
 }
 
@@ -397,7 +383,7 @@ impl<T: Zeroed, I: RecId> Recs<T, I> {
     /// faults, and `within` keeps the address inside the mapping.
     #[inline(always)]
     pub(crate) fn prefetch(&self, i: I) {
-        prefetch(self.ptr.as_ptr().wrapping_add(within(i.raw())));
+        crate::memory::prefetch(self.ptr.as_ptr().wrapping_add(within(i.raw())));
     }
 }
 

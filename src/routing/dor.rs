@@ -162,6 +162,23 @@ impl Dor {
         })
     }
 
+    /// Asks for what [`Self::route_port`] at `switch` to host `dst` will read (the first-hop
+    /// entry, or the two switches' coordinates) to be brought into the cache (a hint).
+    #[inline(always)]
+    pub fn prefetch(&self, switch: u32, dst: u32) {
+        let t = if self.conc == 1 { dst } else { dst / self.conc };
+        if self.first.is_empty() {
+            let n = self.k.len();
+            crate::memory::prefetch(self.coords.as_ptr().wrapping_add(switch as usize * n));
+            crate::memory::prefetch(self.coords.as_ptr().wrapping_add(t as usize * n));
+        } else {
+            let e = (switch as usize)
+                .wrapping_mul(self.switches as usize)
+                .wrapping_add(t as usize);
+            crate::memory::prefetch(self.first.as_ptr().wrapping_add(e));
+        }
+    }
+
     /// The first hop from switch `switch`, come in on port `in_port` and VC `in_vc`,
     /// towards switch `t`: the port, and whether it takes the upper VC class (never
     /// without a dateline); `None` if `t` is `switch` or no switch of the fabric. For

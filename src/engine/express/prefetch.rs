@@ -12,7 +12,7 @@ use super::*;
 /// How many events ahead each stage fetches.
 pub(super) const AHEAD_EVENTS: [usize; 3] = [24, 16, 8];
 /// How many dirty channels ahead each stage fetches.
-pub(super) const AHEAD_DIRTY: [usize; 4] = [16, 12, 8, 4];
+pub(super) const AHEAD_DIRTY: [usize; 5] = [20, 16, 12, 8, 4];
 
 /// Flit slots to a cache line.
 const SLOTS_A_LINE: u32 = (64 / std::mem::size_of::<Slot>()) as u32;
@@ -57,9 +57,10 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         }
     }
 
-    /// Stage `stage` (0 to 3) of fetching what dirty channel `c` will touch when its sender
+    /// Stage `stage` (0 to 4) of fetching what dirty channel `c` will touch when its sender
     /// acts: the channel, then its sender and first VC, then that VC's ring and the input VC
-    /// whose worm holds it (or will), then the flit at that input's front.
+    /// whose worm holds it (or will), then the flit at that input's front, then what the
+    /// routing step of a head there reads at the next switch.
     #[inline(always)]
     pub(super) fn prefetch_dirty(&self, c: ChIx, stage: usize) {
         match stage {
@@ -83,12 +84,24 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 self.ring.prefetch(o.slot(o.cr.wrapping_add(SLOTS_A_LINE)));
                 self.ring.prefetch(o.slot(o.tl));
             }
-            _ => {
+            3 => {
                 if let Some(i) = self.next_owner(c) {
                     // Its front, and the next line, where the flit behind a train is.
                     let x = &self.v[i];
                     self.ring.prefetch(x.slot(x.hd));
                     self.ring.prefetch(x.slot(x.hd.wrapping_add(SLOTS_A_LINE)));
+                }
+            }
+            _ => {
+                // A head at that front is routed at the next switch as it is sent: what
+                // its routing step reads there.
+                if let Some(i) = self.next_owner(c) {
+                    let x = &self.v[i];
+                    let f = &self.ring[x.slot(x.hd)];
+                    let next = self.v[self.ln[c].vc_base].sw;
+                    if f.flit & HEAD != 0 && next != SwIx::NONE {
+                        self.route.prefetch(next.0, f.dst & DST_MASK);
+                    }
                 }
             }
         }

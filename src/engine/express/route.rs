@@ -25,6 +25,11 @@ pub(crate) trait XRoute: Sized {
     /// routings).
     fn port(&self, sim: &Sim, s: u32, in_port: u8, vc: u8, class: u8, dst: u32) -> Option<(u8, u8, u8)>;
 
+    /// Asks for what [`XRoute::port`] at switch `s` to host `dst` will read to be brought
+    /// into the cache (a hint; `prefetch`).
+    #[inline(always)]
+    fn prefetch(&self, _s: u32, _dst: u32) {}
+
     /// With [`XRoute::MULTI`], in place of [`XRoute::port`]: the admissible ports (bits)
     /// and VCs `lo..=hi` on each.
     #[inline(always)]
@@ -49,6 +54,11 @@ impl XRoute for Dor {
             .route_port(s, in_port as u16, vc, dst)
             .expect("a cube routes every host");
         Some((port as u8, lo, hi))
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, s: u32, dst: u32) {
+        Dor::prefetch(self, s, dst);
     }
 }
 
