@@ -121,6 +121,14 @@ CONFIGS = [
     # does (scripts/booksim2-valiant-torus.patch).
     ("torus88-valiant", "examples/torus88", ["num_vcs=8", "routing_function=valiant"], True,
      "booksim2-valiant-torus.patch"),
+    # min_adapt on BookSim2's torus example with 4 VCs (min_adapt_torus: VCs 0 and 1 the
+    # dateline escape by dimension order, VC 3 the one adaptive VC; BookSim2 asserts with 1
+    # or 3). As it runs, its OutputSet keeps the lowest dimension's minimal direction alone.
+    # With its default iSLIP VC allocator, blind to the priorities, and with the separable
+    # input-first one, which takes the escape VC only when VC 3 is taken.
+    ("torus88-min_adapt", "examples/torus88", ["num_vcs=4", "routing_function=min_adapt"], True),
+    ("torus88-min_adapt-sif", "examples/torus88",
+     ["num_vcs=4", "routing_function=min_adapt", "vc_allocator=separable_input_first"], True),
 ]
 
 

@@ -69,21 +69,41 @@ fn randomized(src: &Source, algo: AlgoKind, fab: &Fabric, kind: TopoKind) -> R<R
 }
 
 /// Minimal adaptive routing with an escape channel on a mesh (`booksim`: BookSim2's as it
-/// runs): VC 0 of every channel between switches is the escape, so each needs another VC
-/// or more (and a separable VC allocator: `build` checks it).
+/// runs, on a torus too): VC 0 of every channel between switches is the escape, so each
+/// needs another VC or more (and a separable VC allocator: `build` checks it); on a torus
+/// VCs 0 and 1 are and VC 3 the adaptive one, so 2 VCs (no adaptive one) or 4 and more.
 fn min_adapt(src: &Source, fab: &Fabric, kind: TopoKind, booksim: bool) -> R<Routing> {
     let name = if booksim { "booksim-min-adapt" } else { "min-adapt" };
     let built = match kind {
         TopoKind::Mesh => crate::routing::min_adapt::MinAdapt::new(fab, booksim),
+        TopoKind::Torus if booksim => crate::routing::min_adapt::MinAdapt::new(fab, booksim),
         _ => None,
     };
     let Some(m) = built else {
         return Err(src.err(
             "routing.algorithm",
-            format!("{name} routing runs on a mesh"),
+            if booksim {
+                format!("{name} routing runs on a mesh or a torus")
+            } else {
+                format!("{name} routing runs on a mesh")
+            },
             Some("leave routing.algorithm out to get the topology's default"),
         ));
     };
+    if kind == TopoKind::Torus {
+        let vcs = net_vcs(fab);
+        if vcs == 1 || vcs == 3 {
+            return Err(src.err(
+                "channel.vcs",
+                format!(
+                    "{name} routing on a torus keeps VCs 0 and 1 as its escape channels (a dateline \
+                     class each) and routes adaptively on VC 3: it needs 2 VCs (no adaptive one) or \
+                     4 or more, not {vcs}"
+                ),
+                Some("set channel.vcs = 4"),
+            ));
+        }
+    }
     if let Some(c) = fab
         .channels
         .iter()

@@ -234,8 +234,7 @@ impl Dor {
                 continue;
             }
             let plus = if self.wrap {
-                let delta = if y >= x { y - x } else { y + k - x };
-                delta < k - delta || (delta == k - delta && (self.ties == Ties::Positive || x % 2 == 0))
+                super::grid::MeshGrid::ring_plus(x, y, k, self.ties == Ties::Alternate)
             } else {
                 y > x
             };

@@ -1,7 +1,7 @@
-//! A k-ary n-mesh as the routings on it read it (XY/YX, minimal adaptive): each switch's
-//! coordinates, the VCs of its network and host channels, and its ports, numbered as
-//! [`crate::fabric::mesh`] numbers them (BookSim2's): `2d` up and `2d + 1` down in
-//! dimension `d`, the hosts after.
+//! A k-ary n-mesh (or n-torus) as the routings on it read it (XY/YX, minimal adaptive):
+//! each switch's coordinates, the VCs of its network and host channels, and its ports,
+//! numbered as [`crate::fabric::mesh`] numbers them (BookSim2's): `2d` up and `2d + 1` down
+//! in dimension `d`, the hosts after.
 
 use super::{At, Escape, PortSet, RouteError, Want};
 use crate::fabric::mesh::coords;
@@ -11,6 +11,10 @@ use crate::fabric::{Fabric, Shape};
 pub struct MeshGrid {
     /// Dimensions.
     pub n: usize,
+    /// Switches along each dimension.
+    pub k: Vec<u32>,
+    /// Whether each dimension is a ring (a torus).
+    pub wrap: bool,
     conc: u32,
     switches: u32,
     /// Coordinates of every switch, `n` per switch.
@@ -22,7 +26,12 @@ pub struct MeshGrid {
 impl MeshGrid {
     /// The grid of a mesh fabric (`None` for other shapes, tori included).
     pub fn new(fab: &Fabric) -> Option<MeshGrid> {
-        let Shape::Cube { k, wrap: false, conc } = &fab.shape else {
+        Self::cube(fab).filter(|g| !g.wrap)
+    }
+
+    /// The grid of a mesh or torus fabric (`None` for other shapes).
+    pub fn cube(fab: &Fabric) -> Option<MeshGrid> {
+        let Shape::Cube { k, wrap, conc } = &fab.shape else {
             return None;
         };
         let n = k.len();
@@ -33,6 +42,8 @@ impl MeshGrid {
         let (net_vcs, host_vcs) = super::dor::cube_vcs(fab, n);
         Some(MeshGrid {
             n,
+            k: k.clone(),
+            wrap: *wrap,
             conc: *conc,
             switches: fab.switches,
             coords: cs,
@@ -73,6 +84,15 @@ impl MeshGrid {
     #[inline]
     pub fn port(here: &[u16], there: &[u16], d: usize) -> u16 {
         2 * d as u16 + u16::from(there[d] < here[d])
+    }
+
+    /// Whether the shorter way round a ring of `k` from coordinate `x` to `y` (`x ≠ y`) is
+    /// the positive one; half way round, with `alternate`, from an even `x` only (else
+    /// always).
+    #[inline(always)]
+    pub fn ring_plus(x: u32, y: u32, k: u32, alternate: bool) -> bool {
+        let delta = if y >= x { y - x } else { y + k - x };
+        delta < k - delta || (delta == k - delta && (!alternate || x.is_multiple_of(2)))
     }
 
     /// At host `dst`'s own switch `dst_sw`: its port, any VC of its channel.

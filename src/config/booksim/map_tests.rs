@@ -168,13 +168,11 @@ fn valiant_and_xy_yx_on_meshes_and_tori() {
     let e = tr(&ma.replace("num_vcs = 8", "num_vcs = 1")).unwrap_err();
     assert_eq!((e.key, e.from), ("num_vcs", Some(From::Line(4))));
     assert!(e.msg.contains("escape channel"), "{}", e.msg);
-    // BookSim2 has no xy_yx on a torus; nor does reef model ugal on a mesh or min_adapt on
-    // a torus yet.
+    // BookSim2 has no xy_yx on a torus; nor does reef model ugal on a mesh yet.
     for (cfg, rf) in [
         (&torus, "xy_yx"),
         (&torus, "adaptive_xy_yx"),
         (&mesh, "ugal"),
-        (&torus, "min_adapt"),
         (&torus, "romm"),
     ] {
         let e = tr(&cfg.replace("valiant", rf)).unwrap_err();
@@ -431,4 +429,48 @@ fn booksims_dragonfly_example() {
     }
     let e = tr(&df.replace("k = 4", "k = 9")).unwrap_err();
     assert_eq!((e.key, e.from), ("k", Some(From::Line(2))));
+}
+
+/// `min_adapt` on a torus, as BookSim2 runs it (`min_adapt_torus`): VCs 0 and 1 the escape,
+/// VC 3 the adaptive one; 2 VCs run (every packet in the escape), 1 and 3 are refused with
+/// the line, where BookSim2's VC allocator asserts.
+#[test]
+fn min_adapt_on_a_torus() {
+    let torus = "topology = torus;\nk = 8;\nn = 2;\nrouting_function = min_adapt;\nnum_vcs = 4;\n";
+    let t = tr(torus).unwrap();
+    let toml: toml::Table = t.toml.parse().unwrap();
+    assert_eq!(toml["routing"]["algorithm"].as_str(), Some("booksim-min-adapt"));
+    assert_eq!(toml["channel"]["vcs"].as_integer(), Some(4));
+    assert!(
+        t.notes.iter().any(|n| n.contains("min_adapt_torus")),
+        "{:?}",
+        t.notes
+    );
+    assert!(
+        t.notes.iter().any(|n| n.contains("flips a coin")),
+        "{:?}",
+        t.notes
+    );
+    for vcs in [2, 8] {
+        let t = self::toml(&torus.replace("num_vcs = 4", &format!("num_vcs = {vcs}")));
+        assert_eq!(
+            t["routing"]["algorithm"].as_str(),
+            Some("booksim-min-adapt"),
+            "{vcs}"
+        );
+    }
+    for vcs in [1, 3] {
+        let e = tr(&torus.replace("num_vcs = 4", &format!("num_vcs = {vcs}"))).unwrap_err();
+        assert_eq!(
+            (e.key, e.from),
+            ("num_vcs", Some(From::Line(5))),
+            "{vcs}: {}",
+            e.msg
+        );
+        assert!(e.msg.contains("vc_start < _vcs"), "{}", e.msg);
+    }
+    // The translation loads: reef's config takes it on a torus (not its own min-adapt).
+    let spec = crate::config::load_str("t.toml", &tr(torus).unwrap().toml, std::path::Path::new("."), &[])
+        .expect("loads");
+    assert_eq!(spec.routing.name(), "booksim-min-adapt");
 }

@@ -15,7 +15,9 @@ pub(super) fn routing(c: &Cfg, t: &mut Toml, net: Topo, topology: &str, torus: b
         Topo::Cube { torus: false } => {
             "on a mesh reef runs dor (dim_order), valiant, xy_yx, adaptive_xy_yx and min_adapt"
         }
-        Topo::Cube { torus: true } => "on a torus reef runs dim_order (with BookSim2's dateline) and valiant",
+        Topo::Cube { torus: true } => {
+            "on a torus reef runs dim_order (with BookSim2's dateline), valiant and min_adapt"
+        }
         Topo::Fly => "on a fly BookSim2 and reef run dest_tag",
         Topo::FatTree => "on a fattree reef runs nca and anca",
         Topo::AnyNet => "on an anynet BookSim2 and reef run min",
@@ -102,10 +104,23 @@ pub(super) fn routing(c: &Cfg, t: &mut Toml, net: Topo, topology: &str, torus: b
                 );
             }
         }
-        ("min_adapt_mesh", Topo::Cube { torus: false }) => {
-            // VC 0 the escape channel: BookSim2 needs another (its adaptive range 1..=0 is
-            // empty, and a packet off the escape channel could never get back on).
-            if vcs < 2 {
+        ("min_adapt_torus", Topo::Cube { torus: true }) | ("min_adapt_mesh", Topo::Cube { torus: false }) => {
+            let torus = matches!(net, Topo::Cube { torus: true });
+            // On a mesh VC 0 is the escape channel: BookSim2 needs another (its adaptive
+            // range 1..=0 is empty, and a packet off the escape channel could never get
+            // back on). On a torus VCs 0 and 1 are the escape channels, VC 3 the adaptive
+            // one; BookSim2 takes a node's packet to be on its last VC: with 2 that is an
+            // escape VC and the adaptive one is never asked for; with 1 or 3 it asks for a
+            // VC the channel does not have (iq_router.cpp:624: `vc_start >= 0 && vc_start
+            // < _vcs` fails).
+            if torus && (vcs == 1 || vcs == 3) {
+                return Err(c.err(
+                    "num_vcs",
+                    format!("min_adapt on a torus keeps VCs 0 and 1 as its escape channels and routes adaptively on VC 3: it needs 2 VCs (then it is dim_order) or 4 or more, not {vcs} (BookSim2's VC allocator asserts `vc_start < _vcs`)"),
+                    None,
+                ));
+            }
+            if !torus && vcs < 2 {
                 return Err(c.err(
                     "num_vcs",
                     format!("min_adapt keeps VC 0 as its escape channel and routes adaptively on the others: it needs 2 VCs or more, not {vcs}"),
@@ -121,11 +136,21 @@ pub(super) fn routing(c: &Cfg, t: &mut Toml, net: Topo, topology: &str, torus: b
             );
             c.note(
                 "routing_function",
-                "BookSim2's min_adapt keeps one output of each priority (its OutputSet is a set \
-                 ordered by priority alone): every packet takes dimension order's path, on any \
-                 VC, and stays on VC 0 (the escape) once there; the separable VC allocators \
-                 take VC 0 last, iSLIP (the default) reads no priority. reef runs it so \
-                 (booksim-min-adapt); min-adapt is the adaptive routing it was meant to be",
+                if torus {
+                    "BookSim2's min_adapt_torus keeps one output of each priority (its OutputSet is a \
+                     set ordered by priority alone): a packet may take VC 3 of the minimal direction in \
+                     the lowest dimension left (half way round, the negative one) or the escape VC (0 or \
+                     1, by its dateline class) of dimension order, and stays on the escape once there; \
+                     VC 2 and VCs from 4 carry packets only from their nodes. The separable VC allocators \
+                     take the escape last, iSLIP (the default) reads no priority. reef runs it so \
+                     (booksim-min-adapt)"
+                } else {
+                    "BookSim2's min_adapt keeps one output of each priority (its OutputSet is a set \
+                     ordered by priority alone): every packet takes dimension order's path, on any \
+                     VC, and stays on VC 0 (the escape) once there; the separable VC allocators \
+                     take VC 0 last, iSLIP (the default) reads no priority. reef runs it so \
+                     (booksim-min-adapt); min-adapt is the adaptive routing it was meant to be"
+                },
             );
         }
         ("dest_tag_fly", Topo::Fly) => {
