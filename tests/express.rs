@@ -5,8 +5,8 @@
 //! routed by deterministic tables (fat trees, Clos, fully connected, flies, cmesh,
 //! flatfly) or adaptive ones (fat trees, Clos, up*/down* on a ring), with every selection
 //! policy the express engine takes, every timing the express engine handles (flit and tail times,
-//! wire latency, credit delay, router delay, buffers down to one flit, host channels of
-//! their own), every injection process, several traffic patterns, packet sizes and size
+//! wire latency, credit delay, router delay, a VC-reuse delay, buffers down to one flit,
+//! host channels of their own), host send and receive costs, every injection process, several traffic patterns, packet sizes and size
 //! mixes, and both drain modes; both engines with their invariant checks on (`sim.check`,
 //! compiled into the express engine's checking instantiation).
 //! `REEF_EXPRESS_CASES=5000 cargo test --release --test express` is the deep check to run
@@ -40,8 +40,13 @@ struct Net {
     latency: u32,
     credit_delay: u32,
     router_delay: u32,
+    /// The VC-reuse delay [cycles].
+    vc_reuse: u32,
     /// Host channels of their own: flit time, latency [cycles], buffer and VCs.
     host_channel: Option<(u32, u32, u32, u32)>,
+    /// Host costs: send and receive overheads [cycles], per-byte costs [ps] and bytes per
+    /// flit.
+    host_costs: Option<(u32, u32, u32, u32, u32)>,
     pattern: &'static str,
     injection: &'static str,
     load: f64,
@@ -88,6 +93,13 @@ impl Net {
                 self.credit_delay
             );
         }
+        if let Some((so, ro, sb, rb, fb)) = self.host_costs {
+            extra += &format!(
+                "[host]\nsend_overhead = \"{so} cycles\"\nrecv_overhead = \"{ro} cycles\"\n\
+                 send_per_byte = \"{sb} ps\"\nrecv_per_byte = \"{rb} ps\"\n"
+            );
+            traffic += &format!("flit_bytes = {fb}\n");
+        }
         let vcs = if self.torus && self.tables.is_none() {
             (self.vcs.max(2) + 1) & !1
         } else {
@@ -114,6 +126,7 @@ latency = "{lat} cycles"
 credit_delay = "{cd} cycles"
 [switch]
 router_delay = "{rd} cycles"
+vc_reuse_delay = "{reuse} cycles"
 speedup = {speedup}
 selection = "{selection}"
 [traffic]
@@ -135,6 +148,7 @@ selection = "{selection}"
             lat = self.latency,
             cd = self.credit_delay,
             rd = self.router_delay,
+            reuse = self.vc_reuse,
             selection = self.selection,
         )
     }
@@ -200,7 +214,20 @@ fn net() -> impl Strategy<Value = Net> {
             1u32..6,
         ),
         (
-            prop::option::weighted(0.3, (1u32..4, 0u32..4, 1u32..10, 1u32..3)),
+            (
+                prop::option::weighted(0.3, (1u32..4, 0u32..4, 1u32..10, 1u32..3)),
+                prop::sample::select(vec![0u32, 0, 0, 1, 2, 5]),
+            ),
+            prop::option::weighted(
+                0.25,
+                (
+                    0u32..8,
+                    0u32..12,
+                    prop::sample::select(vec![0u32, 0, 50, 400]),
+                    prop::sample::select(vec![0u32, 0, 100, 700]),
+                    1u32..9,
+                ),
+            ),
             prop::sample::select(vec![
                 "uniform",
                 "uniform",
@@ -235,7 +262,7 @@ fn net() -> impl Strategy<Value = Net> {
                 (tables, selection),
                 (torus, vcs, speedup, dor),
                 (k, conc, buffer, flit_time, tail, latency, credit_delay, router_delay),
-                (host_channel, pattern, injection, load, sizes, drain_all, seed),
+                ((host_channel, vc_reuse), host_costs, pattern, injection, load, sizes, drain_all, seed),
             )| Net {
                 tables,
                 selection,
@@ -251,7 +278,9 @@ fn net() -> impl Strategy<Value = Net> {
                 latency,
                 credit_delay,
                 router_delay,
+                vc_reuse,
                 host_channel,
+                host_costs,
                 pattern,
                 injection,
                 load,
@@ -323,7 +352,10 @@ fn the_express_engine_refuses_what_it_does_not_model() {
         (&["switch.router_delay=\"0 cycles\""], "router delay"),
         (&["sim.trains=false"], "flit-by-flit"),
         (&["sim.express=false"], "sim.express = false"),
-        (&["host.send_overhead=\"2 ns\""], "host costs"),
+        (
+            &["switch.flit_delay=\"1 cycle\""],
+            "least time in the input buffer",
+        ),
     ] {
         let s = spec_with(base, set);
         let refused = Sim::new(&s).unwrap().express_refused();

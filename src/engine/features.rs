@@ -42,8 +42,8 @@ pub enum Feature {
     TorusWithoutDatelines,
     /// Output-buffered switches (extra stages of buffer nodes).
     OutputBuffers,
-    /// Channel or node failures, DS tokens, host costs or host memory, agents.
-    HostsTokensFailures,
+    /// Channel or node failures, DS tokens, host memory, agents.
+    TokensFailuresAgents,
     /// More than 255 distinct channel timings.
     ManyTimings,
     /// Output VCs given in turn (`switch.vc_choice = "round-robin"`).
@@ -82,7 +82,7 @@ impl Feature {
         Feature::SelectionByUsedCredits,
         Feature::TorusWithoutDatelines,
         Feature::OutputBuffers,
-        Feature::HostsTokensFailures,
+        Feature::TokensFailuresAgents,
         Feature::ManyTimings,
         Feature::VcInTurn,
         Feature::VcReuseDelay,
@@ -111,7 +111,7 @@ impl Feature {
             }
             Feature::TorusWithoutDatelines => "a torus without datelines (it may deadlock)",
             Feature::OutputBuffers => "output buffers",
-            Feature::HostsTokensFailures => "failures, tokens, host costs or host memory",
+            Feature::TokensFailuresAgents => "failures, tokens, host memory or agents",
             Feature::ManyTimings => "too many channel timings",
             Feature::VcInTurn => "VCs chosen round robin (switch.vc_choice = \"round-robin\")",
             Feature::VcReuseDelay => "a VC-reuse delay (switch.vc_reuse_delay)",
@@ -171,7 +171,7 @@ impl Features {
             // Traffic: both engines draw it from the same sources.
             workload: _,
             params,
-            // Copied per host into `Sim::host_params`, read below.
+            // Host costs, copied per host into `Sim::host_params`: every engine pays them.
             host: _,
             // Message benchmarks run on neither (`workload::message`).
             messages: _,
@@ -234,11 +234,11 @@ impl Features {
             _ => u.set(Feature::OtherRouting, true),
         }
         u.set(Feature::OutputBuffers, stage_base != switches);
+        // (Host costs, `Sim::host_params`: every engine pays them alike.)
         u.set(
-            Feature::HostsTokensFailures,
+            Feature::TokensFailuresAgents,
             !sim.fail_at.is_empty()
                 || sim.tok.iter().any(|t| t.on)
-                || sim.host_params.iter().any(|h| *h != super::HostParams::default())
                 || sim
                     .hosts
                     .iter()
@@ -339,12 +339,12 @@ impl Features {
 }
 
 /// What the express engine implements: the invariant checks (compiled in,
-/// `Express<_, true>`), and otherwise none of the features above (it runs wormhole
+/// `Express<_, true>`), a VC-reuse delay, and otherwise none of the features above (it runs wormhole
 /// switches with credits and round-robin arbitration on any fabric, routed by dimension
 /// order, a fat tree's computed routes or tables free of deadlock, deterministic or
 /// adaptive with a selection by free VCs and their credits; the rest is the general
 /// engine's).
-pub const EXPRESS: Features = Features::NONE.with(Feature::Checks);
+pub const EXPRESS: Features = Features::NONE.with(Feature::Checks).with(Feature::VcReuseDelay);
 
 #[cfg(test)]
 mod tests {

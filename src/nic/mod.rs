@@ -451,6 +451,25 @@ impl Sim<'_> {
         Ok(())
     }
 
+    /// The tail of packet `pid` is in at its destination now: when its host has paid its
+    /// receive costs for it, if it has any (`None`: it is delivered now). The host takes its
+    /// packets one at a time, each for its costs: this one is delivered (counted, its
+    /// latency taken, the agent told) when they are paid, so a host that cannot keep up
+    /// holds up the drain as a slow sender does.
+    #[inline]
+    pub(crate) fn pay_receive(&mut self, pid: u32) -> Option<Time> {
+        let pkt = &self.pkts[pid as usize];
+        let h = pkt.dst as usize;
+        let hp = self.host_params[h];
+        if hp.recv_overhead == 0 && hp.recv_per_byte == 0 {
+            return None;
+        }
+        let bytes = pkt.len as Time * self.spec.params.flit_bytes as Time;
+        let hs = &mut self.hosts[h];
+        hs.recv_free = hs.recv_free.max(self.now) + hp.recv_overhead + bytes * hp.recv_per_byte;
+        Some(hs.recv_free)
+    }
+
     /// The tail of packet `pid` is in at its destination now.
     /// `paid`: the host's receive costs for it have been paid, and it is delivered now.
     pub(crate) fn deliver(&mut self, pid: u32, paid: bool) -> Res<()> {
@@ -462,15 +481,8 @@ impl Sim<'_> {
             return Ok(());
         }
         let h = pkt.dst;
-        let hp = self.host_params[h as usize];
-        if !paid && (hp.recv_overhead != 0 || hp.recv_per_byte != 0) {
-            // The host takes its packets one at a time, each for its costs: this one is
-            // delivered (counted, its latency taken, the agent told) when they are paid, so
-            // a host that cannot keep up holds up the drain as a slow sender does.
-            let bytes = pkt.len as Time * self.spec.params.flit_bytes as Time;
-            let hs = &mut self.hosts[h as usize];
-            hs.recv_free = hs.recv_free.max(now) + hp.recv_overhead + bytes * hp.recv_per_byte;
-            self.q.push_at(now, hs.recv_free, ev(K_DELIVER, h, pid) | EV_PAID);
+        if !paid && let Some(t) = self.pay_receive(pid) {
+            self.q.push_at(now, t, ev(K_DELIVER, h, pid) | EV_PAID);
             return Ok(());
         }
         let done = now;

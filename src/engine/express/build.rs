@@ -181,6 +181,11 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         );
         Some(Express {
             ahead,
+            reuse: sim.vc_reuse,
+            recv_costs: sim
+                .host_params
+                .iter()
+                .any(|h| h.recv_overhead != 0 || h.recv_per_byte != 0),
             v,
             vch,
             ln,

@@ -1,5 +1,7 @@
-//! The express engine's hosts: packets landing at their destination, a host starting and
-//! sending packets on its injection channel, and the events applied at an instant.
+//! The express engine's hosts: packets landing at their destination (and delivered once
+//! the host has paid its receive costs), a host starting and sending packets on its
+//! injection channel (once it has paid its send costs, `Sim::next_ready`), and the events
+//! applied at an instant.
 
 use super::*;
 
@@ -165,6 +167,18 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         true
     }
 
+    /// Packet `pid`'s tail is in at its host: if the host has receive costs, the packet is
+    /// delivered when they are paid (returns `true`: an event then).
+    #[cold]
+    #[inline(never)]
+    fn pay_receive(sim: &mut Sim, pid: u32) -> bool {
+        let Some(t) = sim.pay_receive(pid) else {
+            return false;
+        };
+        sim.q.push_at(sim.now, t, (X_DELIVER << 62) | X_PAID | pid as u64);
+        true
+    }
+
     #[inline(always)]
     pub(super) fn apply(&mut self, sim: &mut Sim, e: u64) {
         let id = e as u32;
@@ -186,7 +200,12 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 self.mark(c, src, port, sim.now);
             }
             _ => {
-                // (The general engine's delivery: no receive costs to pay, no agent to tell.)
+                // A tail in at its host: delivered once the host has paid its receive costs
+                // for it (`X_PAID`: they are), as the general engine's delivery (no agent to
+                // tell on this engine).
+                if self.recv_costs && e & X_PAID == 0 && Self::pay_receive(sim, id) {
+                    return;
+                }
                 if let Err(e) = sim.deliver(id, true) {
                     sim.failed.get_or_insert(e);
                 }

@@ -20,7 +20,8 @@
 //! them if it picks none. At each instant a switch, output by output
 //! (from a rotating first one where inputs share the crossbar): grants free VCs of the
 //! output to the heads that ask for them, in round-robin order of its inputs after the last
-//! one granted (a VC whose tail leaves at this instant only after the send); then sends one
+//! one granted (a VC whose hold ends at this instant — its last tail's start, and the VC-reuse
+//! delay after — only after the switch's outputs have sent); then sends one
 //! flit, from the next VC in round-robin order whose worm has a flit in, a credit, and its
 //! crossbar input free. (A head granted one output asks for the others no more; where heads
 //! may ask for several, the switch grants on all its outputs before it sends on any.)
@@ -85,6 +86,8 @@ const X_ROUTE_SW: u64 = 3;
 /// With `X_WAKE`: the sender is a crossbar-sharing switch, and the rest is the switch and
 /// the port (six bits), not the channel.
 const X_AT_SW: u64 = 1 << 61;
+/// With `X_DELIVER`: the receiving host has paid its costs for the packet.
+const X_PAID: u64 = 1 << 61;
 
 /// VC flags: the sender waits for a credit that is not on its way yet.
 const XF_WAIT_CREDIT: u8 = 1;
@@ -131,8 +134,9 @@ fn after_last(r: u64, last: u8) -> u64 {
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 struct XVc {
-    /// As an output, with owner `VcIx::HELD`: the start of the last tail sent; the VC is free
-    /// for another worm after it (and at it, once the instant's send phase is over).
+    /// As an output, with owner `VcIx::HELD`: the start of the last tail sent, and the
+    /// VC-reuse delay after it; the VC is free for another worm after it (and at it, once
+    /// the instant's send phase is over).
     free_at: Time,
     /// As an input: when the last tail left (a head behind it is at the front from then);
     /// while its head is being routed at a switch where worms may interleave, when the
@@ -337,6 +341,11 @@ impl XSwT {
 pub(crate) struct Express<R, const CHECK: bool> {
     /// Fetch records ahead of their events (`prefetch`): the records outgrow a core's cache.
     ahead: bool,
+    /// The VC-reuse delay (`switch.vc_reuse_delay`): an output VC takes the next packet's
+    /// head that long after its last tail started.
+    reuse: Time,
+    /// Some host has receive costs (`host.recv_overhead`, `recv_per_byte`).
+    recv_costs: bool,
     v: Recs<XVc, VcIx>,
     /// Per VC, its channel.
     vch: Recs<ChIx, VcIx>,

@@ -28,14 +28,15 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             }
             if l.req != 0 && l.held_until >= now {
                 // A head waiting for the channel may have another VC when it frees (after
-                // the send at its instant): one held by a tail that has not passed. (Not a
+                // the send at its instant, so a flit that starts then goes first): one held
+                // by a tail that has not passed, or for the VC-reuse delay after it. (Not a
                 // free one: allocation, just before, would have granted it to a head that
                 // may have it. Not an owned one: there is none.)
                 let mut held = l.held & !(1 << vo);
                 while held != 0 {
                     let w = held.trailing_zeros();
                     held &= held - 1;
-                    h = h.min(self.v[l.vc(w)].free_at.max(now) + ft);
+                    h = h.min(self.v[l.vc(w)].free_at.max(now) + 1);
                 }
             }
         }
@@ -236,16 +237,18 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         x.tl = x.tl.wrapping_add(k);
         x.cr = x.cr.wrapping_add(k.saturating_sub(held));
         if tail {
+            let free = last + self.reuse;
             x.owner = VcIx::HELD;
-            x.free_at = last;
+            x.free_at = free;
             let l = &mut self.ln[c];
             let bit = 1 << l.vc_no(o);
             l.owned &= !bit;
             l.held |= bit;
-            l.held_until = l.held_until.max(last);
-            if last > now && self.ln[c].req != 0 {
-                // A head waits: the VC is free for it as the tail passes.
-                self.wake(sim, c, last);
+            l.held_until = l.held_until.max(free);
+            if free > now && self.ln[c].req != 0 {
+                // A head waits: the VC is free for it as the tail passes (and the VC-reuse
+                // delay after).
+                self.wake(sim, c, free);
             }
         }
         self.check_ring(sim, o);

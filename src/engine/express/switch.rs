@@ -410,6 +410,12 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             start = ((sim.now / period) % n as Time) as u32;
             self.rot = (sim.now, period, n, start);
         }
+        if self.reuse != 0 {
+            return self.eval_switch_reuse(sim, s, todo, start);
+        }
+        // (A VC whose hold ends now has its tail leaving now: the channel is busy with it,
+        // so its grant after the send, in `eval_port`, sends nothing now, and may come
+        // before the other outputs send.)
         let mut rest = todo & !(u64::MAX << start);
         todo &= u64::MAX << start;
         loop {
@@ -423,6 +429,41 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             todo &= todo - 1;
             // (Only ports with an output are marked.)
             self.eval_port(sim, s, sw.out(p));
+        }
+    }
+
+    /// [`Self::eval_switch`] with a VC-reuse delay, on ports `todo` from `start` round:
+    /// a VC whose hold ends now may have its channel free, so the VCs freed now are granted
+    /// after every output has sent (as flit by flit), and their outputs send then, in the
+    /// same order.
+    #[inline(never)]
+    fn eval_switch_reuse(&mut self, sim: &mut Sim, s: SwIx, todo: u64, start: u32) {
+        let sw = self.sw[s];
+        let order = |b: u64| [b & (u64::MAX << start), b & !(u64::MAX << start)];
+        let mut again = 0u64;
+        for mut b in order(todo) {
+            while b != 0 {
+                let p = b.trailing_zeros();
+                b &= b - 1;
+                // (Only ports with an output are marked.)
+                let c = sw.out(p);
+                if self.ln[c].req != 0 {
+                    self.allocate(sim, s, c, true);
+                }
+                self.try_send(sim, s, c);
+                if self.ln[c].req != 0 && self.released_now(c, sim.now) {
+                    again |= 1 << p;
+                }
+            }
+        }
+        for mut b in order(again) {
+            while b != 0 {
+                let c = sw.out(b.trailing_zeros());
+                b &= b - 1;
+                if self.allocate(sim, s, c, false) {
+                    self.try_send(sim, s, c);
+                }
+            }
         }
     }
 
@@ -461,13 +502,25 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 self.try_send(sim, s, c);
             }
         }
-        // (A channel whose tail left now is busy with it: the grants send nothing now.)
-        let mut b = todo;
+        // Grants of the VCs whose hold ended now, lowest port first, then sends on the
+        // outputs granted, in the order above (a VC-reuse delay may have freed the channel
+        // before: the new worm may go now).
+        let (mut b, mut granted) = (todo, 0u64);
         while b != 0 {
-            let c = sw.out(b.trailing_zeros());
+            let p = b.trailing_zeros();
+            let c = sw.out(p);
             b &= b - 1;
             if self.ln[c].req != 0 && self.released_now(c, sim.now) && self.allocate(sim, s, c, false) {
-                self.try_send(sim, s, c);
+                granted |= 1 << p;
+            }
+        }
+        if granted != 0 {
+            for mut b in [granted & first, granted & rest] {
+                while b != 0 {
+                    let c = sw.out(b.trailing_zeros());
+                    b &= b - 1;
+                    self.try_send(sim, s, c);
+                }
             }
         }
     }
