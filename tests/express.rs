@@ -4,9 +4,11 @@
 //! and tori of one to three dimensions with one to three hosts a switch, and small fabrics
 //! routed by deterministic tables (fat trees, Clos, fully connected, flies, cmesh,
 //! flatfly) or adaptive ones (fat trees, Clos, up*/down* on a ring), with every selection
-//! policy the express engine takes, every timing the express engine handles (flit and tail times,
-//! wire latency, credit delay, router delay, a VC-reuse delay, buffers down to one flit,
-//! host channels of their own), host send and receive costs, every injection process, several traffic patterns, packet sizes and size
+//! policy the express engine takes, every timing the express engine handles (flit and
+//! tail times, wire latency, credit delay, router delay, a VC-reuse delay, a least time in
+//! the input buffer, buffers down to one flit, host channels of their own), VCs given in
+//! turn, host send and receive costs, every injection process, several traffic patterns,
+//! packet sizes and size
 //! mixes, and both drain modes; both engines with their invariant checks on (`sim.check`,
 //! compiled into the express engine's checking instantiation).
 //! `REEF_EXPRESS_CASES=5000 cargo test --release --test express` is the deep check to run
@@ -40,8 +42,12 @@ struct Net {
     latency: u32,
     credit_delay: u32,
     router_delay: u32,
-    /// The VC-reuse delay [cycles].
+    /// The VC-reuse delay and the least time in an input buffer [cycles].
     vc_reuse: u32,
+    flit_delay: u32,
+    /// Output VCs given in turn (not with adaptive tables, which stay on the general
+    /// engine then).
+    in_turn: bool,
     /// Host channels of their own: flit time, latency [cycles], buffer and VCs.
     host_channel: Option<(u32, u32, u32, u32)>,
     /// Host costs: send and receive overheads [cycles], per-byte costs [ps] and bytes per
@@ -127,6 +133,8 @@ credit_delay = "{cd} cycles"
 [switch]
 router_delay = "{rd} cycles"
 vc_reuse_delay = "{reuse} cycles"
+flit_delay = "{fd} cycles"
+vc_choice = "{choice}"
 speedup = {speedup}
 selection = "{selection}"
 [traffic]
@@ -149,6 +157,12 @@ selection = "{selection}"
             cd = self.credit_delay,
             rd = self.router_delay,
             reuse = self.vc_reuse,
+            fd = self.flit_delay,
+            choice = match &self.tables {
+                Some(t) if t.contains("adaptive = true") => "lowest",
+                _ if self.in_turn => "round-robin",
+                _ => "lowest",
+            },
             selection = self.selection,
         )
     }
@@ -217,6 +231,8 @@ fn net() -> impl Strategy<Value = Net> {
             (
                 prop::option::weighted(0.3, (1u32..4, 0u32..4, 1u32..10, 1u32..3)),
                 prop::sample::select(vec![0u32, 0, 0, 1, 2, 5]),
+                prop::sample::select(vec![0u32, 0, 0, 1, 2, 4]),
+                prop::bool::weighted(0.3),
             ),
             prop::option::weighted(
                 0.25,
@@ -262,7 +278,16 @@ fn net() -> impl Strategy<Value = Net> {
                 (tables, selection),
                 (torus, vcs, speedup, dor),
                 (k, conc, buffer, flit_time, tail, latency, credit_delay, router_delay),
-                ((host_channel, vc_reuse), host_costs, pattern, injection, load, sizes, drain_all, seed),
+                (
+                    (host_channel, vc_reuse, flit_delay, in_turn),
+                    host_costs,
+                    pattern,
+                    injection,
+                    load,
+                    sizes,
+                    drain_all,
+                    seed,
+                ),
             )| Net {
                 tables,
                 selection,
@@ -279,6 +304,8 @@ fn net() -> impl Strategy<Value = Net> {
                 credit_delay,
                 router_delay,
                 vc_reuse,
+                flit_delay,
+                in_turn,
                 host_channel,
                 host_costs,
                 pattern,
@@ -352,10 +379,7 @@ fn the_express_engine_refuses_what_it_does_not_model() {
         (&["switch.router_delay=\"0 cycles\""], "router delay"),
         (&["sim.trains=false"], "flit-by-flit"),
         (&["sim.express=false"], "sim.express = false"),
-        (
-            &["switch.flit_delay=\"1 cycle\""],
-            "least time in the input buffer",
-        ),
+        (&["switch.allocator=\"islip\""], "separable switch allocator"),
     ] {
         let s = spec_with(base, set);
         let refused = Sim::new(&s).unwrap().express_refused();

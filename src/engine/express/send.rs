@@ -182,7 +182,10 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 a += ft;
             }
         } else {
+            // (At a switch a flit may leave `stay` after it lands: its slot holds then.)
+            let stay = self.stay;
             let ring = &mut self.ring;
+            a += stay;
             for j in 0..k {
                 let ii = ix.slot(ihd.wrapping_add(j));
                 let from = &mut ring[ii];
@@ -196,7 +199,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             }
             // The last flit lands its own unit after it leaves; a head (only a train's
             // first flit can be one) has crossed one more switch.
-            ring[ox.slot(otl.wrapping_add(k - 1))].time = a_last;
+            ring[ox.slot(otl.wrapping_add(k - 1))].time = a_last + stay;
             let first = ring[ox.slot(otl)];
             if first.flit & HEAD != 0 {
                 let dst = self.hop(sim, first.dst, first.flit);
@@ -225,8 +228,9 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             let x = &mut self.v[i];
             x.front_at = last;
             if x.hd != x.tl {
-                // The next packet's head is at the front now (or when it lands).
-                let next = self.ring[x.slot(x.hd)].time;
+                // The next packet's head is at the front now (or when it lands: its slot
+                // holds when it may leave, `stay` after).
+                let next = self.ring[x.slot(x.hd)].time - self.stay;
                 self.start_routing(sim, i, next.max(last), None);
             } else {
                 x.state = XS_IDLE;
