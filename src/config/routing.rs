@@ -122,6 +122,32 @@ fn min_adapt(src: &Source, fab: &Fabric, kind: TopoKind, booksim: bool) -> R<Rou
     Ok(Routing::MinAdapt(m))
 }
 
+/// Valiant's routing or UGAL on BookSim2's flatfly: the lower half of the VCs towards the
+/// intermediate router, the upper half towards the destination, so an even number of VCs.
+fn flatfly(src: &Source, algo: AlgoKind, fab: &Fabric) -> R<Routing> {
+    let ugal = algo == AlgoKind::FlatflyUgal;
+    let name = if ugal { "flatfly-ugal" } else { "flatfly-valiant" };
+    let Some(f) = crate::routing::flatfly::Flatfly::new(fab, ugal) else {
+        return Err(src.err(
+            "routing.algorithm",
+            format!("{name} routing runs on a flatfly"),
+            Some("leave routing.algorithm out to get the topology's default"),
+        ));
+    };
+    let vcs = net_vcs(fab);
+    if !vcs.is_multiple_of(2) {
+        return Err(src.err(
+            "channel.vcs",
+            format!(
+                "{name} routing splits the VCs into two classes, towards the intermediate router \
+                 and from it (the VCs in halves): it needs a multiple of 2, not {vcs}"
+            ),
+            Some(&format!("set channel.vcs = {}", vcs + 1)),
+        ));
+    }
+    Ok(Routing::Flatfly(f))
+}
+
 /// The VCs of the fabric's switch-to-switch channels (the first such channel's; 1 if none).
 fn net_vcs(fab: &Fabric) -> u8 {
     fab.channels
@@ -279,6 +305,7 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
         AlgoKind::FlatflyMin => {
             Routing::Table(table::flatfly_min(fab).ok_or_else(|| mismatch("flatfly-min"))?)
         }
+        AlgoKind::FlatflyValiant | AlgoKind::FlatflyUgal => flatfly(src, algo, fab)?,
         AlgoKind::DragonflyMin | AlgoKind::DragonflyUgal => {
             use crate::routing::dragonfly::{MIN_VCS, Ugal, min};
             let ugal = algo == AlgoKind::DragonflyUgal;

@@ -253,9 +253,31 @@ fn booksims_cmesh_and_flatfly_examples() {
     assert_eq!(t["routing"]["algorithm"].as_str(), Some("flatfly-min"));
     let e = tr(&ff.replace("x = 4;", "x = 3;").replace("y = 4;", "y = 3;")).unwrap_err();
     assert_eq!((e.key, e.from), ("x", Some(From::Line(7))), "{}", e.msg);
-    let e = tr(&ff.replace("ran_min", "ugal")).unwrap_err();
-    assert!(e.msg.contains("`ugal_flatfly`"), "{}", e.msg);
-    assert_eq!(e.hint.as_deref(), Some("on a flatfly reef runs ran_min"));
+    // valiant and ugal (valiant_flatfly, ugal_flatfly_onchip): the VCs in halves, so an
+    // even number (the default, 16, or the example's 8), else an error with num_vcs's line.
+    for (rf, algo) in [("valiant", "flatfly-valiant"), ("ugal", "flatfly-ugal")] {
+        let cfg = ff.replace("ran_min", rf);
+        let t = tr(&cfg).unwrap();
+        let toml: toml::Table = t.toml.parse().unwrap();
+        assert_eq!(toml["routing"]["algorithm"].as_str(), Some(algo));
+        assert!(
+            t.notes.iter().any(|n| n.contains("own seeded stream")),
+            "{:?}",
+            t.notes
+        );
+        for vcs in ["1", "3", "7"] {
+            let e = tr(&format!("{cfg}num_vcs = {vcs};\n")).unwrap_err();
+            assert_eq!((e.key, e.from), ("num_vcs", Some(From::Line(11))), "{}", e.msg);
+            assert!(e.msg.contains("needs an even number"), "{}", e.msg);
+        }
+        tr(&format!("{cfg}num_vcs = 2;\n")).unwrap();
+    }
+    let e = tr(&ff.replace("ran_min", "ugal_pni")).unwrap_err();
+    assert!(e.msg.contains("`ugal_pni_flatfly`"), "{}", e.msg);
+    assert_eq!(
+        e.hint.as_deref(),
+        Some("on a flatfly reef runs ran_min, valiant and ugal")
+    );
 }
 
 #[test]
