@@ -136,6 +136,13 @@ CONFIGS = [
     # router of the minimal quadrant, by the credits used on the two outputs).
     ("flatflyconfig-valiant", "examples/flatflyconfig", ["routing_function=valiant"], True),
     ("flatflyconfig-ugal", "examples/flatflyconfig", ["routing_function=ugal"], True),
+    # The same with xyyx_flatfly (x or y first by a coin at the first router, VCs 0-3 or
+    # 4-7), adaptive_xyyx_flatfly (the order by the credits used on its two next outputs,
+    # the coin on a tie) and ugal_xyyx_flatfly_onchip (ugal in the coin's order, the VCs in
+    # quarters: order, then phase).
+    ("flatflyconfig-xyyx", "examples/flatflyconfig", ["routing_function=xyyx"], True),
+    ("flatflyconfig-adaptive_xyyx", "examples/flatflyconfig", ["routing_function=adaptive_xyyx"], True),
+    ("flatflyconfig-ugal_xyyx", "examples/flatflyconfig", ["routing_function=ugal_xyyx"], True),
 ]
 
 

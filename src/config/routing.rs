@@ -122,27 +122,35 @@ fn min_adapt(src: &Source, fab: &Fabric, kind: TopoKind, booksim: bool) -> R<Rou
     Ok(Routing::MinAdapt(m))
 }
 
-/// Valiant's routing or UGAL on BookSim2's flatfly: the lower half of the VCs towards the
-/// intermediate router, the upper half towards the destination, so an even number of VCs.
+/// BookSim2's flatfly routings that draw or choose: the VCs split into classes by order (x
+/// or y first) and by phase (towards the intermediate router and from it), so a multiple
+/// of their number.
 fn flatfly(src: &Source, algo: AlgoKind, fab: &Fabric) -> R<Routing> {
-    let ugal = algo == AlgoKind::FlatflyUgal;
-    let name = if ugal { "flatfly-ugal" } else { "flatfly-valiant" };
-    let Some(f) = crate::routing::flatfly::Flatfly::new(fab, ugal) else {
+    use crate::routing::flatfly::{Flatfly, Kind};
+    let kind = match algo {
+        AlgoKind::FlatflyValiant => Kind::Valiant,
+        AlgoKind::FlatflyUgal => Kind::Ugal,
+        AlgoKind::FlatflyXyYx => Kind::XyYx,
+        AlgoKind::FlatflyAdaptiveXyYx => Kind::AdaptiveXyYx,
+        _ => Kind::UgalXyYx,
+    };
+    let name = kind.name();
+    let Some(f) = Flatfly::new(fab, kind) else {
         return Err(src.err(
             "routing.algorithm",
             format!("{name} routing runs on a flatfly"),
             Some("leave routing.algorithm out to get the topology's default"),
         ));
     };
-    let vcs = net_vcs(fab);
-    if !vcs.is_multiple_of(2) {
+    let (vcs, classes) = (net_vcs(fab), kind.classes());
+    if !vcs.is_multiple_of(classes) {
         return Err(src.err(
             "channel.vcs",
             format!(
-                "{name} routing splits the VCs into two classes, towards the intermediate router \
-                 and from it (the VCs in halves): it needs a multiple of 2, not {vcs}"
+                "{name} routing splits the VCs into {}: it needs a multiple of {classes}, not {vcs}",
+                kind.classes_named()
             ),
-            Some(&format!("set channel.vcs = {}", vcs + 1)),
+            Some(&format!("set channel.vcs = {}", vcs.next_multiple_of(classes))),
         ));
     }
     Ok(Routing::Flatfly(f))
@@ -305,7 +313,11 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
         AlgoKind::FlatflyMin => {
             Routing::Table(table::flatfly_min(fab).ok_or_else(|| mismatch("flatfly-min"))?)
         }
-        AlgoKind::FlatflyValiant | AlgoKind::FlatflyUgal => flatfly(src, algo, fab)?,
+        AlgoKind::FlatflyValiant
+        | AlgoKind::FlatflyUgal
+        | AlgoKind::FlatflyXyYx
+        | AlgoKind::FlatflyAdaptiveXyYx
+        | AlgoKind::FlatflyUgalXyYx => flatfly(src, algo, fab)?,
         AlgoKind::DragonflyMin | AlgoKind::DragonflyUgal => {
             use crate::routing::dragonfly::{MIN_VCS, Ugal, min};
             let ugal = algo == AlgoKind::DragonflyUgal;

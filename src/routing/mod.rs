@@ -10,8 +10,8 @@
 //! source drew ([`Header::draw`]): Valiant's through a random intermediate switch
 //! (Valiant & Brebner 1981) and XY/YX; on BookSim2's dragonfly its minimal routing and
 //! UGAL ([`dragonfly`], Kim et al. 2008), which chooses at the source router by the
-//! credits used on two outputs, and on its flattened butterfly Valiant's routing and UGAL
-//! ([`flatfly`]); and minimal adaptive routing with an escape channel on meshes
+//! credits used on two outputs, and on its flattened butterfly Valiant's routing, UGAL and
+//! XY/YX ([`flatfly`]); and minimal adaptive routing with an escape channel on meshes
 //! ([`min_adapt`], Duato 1993). [`cdg`] checks any of them for cyclic channel
 //! dependencies.
 
@@ -288,7 +288,7 @@ pub enum Routing {
     /// BookSim2's UGAL on its dragonfly: minimal or through a random intermediate router,
     /// chosen at the source router by the credits used on the two outputs.
     Ugal(dragonfly::Ugal),
-    /// BookSim2's Valiant routing or UGAL on its flattened butterfly.
+    /// BookSim2's Valiant routing, UGAL and XY/YX on its flattened butterfly.
     Flatfly(flatfly::Flatfly),
     /// Minimal adaptive with a dimension-order escape channel (meshes).
     MinAdapt(min_adapt::MinAdapt),
@@ -485,8 +485,7 @@ impl Routing {
             Routing::XyYx(x) if x.adaptive => "adaptive-xy-yx",
             Routing::XyYx(_) => "xy-yx",
             Routing::Ugal(_) => "dragonfly-ugal",
-            Routing::Flatfly(f) if f.ugal => "flatfly-ugal",
-            Routing::Flatfly(_) => "flatfly-valiant",
+            Routing::Flatfly(f) => f.kind.name(),
             Routing::MinAdapt(m) if m.booksim => "booksim-min-adapt",
             Routing::MinAdapt(_) => "min-adapt",
         }

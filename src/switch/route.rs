@@ -33,7 +33,9 @@ impl Sim<'_> {
             })?;
             match self.routing {
                 Routing::Ugal(u) => want = self.ugal_choice(s, i, u, dst, pid),
-                Routing::Flatfly(f) if f.ugal => want = self.flatfly_ugal_choice(s, i, f, dst, pid, want),
+                Routing::Flatfly(f) if f.kind.chooses() => {
+                    want = self.flatfly_choice(s, i, f, dst, pid, want)
+                }
                 Routing::XyYx(x) if x.adaptive => {
                     if let Some(w) = self.xy_yx_choice(s, i, x, dst, pid) {
                         want = w;
@@ -144,23 +146,26 @@ impl Sim<'_> {
         }
     }
 
-    /// BookSim2's UGAL on its flatfly for the packet `pid` at input VC `i` of switch `s`: at
-    /// its source router, the minimal route or the one through its intermediate router by
-    /// the credits used on each one's output and their hops (`ugal_flatfly_onchip`), taken
-    /// as for UGAL on the dragonfly (above). Elsewhere the routing step's `want` stands.
+    /// BookSim2's UGAL and adaptive XY/YX on its flatfly for the packet `pid` at input VC
+    /// `i` of switch `s`: at its source router, the minimal route or the one through its
+    /// intermediate router by the credits used on each one's output and their hops
+    /// (`ugal_flatfly_onchip`), or x or y first by the credits used on the two next outputs
+    /// (`adaptive_xyyx_flatfly`), taken as for UGAL on the dragonfly (above). Elsewhere the
+    /// routing step's `want` stands.
     #[cold]
-    fn flatfly_ugal_choice(&mut self, s: usize, i: u32, f: &Flatfly, dst: u32, pid: u32, want: Want) -> Want {
+    fn flatfly_choice(&mut self, s: usize, i: u32, f: &Flatfly, dst: u32, pid: u32, want: Want) -> Want {
         let at = self.at_unlabelled(s, i);
         let draw = self.pkts[pid as usize].draw;
         let Some(c) = f.choice(at, dst, draw) else {
             return want;
         };
-        let minimal = Flatfly::prefers_min(
+        let draw = f.decide(
+            draw,
             c,
-            self.used_credits(s, c.min_port),
-            self.used_credits(s, c.other_port),
+            self.used_credits(s, c.a_port),
+            self.used_credits(s, c.b_port),
         );
-        f.step(at, dst, draw, minimal).unwrap_or(want)
+        f.route(at, Header { dst, sym: &[], draw }).unwrap_or(want)
     }
 
     /// BookSim2's adaptive XY/YX for the packet `pid` at input VC `i` of switch `s`: at its

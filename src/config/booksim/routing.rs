@@ -22,7 +22,7 @@ pub(super) fn routing(c: &Cfg, t: &mut Toml, net: Topo, topology: &str, torus: b
         Topo::FatTree => "on a fattree reef runs nca and anca",
         Topo::AnyNet => "on an anynet BookSim2 and reef run min",
         Topo::CMesh => "on a cmesh reef runs dor_no_express and dor (with express channels)",
-        Topo::FlatFly => "on a flatfly reef runs ran_min, valiant and ugal",
+        Topo::FlatFly => "on a flatfly reef runs ran_min, valiant, ugal, xyyx, adaptive_xyyx and ugal_xyyx",
         Topo::Dragonfly => "on a dragonflynew reef runs min and ugal",
     };
     match (full.as_str(), net) {
@@ -218,35 +218,65 @@ pub(super) fn routing(c: &Cfg, t: &mut Toml, net: Topo, topology: &str, torus: b
                 &["routing_function"],
             );
         }
-        ("valiant_flatfly" | "ugal_flatfly", Topo::FlatFly) => {
-            // Phase 0 takes the lower half of the VCs, phase 1 the upper (`available_vcs =
-            // num_vcs / 2`): BookSim2 asserts a half of one VC or more, and with an odd
-            // count its halves share a VC, which breaks the deadlock freedom they are for.
-            if vcs < 2 || vcs % 2 != 0 {
+        (
+            "valiant_flatfly"
+            | "ugal_flatfly"
+            | "xyyx_flatfly"
+            | "adaptive_xyyx_flatfly"
+            | "ugal_xyyx_flatfly",
+            Topo::FlatFly,
+        ) => {
+            use crate::routing::flatfly::Kind;
+            let kind = match rf.as_str() {
+                "valiant" => Kind::Valiant,
+                "ugal" => Kind::Ugal,
+                "xyyx" => Kind::XyYx,
+                "adaptive_xyyx" => Kind::AdaptiveXyYx,
+                _ => Kind::UgalXyYx,
+            };
+            // Each class takes its part of the VCs (`available_vcs = num_vcs / 2`, ugal_xyyx
+            // halves it again): BookSim2 asserts a class of one VC or more, and with a count
+            // that does not divide its classes share a VC, which breaks the deadlock freedom
+            // they are for.
+            let classes = i64::from(kind.classes());
+            if vcs < classes || vcs % classes != 0 {
                 return Err(c.err(
                     "num_vcs",
                     format!(
-                        "{rf} on a flatfly takes the lower half of the VCs towards its intermediate \
-                         router and the upper half from it: it needs an even number, not {vcs}"
+                        "{rf} on a flatfly splits the VCs into {}: it needs a multiple of {classes}, not {vcs}",
+                        kind.classes_named()
                     ),
                     Some("num_vcs = 8;"),
                 ));
             }
-            let ugal = rf == "ugal";
-            let algo = if ugal { "flatfly-ugal" } else { "flatfly-valiant" };
-            t.put(c, "routing", "algorithm", quote(algo), &["routing_function"]);
+            t.put(
+                c,
+                "routing",
+                "algorithm",
+                quote(kind.name()),
+                &["routing_function"],
+            );
+            let drawn = if kind.via() {
+                "intermediate router"
+            } else {
+                "order (x or y first)"
+            };
             c.note(
                 "routing_function",
-                if ugal {
-                    "reef draws each packet's intermediate router from its source's own seeded stream \
-                     (BookSim2: RandomInt at the source router, the same distribution), and compares the \
-                     credits used on the two outputs as the head asks for one at its source router \
-                     (BookSim2 with routing_delay = 0: a step ahead, as the head leaves its node)"
-                } else {
-                    "reef draws each packet's intermediate router from its source's own seeded stream, \
-                     not BookSim2's generator at the first router (the same distribution)"
-                },
+                &format!(
+                    "reef draws each packet's {drawn} from its source's own seeded stream, not \
+                     BookSim2's generator at the first router (the same distribution)"
+                ),
             );
+            if kind.chooses() {
+                c.note(
+                    "routing_function",
+                    "reef compares the credits used on the two outputs as the head asks for one at \
+                     its source router, after its router delay; BookSim2 with routing_delay = 0 \
+                     routes a router ahead and reads them as the head leaves its node (with \
+                     routing_delay = 1, in its routing stage at the router)",
+                );
+            }
         }
         (_, Topo::Dragonfly) if rf != "none" => super::dragonfly::routing(c, t, &full, vcs)?,
         _ if rf == "none" => {
