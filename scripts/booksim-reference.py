@@ -129,6 +129,20 @@ CONFIGS = [
     ("torus88-min_adapt", "examples/torus88", ["num_vcs=4", "routing_function=min_adapt"], True),
     ("torus88-min_adapt-sif", "examples/torus88",
      ["num_vcs=4", "routing_function=min_adapt", "vc_allocator=separable_input_first"], True),
+    # BookSim2's flatfly example (4-ary 2-flatfly, 4 nodes a router, 8 VCs, 1-flit packets,
+    # routing a router ahead) with valiant_flatfly (lowest dimension first to a random
+    # intermediate router in VCs 0-3, then to the destination in 4-7) and ugal_flatfly
+    # (ugal_flatfly_onchip: at the source router minimal or through a random intermediate
+    # router of the minimal quadrant, by the credits used on the two outputs).
+    ("flatflyconfig-valiant", "examples/flatflyconfig", ["routing_function=valiant"], True),
+    ("flatflyconfig-ugal", "examples/flatflyconfig", ["routing_function=ugal"], True),
+    # The same with xyyx_flatfly (x or y first by a coin at the first router, VCs 0-3 or
+    # 4-7), adaptive_xyyx_flatfly (the order by the credits used on its two next outputs,
+    # the coin on a tie) and ugal_xyyx_flatfly_onchip (ugal in the coin's order, the VCs in
+    # quarters: order, then phase).
+    ("flatflyconfig-xyyx", "examples/flatflyconfig", ["routing_function=xyyx"], True),
+    ("flatflyconfig-adaptive_xyyx", "examples/flatflyconfig", ["routing_function=adaptive_xyyx"], True),
+    ("flatflyconfig-ugal_xyyx", "examples/flatflyconfig", ["routing_function=ugal_xyyx"], True),
 ]
 
 

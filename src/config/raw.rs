@@ -274,6 +274,21 @@ pub enum AlgoKind {
     CmeshExpress,
     /// The lowest differing dimension first on BookSim2's flatfly (`ran_min`).
     FlatflyMin,
+    /// Through a random intermediate router on BookSim2's flatfly (`valiant`): the lower
+    /// half of the VCs to it, the upper half from it.
+    FlatflyValiant,
+    /// BookSim2's UGAL on its flatfly (`ugal`): minimal or through a random intermediate
+    /// router of the minimal quadrant, by the credits used on the two outputs at the
+    /// source router; the VCs in halves as for `flatfly-valiant`.
+    FlatflyUgal,
+    /// x first or y first on BookSim2's flatfly, a coin per packet (`xyyx`): the VCs in
+    /// halves by order.
+    FlatflyXyYx,
+    /// x first or y first on BookSim2's flatfly, by the credits used on the two next
+    /// outputs at the first router, a coin on a tie (`adaptive_xyyx`).
+    FlatflyAdaptiveXyYx,
+    /// `flatfly-ugal` with both legs in a coin's order (`ugal_xyyx`): the VCs in quarters.
+    FlatflyUgalXyYx,
     /// BookSim2's minimal routing on its dragonfly (`min`): VC 0, then VC 1 from the
     /// global hop on.
     DragonflyMin,

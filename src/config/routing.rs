@@ -122,6 +122,40 @@ fn min_adapt(src: &Source, fab: &Fabric, kind: TopoKind, booksim: bool) -> R<Rou
     Ok(Routing::MinAdapt(m))
 }
 
+/// BookSim2's flatfly routings that draw or choose: the VCs split into classes by order (x
+/// or y first) and by phase (towards the intermediate router and from it), so a multiple
+/// of their number.
+fn flatfly(src: &Source, algo: AlgoKind, fab: &Fabric) -> R<Routing> {
+    use crate::routing::flatfly::{Flatfly, Kind};
+    let kind = match algo {
+        AlgoKind::FlatflyValiant => Kind::Valiant,
+        AlgoKind::FlatflyUgal => Kind::Ugal,
+        AlgoKind::FlatflyXyYx => Kind::XyYx,
+        AlgoKind::FlatflyAdaptiveXyYx => Kind::AdaptiveXyYx,
+        _ => Kind::UgalXyYx,
+    };
+    let name = kind.name();
+    let Some(f) = Flatfly::new(fab, kind) else {
+        return Err(src.err(
+            "routing.algorithm",
+            format!("{name} routing runs on a flatfly"),
+            Some("leave routing.algorithm out to get the topology's default"),
+        ));
+    };
+    let (vcs, classes) = (net_vcs(fab), kind.classes());
+    if !vcs.is_multiple_of(classes) {
+        return Err(src.err(
+            "channel.vcs",
+            format!(
+                "{name} routing splits the VCs into {}: it needs a multiple of {classes}, not {vcs}",
+                kind.classes_named()
+            ),
+            Some(&format!("set channel.vcs = {}", vcs.next_multiple_of(classes))),
+        ));
+    }
+    Ok(Routing::Flatfly(f))
+}
+
 /// The VCs of the fabric's switch-to-switch channels (the first such channel's; 1 if none).
 fn net_vcs(fab: &Fabric) -> u8 {
     fab.channels
@@ -279,6 +313,11 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
         AlgoKind::FlatflyMin => {
             Routing::Table(table::flatfly_min(fab).ok_or_else(|| mismatch("flatfly-min"))?)
         }
+        AlgoKind::FlatflyValiant
+        | AlgoKind::FlatflyUgal
+        | AlgoKind::FlatflyXyYx
+        | AlgoKind::FlatflyAdaptiveXyYx
+        | AlgoKind::FlatflyUgalXyYx => flatfly(src, algo, fab)?,
         AlgoKind::DragonflyMin | AlgoKind::DragonflyUgal => {
             use crate::routing::dragonfly::{MIN_VCS, Ugal, min};
             let ugal = algo == AlgoKind::DragonflyUgal;

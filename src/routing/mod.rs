@@ -10,14 +10,16 @@
 //! source drew ([`Header::draw`]): Valiant's through a random intermediate switch
 //! (Valiant & Brebner 1981) and XY/YX; on BookSim2's dragonfly its minimal routing and
 //! UGAL ([`dragonfly`], Kim et al. 2008), which chooses at the source router by the
-//! credits used on two outputs; and minimal adaptive routing with an escape channel on
-//! meshes ([`min_adapt`], Duato 1993). [`cdg`] checks any of them for cyclic channel
+//! credits used on two outputs, and on its flattened butterfly Valiant's routing, UGAL and
+//! XY/YX ([`flatfly`]); and minimal adaptive routing with an escape channel on meshes
+//! ([`min_adapt`], Duato 1993). [`cdg`] checks any of them for cyclic channel
 //! dependencies.
 
 pub mod acyclic;
 pub mod cdg;
 pub mod dor;
 pub mod dragonfly;
+pub mod flatfly;
 pub mod grid;
 pub mod interval;
 pub mod min_adapt;
@@ -286,6 +288,8 @@ pub enum Routing {
     /// BookSim2's UGAL on its dragonfly: minimal or through a random intermediate router,
     /// chosen at the source router by the credits used on the two outputs.
     Ugal(dragonfly::Ugal),
+    /// BookSim2's Valiant routing, UGAL and XY/YX on its flattened butterfly.
+    Flatfly(flatfly::Flatfly),
     /// Minimal adaptive with a dimension-order escape channel (meshes).
     MinAdapt(min_adapt::MinAdapt),
 }
@@ -313,6 +317,7 @@ impl Routing {
             Routing::Valiant(v) => v.route(at, h),
             Routing::XyYx(x) => x.route(at, h),
             Routing::Ugal(u) => Ok(u.route(at, h)),
+            Routing::Flatfly(f) => f.route(at, h),
             Routing::MinAdapt(m) => m.route(at, h),
         }
     }
@@ -324,6 +329,7 @@ impl Routing {
             Routing::Valiant(v) => v.draws(),
             Routing::XyYx(_) => 2,
             Routing::Ugal(u) => u.draws(),
+            Routing::Flatfly(f) => f.draws(),
             _ => 0,
         }
     }
@@ -479,6 +485,7 @@ impl Routing {
             Routing::XyYx(x) if x.adaptive => "adaptive-xy-yx",
             Routing::XyYx(_) => "xy-yx",
             Routing::Ugal(_) => "dragonfly-ugal",
+            Routing::Flatfly(f) => f.kind.name(),
             Routing::MinAdapt(m) if m.booksim => "booksim-min-adapt",
             Routing::MinAdapt(_) => "min-adapt",
         }

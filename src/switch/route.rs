@@ -5,6 +5,7 @@
 
 use crate::engine::*;
 use crate::routing::dragonfly::Ugal;
+use crate::routing::flatfly::Flatfly;
 use crate::routing::xy_yx::XyYx;
 use crate::routing::{At, Header, PortSet, RouteError, Routing, Want};
 
@@ -32,6 +33,9 @@ impl Sim<'_> {
             })?;
             match self.routing {
                 Routing::Ugal(u) => want = self.ugal_choice(s, i, u, dst, pid),
+                Routing::Flatfly(f) if f.kind.chooses() => {
+                    want = self.flatfly_choice(s, i, f, dst, pid, want)
+                }
                 Routing::XyYx(x) if x.adaptive => {
                     if let Some(w) = self.xy_yx_choice(s, i, x, dst, pid) {
                         want = w;
@@ -140,6 +144,28 @@ impl Sim<'_> {
             vc_hi: step.vc,
             escape: crate::routing::Escape::NONE,
         }
+    }
+
+    /// BookSim2's UGAL and adaptive XY/YX on its flatfly for the packet `pid` at input VC
+    /// `i` of switch `s`: at its source router, the minimal route or the one through its
+    /// intermediate router by the credits used on each one's output and their hops
+    /// (`ugal_flatfly_onchip`), or x or y first by the credits used on the two next outputs
+    /// (`adaptive_xyyx_flatfly`), taken as for UGAL on the dragonfly (above). Elsewhere the
+    /// routing step's `want` stands.
+    #[cold]
+    fn flatfly_choice(&mut self, s: usize, i: u32, f: &Flatfly, dst: u32, pid: u32, want: Want) -> Want {
+        let at = self.at_unlabelled(s, i);
+        let draw = self.pkts[pid as usize].draw;
+        let Some(c) = f.choice(at, dst, draw) else {
+            return want;
+        };
+        let draw = f.decide(
+            draw,
+            c,
+            self.used_credits(s, c.a_port),
+            self.used_credits(s, c.b_port),
+        );
+        f.route(at, Header { dst, sym: &[], draw }).unwrap_or(want)
     }
 
     /// BookSim2's adaptive XY/YX for the packet `pid` at input VC `i` of switch `s`: at its

@@ -253,9 +253,39 @@ fn booksims_cmesh_and_flatfly_examples() {
     assert_eq!(t["routing"]["algorithm"].as_str(), Some("flatfly-min"));
     let e = tr(&ff.replace("x = 4;", "x = 3;").replace("y = 4;", "y = 3;")).unwrap_err();
     assert_eq!((e.key, e.from), ("x", Some(From::Line(7))), "{}", e.msg);
-    let e = tr(&ff.replace("ran_min", "ugal")).unwrap_err();
-    assert!(e.msg.contains("`ugal_flatfly`"), "{}", e.msg);
-    assert_eq!(e.hint.as_deref(), Some("on a flatfly reef runs ran_min"));
+    // valiant, ugal, xyyx, adaptive_xyyx and ugal_xyyx: the VCs in halves (in quarters for
+    // ugal_xyyx), so a multiple of 2 (of 4), else an error with num_vcs's line.
+    for (rf, algo, bad, good) in [
+        ("valiant", "flatfly-valiant", ["1", "3", "7"], "2"),
+        ("ugal", "flatfly-ugal", ["1", "3", "7"], "2"),
+        ("xyyx", "flatfly-xy-yx", ["1", "3", "5"], "2"),
+        ("adaptive_xyyx", "flatfly-adaptive-xy-yx", ["1", "3", "5"], "2"),
+        ("ugal_xyyx", "flatfly-ugal-xy-yx", ["2", "6", "7"], "4"),
+    ] {
+        let cfg = ff.replace("ran_min", rf);
+        let t = tr(&cfg).unwrap();
+        let toml: toml::Table = t.toml.parse().unwrap();
+        assert_eq!(toml["routing"]["algorithm"].as_str(), Some(algo));
+        assert!(
+            t.notes.iter().any(|n| n.contains("own seeded stream")),
+            "{:?}",
+            t.notes
+        );
+        let credits = t.notes.iter().any(|n| n.contains("credits used"));
+        assert_eq!(credits, rf.contains("ugal") || rf == "adaptive_xyyx", "{rf}");
+        for vcs in bad {
+            let e = tr(&format!("{cfg}num_vcs = {vcs};\n")).unwrap_err();
+            assert_eq!((e.key, e.from), ("num_vcs", Some(From::Line(11))), "{}", e.msg);
+            assert!(e.msg.contains("needs a multiple of"), "{}", e.msg);
+        }
+        tr(&format!("{cfg}num_vcs = {good};\n")).unwrap();
+    }
+    let e = tr(&ff.replace("ran_min", "ugal_pni")).unwrap_err();
+    assert!(e.msg.contains("`ugal_pni_flatfly`"), "{}", e.msg);
+    assert_eq!(
+        e.hint.as_deref(),
+        Some("on a flatfly reef runs ran_min, valiant, ugal, xyyx, adaptive_xyyx and ugal_xyyx")
+    );
 }
 
 #[test]

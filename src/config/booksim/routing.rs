@@ -22,7 +22,7 @@ pub(super) fn routing(c: &Cfg, t: &mut Toml, net: Topo, topology: &str, torus: b
         Topo::FatTree => "on a fattree reef runs nca and anca",
         Topo::AnyNet => "on an anynet BookSim2 and reef run min",
         Topo::CMesh => "on a cmesh reef runs dor_no_express and dor (with express channels)",
-        Topo::FlatFly => "on a flatfly reef runs ran_min",
+        Topo::FlatFly => "on a flatfly reef runs ran_min, valiant, ugal, xyyx, adaptive_xyyx and ugal_xyyx",
         Topo::Dragonfly => "on a dragonflynew reef runs min and ugal",
     };
     match (full.as_str(), net) {
@@ -217,6 +217,66 @@ pub(super) fn routing(c: &Cfg, t: &mut Toml, net: Topo, topology: &str, torus: b
                 quote("flatfly-min"),
                 &["routing_function"],
             );
+        }
+        (
+            "valiant_flatfly"
+            | "ugal_flatfly"
+            | "xyyx_flatfly"
+            | "adaptive_xyyx_flatfly"
+            | "ugal_xyyx_flatfly",
+            Topo::FlatFly,
+        ) => {
+            use crate::routing::flatfly::Kind;
+            let kind = match rf.as_str() {
+                "valiant" => Kind::Valiant,
+                "ugal" => Kind::Ugal,
+                "xyyx" => Kind::XyYx,
+                "adaptive_xyyx" => Kind::AdaptiveXyYx,
+                _ => Kind::UgalXyYx,
+            };
+            // Each class takes its part of the VCs (`available_vcs = num_vcs / 2`, ugal_xyyx
+            // halves it again): BookSim2 asserts a class of one VC or more, and with a count
+            // that does not divide its classes share a VC, which breaks the deadlock freedom
+            // they are for.
+            let classes = i64::from(kind.classes());
+            if vcs < classes || vcs % classes != 0 {
+                return Err(c.err(
+                    "num_vcs",
+                    format!(
+                        "{rf} on a flatfly splits the VCs into {}: it needs a multiple of {classes}, not {vcs}",
+                        kind.classes_named()
+                    ),
+                    Some("num_vcs = 8;"),
+                ));
+            }
+            t.put(
+                c,
+                "routing",
+                "algorithm",
+                quote(kind.name()),
+                &["routing_function"],
+            );
+            let drawn = if kind.via() {
+                "intermediate router"
+            } else {
+                "order (x or y first)"
+            };
+            c.note(
+                "routing_function",
+                &format!(
+                    "reef draws each packet's {drawn} from its source's own seeded stream, not \
+                     BookSim2's generator at the first router (the same distribution)"
+                ),
+            );
+            if kind.chooses() {
+                c.note(
+                    "routing_function",
+                    "reef compares the credits used on the two outputs as the head asks for one at \
+                     its source router, after its router delay; BookSim2 with routing_delay = 0 \
+                     routes a router ahead and reads them as the head leaves its node (with \
+                     routing_delay = 1, in its routing stage at the router)",
+                );
+            }
         }
         (_, Topo::Dragonfly) if rf != "none" => super::dragonfly::routing(c, t, &full, vcs)?,
         _ if rf == "none" => {
