@@ -6,8 +6,8 @@
 //! flatfly) or adaptive ones (fat trees, Clos, up*/down* on a ring), with every selection
 //! policy the express engine takes, every timing the express engine handles (flit and
 //! tail times, wire latency, credit delay, router delay, a VC-reuse delay, a least time in
-//! the input buffer, buffers down to one flit, host channels of their own), VCs given in
-//! turn, host send and receive costs, every injection process, several traffic patterns,
+//! the input buffer, buffers down to one flit, host channels of their own), host send and
+//! receive costs, every injection process, several traffic patterns,
 //! packet sizes and size
 //! mixes, and both drain modes; both engines with their invariant checks on (`sim.check`,
 //! compiled into the express engine's checking instantiation).
@@ -45,9 +45,6 @@ struct Net {
     /// The VC-reuse delay and the least time in an input buffer [cycles].
     vc_reuse: u32,
     flit_delay: u32,
-    /// Output VCs given in turn (not with adaptive tables, which stay on the general
-    /// engine then).
-    in_turn: bool,
     /// Host channels of their own: flit time, latency [cycles], buffer and VCs.
     host_channel: Option<(u32, u32, u32, u32)>,
     /// Host costs: send and receive overheads [cycles], per-byte costs [ps] and bytes per
@@ -134,7 +131,6 @@ credit_delay = "{cd} cycles"
 router_delay = "{rd} cycles"
 vc_reuse_delay = "{reuse} cycles"
 flit_delay = "{fd} cycles"
-vc_choice = "{choice}"
 speedup = {speedup}
 selection = "{selection}"
 [traffic]
@@ -158,11 +154,6 @@ selection = "{selection}"
             rd = self.router_delay,
             reuse = self.vc_reuse,
             fd = self.flit_delay,
-            choice = match &self.tables {
-                Some(t) if t.contains("adaptive = true") => "lowest",
-                _ if self.in_turn => "round-robin",
-                _ => "lowest",
-            },
             selection = self.selection,
         )
     }
@@ -232,7 +223,6 @@ fn net() -> impl Strategy<Value = Net> {
                 prop::option::weighted(0.3, (1u32..4, 0u32..4, 1u32..10, 1u32..3)),
                 prop::sample::select(vec![0u32, 0, 0, 1, 2, 5]),
                 prop::sample::select(vec![0u32, 0, 0, 1, 2, 4]),
-                prop::bool::weighted(0.3),
             ),
             prop::option::weighted(
                 0.25,
@@ -279,7 +269,7 @@ fn net() -> impl Strategy<Value = Net> {
                 (torus, vcs, speedup, dor),
                 (k, conc, buffer, flit_time, tail, latency, credit_delay, router_delay),
                 (
-                    (host_channel, vc_reuse, flit_delay, in_turn),
+                    (host_channel, vc_reuse, flit_delay),
                     host_costs,
                     pattern,
                     injection,
@@ -305,7 +295,6 @@ fn net() -> impl Strategy<Value = Net> {
                 router_delay,
                 vc_reuse,
                 flit_delay,
-                in_turn,
                 host_channel,
                 host_costs,
                 pattern,
@@ -379,7 +368,7 @@ fn the_express_engine_refuses_what_it_does_not_model() {
         (&["switch.router_delay=\"0 cycles\""], "router delay"),
         (&["sim.trains=false"], "flit-by-flit"),
         (&["sim.express=false"], "sim.express = false"),
-        (&["switch.allocator=\"islip\""], "separable switch allocator"),
+        (&["switch.vc_choice=\"round-robin\""], "VCs chosen round robin"),
     ] {
         let s = spec_with(base, set);
         let refused = Sim::new(&s).unwrap().express_refused();

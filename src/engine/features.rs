@@ -48,9 +48,6 @@ pub enum Feature {
     ManyTimings,
     /// Output VCs given in turn (`switch.vc_choice = "round-robin"`).
     VcInTurn,
-    /// Output VCs given in turn where heads select among several outputs (adaptive
-    /// tables): the selection policies read which VC a head would get.
-    AdaptiveVcInTurn,
     /// A VC-reuse delay.
     VcReuseDelay,
     /// A least time in the input buffer.
@@ -77,7 +74,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in order.
-    pub const ALL: [Feature; 21] = [
+    pub const ALL: [Feature; 20] = [
         Feature::GeneralAsked,
         Feature::Checks,
         Feature::Reference,
@@ -88,7 +85,6 @@ impl Feature {
         Feature::TokensFailuresAgents,
         Feature::ManyTimings,
         Feature::VcInTurn,
-        Feature::AdaptiveVcInTurn,
         Feature::VcReuseDelay,
         Feature::FlitDelay,
         Feature::InternalSpeedup,
@@ -118,9 +114,6 @@ impl Feature {
             Feature::TokensFailuresAgents => "failures, tokens, host memory or agents",
             Feature::ManyTimings => "too many channel timings",
             Feature::VcInTurn => "VCs chosen round robin (switch.vc_choice = \"round-robin\")",
-            Feature::AdaptiveVcInTurn => {
-                "VCs chosen round robin (switch.vc_choice = \"round-robin\") with adaptive routing"
-            }
             Feature::VcReuseDelay => "a VC-reuse delay (switch.vc_reuse_delay)",
             Feature::FlitDelay => "a least time in the input buffer (switch.flit_delay)",
             Feature::InternalSpeedup => "an internal speed-up (switch.internal_speedup)",
@@ -252,12 +245,13 @@ impl Features {
                     .any(|h| h.mem_cap != u64::MAX || !h.outbox.is_empty()),
         );
         u.set(Feature::ManyTimings, sim.timing.len() > 255);
-        let in_turn = match vc_choice {
-            VcChoice::Lowest => false,
-            VcChoice::RoundRobin => true,
-        };
-        u.set(Feature::VcInTurn, in_turn);
-        u.set(Feature::AdaptiveVcInTurn, in_turn && adaptive);
+        u.set(
+            Feature::VcInTurn,
+            match vc_choice {
+                VcChoice::Lowest => false,
+                VcChoice::RoundRobin => true,
+            },
+        );
         u.set(Feature::VcReuseDelay, *vc_reuse != 0);
         u.set(Feature::FlitDelay, *flit_delay != 0);
         u.set(Feature::InternalSpeedup, *internal_speedup > 1);
@@ -345,8 +339,7 @@ impl Features {
 }
 
 /// What the express engine implements: the invariant checks (compiled in,
-/// `Express<_, true>`), a VC-reuse delay, a least time in the input buffer, VCs given
-/// in turn (where heads have one output each), and otherwise none of the features above (it runs wormhole
+/// `Express<_, true>`), a VC-reuse delay, a least time in the input buffer, and otherwise none of the features above (it runs wormhole
 /// switches with credits and round-robin arbitration on any fabric, routed by dimension
 /// order, a fat tree's computed routes or tables free of deadlock, deterministic or
 /// adaptive with a selection by free VCs and their credits; the rest is the general
@@ -354,8 +347,7 @@ impl Features {
 pub const EXPRESS: Features = Features::NONE
     .with(Feature::Checks)
     .with(Feature::VcReuseDelay)
-    .with(Feature::FlitDelay)
-    .with(Feature::VcInTurn);
+    .with(Feature::FlitDelay);
 
 #[cfg(test)]
 mod tests {

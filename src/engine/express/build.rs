@@ -183,7 +183,6 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             ahead,
             reuse: sim.vc_reuse,
             stay: sim.flit_delay,
-            in_turn: sim.fab.vc_choice == crate::fabric::VcChoice::RoundRobin,
             recv_costs: sim
                 .host_params
                 .iter()
@@ -211,12 +210,6 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             dirty_sw: Vec::new(),
             asks: Vec::new(),
             want: Recs::zeroed(if R::MULTI { nv } else { 0 })?,
-            // (Made last: each array made takes the next cache colour, `recs::color`.)
-            va_last: Recs::from_vec(if sim.fab.vc_choice == crate::fabric::VcChoice::RoundRobin {
-                vec![VcIx::NONE; nv]
-            } else {
-                Vec::new()
-            })?,
         })
     }
 }

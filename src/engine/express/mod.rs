@@ -347,10 +347,6 @@ pub(crate) struct Express<R, const CHECK: bool> {
     /// The least time a flit stays in a switch's input buffer (`switch.flit_delay`): the
     /// time in its slot there is when it may leave, landing plus this.
     stay: Time,
-    /// Output VCs are given in turn (`switch.vc_choice = "round-robin"`): per switch
-    /// input, the output VC it was last given (`va_last`, empty otherwise).
-    in_turn: bool,
-    va_last: Recs<VcIx, VcIx>,
     /// Some host has receive costs (`host.recv_overhead`, `recv_per_byte`).
     recv_costs: bool,
     v: Recs<XVc, VcIx>,
