@@ -234,7 +234,6 @@ impl Features {
             _ => u.set(Feature::OtherRouting, true),
         }
         u.set(Feature::OutputBuffers, stage_base != switches);
-        // (Host costs, `Sim::host_params`: every engine pays them alike.)
         u.set(
             Feature::TokensFailuresAgents,
             !sim.fail_at.is_empty()
@@ -339,8 +338,9 @@ impl Features {
 }
 
 /// What the express engine implements: the invariant checks (compiled in,
-/// `Express<_, true>`), a VC-reuse delay, a least time in the input buffer, and otherwise none of the features above (it runs wormhole
-/// switches with credits and round-robin arbitration on any fabric, routed by dimension
+/// `Express<_, true>`), a VC-reuse delay and a least time in the input buffer, and
+/// otherwise none of the features above (it runs wormhole switches with credits and
+/// round-robin arbitration, with any host costs, on any fabric, routed by dimension
 /// order, a fat tree's computed routes or tables free of deadlock, deterministic or
 /// adaptive with a selection by free VCs and their credits; the rest is the general
 /// engine's).

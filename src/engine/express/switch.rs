@@ -536,8 +536,10 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             self.allocate(sim, s, c, true);
         }
         self.try_send(sim, s, c);
-        // A tail that leaves now frees its VC for a head that waits, after the send; the
-        // channel, which sent that tail, is free for the new worm when the tail is out.
+        // A VC whose hold ends now (its tail leaving now, or a VC-reuse delay after it) is
+        // free for a head that waits after the send; the new worm sends when the channel
+        // is free: busy with the tail now, or, after a delay, perhaps free now (which comes
+        // here only where outputs share no crossbar input: else `eval_switch_reuse`).
         if self.ln[c].req != 0 && self.released_now(c, sim.now) && self.allocate(sim, s, c, false) {
             self.try_send(sim, s, c);
         }
