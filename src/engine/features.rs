@@ -157,7 +157,14 @@ impl Features {
 
     /// The first feature of `self` that `engine` lacks.
     pub fn beyond(self, engine: Features) -> Option<Feature> {
-        Feature::ALL.into_iter().find(|&f| self.has(f) && !engine.has(f))
+        self.all_beyond(engine).next()
+    }
+
+    /// Every feature of `self` that `engine` lacks, in order.
+    pub fn all_beyond(self, engine: Features) -> impl Iterator<Item = Feature> {
+        Feature::ALL
+            .into_iter()
+            .filter(move |&f| self.has(f) && !engine.has(f))
     }
 
     /// The features `sim` uses.
@@ -359,6 +366,10 @@ mod tests {
             .with(Feature::OtherSwitch)
             .with(Feature::OtherRouting);
         assert_eq!(used.beyond(EXPRESS), Some(Feature::OtherRouting));
+        assert_eq!(
+            used.all_beyond(EXPRESS).collect::<Vec<_>>(),
+            [Feature::OtherRouting, Feature::OtherSwitch]
+        );
         assert_eq!(used.beyond(used), None);
         assert_eq!(Features::NONE.beyond(EXPRESS), None);
         assert_eq!(Features::NONE.with(Feature::Checks).beyond(EXPRESS), None);

@@ -416,8 +416,16 @@ impl Sim<'_> {
     /// The engine and instantiation [`Sim::run`] will run on, and why, as `reef check`
     /// prints it.
     pub fn engine_choice(&self) -> String {
-        if let Some(why) = ineligible(self) {
-            return format!("general, because of {why}");
+        let used = super::features::Features::of(self);
+        let why: Vec<&str> = used
+            .all_beyond(super::features::EXPRESS)
+            .map(super::features::Feature::why)
+            .collect();
+        if let Some((last, rest)) = why.split_last() {
+            return match rest {
+                [] => format!("general, because of {last}"),
+                _ => format!("general, because of {}; and {last}", rest.join("; ")),
+            };
         }
         if !super::recs::space_available() {
             return "general, because the system will not reserve the express engine's address space (README, \"Benchmarks\")".into();
