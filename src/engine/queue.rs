@@ -182,9 +182,8 @@ pub struct EventQueue {
     /// root is the next class due, and classes due at one time come in class order. A
     /// class's entry changes only when it is taken (its front is popped) or when a push
     /// finds it empty (pushes into a class come in time order).
+    /// (A class is out of it exactly when its ring's `limit` is 0.)
     fronts: Vec<(Time, u32)>,
-    /// Whether a class has its entry in `fronts`.
-    queued: Vec<bool>,
     /// Whether the fronts are scanned rather than kept in `fronts`: while there are at most
     /// [`Self::SCAN_MAX`] classes.
     scan: bool,
@@ -211,7 +210,6 @@ impl Default for EventQueue {
             delays: Vec::new(),
             fifos: Vec::new(),
             fronts: Vec::new(),
-            queued: Vec::new(),
             scan: true,
             due: Vec::new(),
             taken: u32::MAX,
@@ -246,7 +244,6 @@ impl EventQueue {
             ring.limit = 0;
         }
         self.fifos.push(ring);
-        self.queued.push(false);
         self.due.resize(self.fifos.len().div_ceil(64), 0);
         if self.scan && self.fifos.len() > Self::SCAN_MAX {
             self.take_up_heap();
@@ -301,6 +298,7 @@ impl EventQueue {
             f.grow();
         }
         if f.len == 0 {
+            // (Only with the heap: a scanned ring's `limit` is never 0.)
             f.limit = f.buf.len();
             self.enter(k, x.0);
         }
@@ -310,11 +308,9 @@ impl EventQueue {
 
     /// Gives class `k`, its front now at `t`, its entry in `fronts` (with the heap).
     fn enter(&mut self, k: usize, t: Time) {
-        if !self.scan && !self.queued[k] {
-            self.queued[k] = true;
-            self.fronts.push((t, k as u32));
-            self.sift_up(self.fronts.len() - 1);
-        }
+        debug_assert!(!self.scan);
+        self.fronts.push((t, k as u32));
+        self.sift_up(self.fronts.len() - 1);
     }
 
     fn sift_up(&mut self, mut i: usize) {
@@ -361,7 +357,6 @@ impl EventQueue {
         match self.fifos[k].front_time() {
             Some(f) => self.fronts[0] = (f, k as u32),
             None => {
-                self.queued[k] = false;
                 self.fifos[k].limit = 0;
                 let last = self.fronts.pop().expect("the taken class is at the root");
                 if self.fronts.is_empty() {
@@ -407,7 +402,6 @@ impl EventQueue {
     #[cold]
     fn take_up_heap(&mut self) {
         self.scan = false;
-        self.queued.fill(false);
         for k in 0..self.fifos.len() {
             match self.fifos[k].front_time() {
                 Some(t) => self.enter(k, t),
