@@ -36,7 +36,7 @@ impl<'a> Sim<'a> {
             let credit_delay = lp.flow.credit_delay();
             let to_switch = fab.is_switch(ch.dst);
             let router_delay = to_switch.then(|| fab.switch_params[ch.dst.idx()].router_delay);
-            let no_trains = tok[ci].on || ch.reverse.is_some_and(|r| tok[r.idx()].on);
+            let tokens_between = tok[ci].on || ch.reverse.is_some_and(|r| tok[r.idx()].on);
             let key = (
                 lp.flit_time,
                 lp.tail_time,
@@ -44,7 +44,7 @@ impl<'a> Sim<'a> {
                 credit_delay,
                 router_delay,
                 lp.delete_header,
-                no_trains,
+                tokens_between,
                 lp.clock,
             );
             let prof = *prof_of.entry(key).or_insert_with(|| {
@@ -83,7 +83,7 @@ impl<'a> Sim<'a> {
                     router_delay: router_delay.unwrap_or(0),
                     train_class,
                     delete_header: lp.delete_header,
-                    no_trains,
+                    tokens_between,
                     clock: lp.clock,
                 });
                 timing.len() as u32 - 1
@@ -470,6 +470,13 @@ impl<'a> Sim<'a> {
             host_params: vec![spec.host; n as usize],
             tok,
             fct_due: Vec::new(),
+            strips_landed: routing.max_strip() as u32
+                + if fab.channels.iter().any(|c| c.params.delete_header) {
+                    routing.header_width() as u32
+                } else {
+                    0
+                }
+                <= 1,
             sampler: None,
             next_sample: Time::MAX,
             sampling: None,

@@ -74,8 +74,9 @@ pub(crate) struct Timing {
     pub train_class: u32,
     /// The link deletes the first header symbol of each packet.
     pub delete_header: bool,
-    /// Flits go one at a time: tokens may come between them on this channel.
-    pub no_trains: bool,
+    /// Tokens may come between flits on this channel: trains go only as far as
+    /// `Sim::token_train_limit` allows (and never interleaved, `send_pair`).
+    pub tokens_between: bool,
     /// The clock a clocked channel sends on ([`crate::fabric::LinkParams::clock`]).
     pub clock: Option<Clock>,
 }

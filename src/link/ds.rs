@@ -19,6 +19,10 @@
 //! it, and the token follows that flit. A token needed earlier and still waiting has taken
 //! the channel before any later flit (the transmitter's `tx_busy` moves past it), which is the
 //! token's priority over the next data character.
+//!
+//! Trains: a switch sends a train on a channel that carries tokens only as far as no token
+//! can come between its flits ([`Sim::token_train_limit`]); flits leave a token channel's
+//! buffer one at a time (each slot frees at its own time), and hosts send one at a time.
 
 use crate::engine::*;
 use crate::fabric::Fabric;
@@ -29,7 +33,7 @@ use crate::time::Time;
 pub(crate) const PENDING: Time = Time::MAX;
 
 /// Token state of one channel (token channels have one VC).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct TokChan {
     /// Freed slots not yet covered by a token.
     pub pend: u32,
@@ -43,6 +47,29 @@ pub(crate) struct TokChan {
     /// Queued for this instant's token flush.
     pub queued: bool,
     pub on: bool,
+    /// The token channel whose tokens travel on this channel ([`NONE`]: none).
+    pub carries: u32,
+    /// Trains may land in this token channel's buffer: it ends at a switch, and it is no
+    /// larger than `max_outstanding` (arrivals never let a token go; see
+    /// [`Sim::token_train_limit`]).
+    pub train_in: bool,
+}
+
+impl Default for TokChan {
+    fn default() -> TokChan {
+        TokChan {
+            pend: 0,
+            grant: 0,
+            max_out: 0,
+            rev: NONE,
+            token_time: 0,
+            bound: false,
+            queued: false,
+            on: false,
+            carries: NONE,
+            train_in: false,
+        }
+    }
 }
 
 /// The token state of every channel of `fab` (default for others), checking that token
@@ -86,7 +113,10 @@ pub(crate) fn token_channels(fab: &Fabric) -> Result<Vec<TokChan>, SimError> {
             bound: ch.params.buffer > max_outstanding,
             queued: false,
             on: true,
+            carries: out[c].carries,
+            train_in: fab.is_switch(ch.dst) && ch.params.buffer <= max_outstanding,
         };
+        out[rev.idx()].carries = c as u32;
     }
     Ok(out)
 }
@@ -113,6 +143,132 @@ impl Sim<'_> {
             }
             self.tok[c].pend = cap - granted;
         }
+    }
+
+    /// How many flits a switch may send from now as one train on channel `c`, whose
+    /// flits tokens may come between (it carries another channel's tokens, or is a token
+    /// channel itself): at least 1.
+    ///
+    /// A token that becomes due at an instant `t` goes after the flit that started at or
+    /// before `t` ([`Sim::flush_tokens`]), so a train of `k` flits is what flit by flit
+    /// sends if no token for the channel `r` it carries becomes due before its last flit
+    /// starts. A token for `r` becomes due when a flit leaving `r`'s buffer (at the other
+    /// end of `r`) makes `grant` freed slots, so the train may run until the earliest time
+    /// the `need`-th flit from now could leave that buffer ([`Sim::nth_departure`]).
+    ///
+    /// Into a token channel, the train's flits land in the buffer at once, each with its
+    /// own time. That is exact where nothing reads them before they land: the buffer ends
+    /// at a switch (hosts take whole trains as they land), it is no larger than
+    /// `max_outstanding` (so the receiver's count of outstanding grants never stops a
+    /// token, and arrivals never send one), and no switch removes more than one header
+    /// flit ([`Sim::strips_landed`]: the head, which has landed when it is routed; which
+    /// also keeps the departures of `r`'s flits after their landing). Channels that may
+    /// fail, and switches with an internal speed-up, keep flits one at a time.
+    #[inline(never)]
+    pub(crate) fn token_train_limit(&self, c: u32, unit: Time) -> u32 {
+        let t = &self.tok[c as usize];
+        if (t.on && !t.train_in)
+            || !self.strips_landed
+            || !self.fail_at.is_empty()
+            || self.fab.internal_speedup > 1
+            || unit == 0
+        {
+            return 1;
+        }
+        let r = t.carries;
+        if r == NONE {
+            return u32::MAX;
+        }
+        let tr = &self.tok[r as usize];
+        if tr.queued || tr.bound {
+            return 1;
+        }
+        let need = tr.grant.saturating_sub(tr.pend).max(1);
+        let due = self.nth_departure(self.chans[r as usize].vc_base, need);
+        ((due - self.now) / unit).min(MAX_TRAIN as Time) as u32 + 1
+    }
+
+    /// The earliest time the `n`-th flit from now (`n` ≥ 1) could leave the buffer of
+    /// input VC `i` (a lower bound, now or later).
+    ///
+    /// - No flit leaves before it has landed: those in the buffer at their landing
+    ///   times, then those still to land, one at least every `min(flit, tail time)` of the
+    ///   channel, the first of them now if one may be on its way, else one unit and the
+    ///   latency after now.
+    /// - A head being routed leaves its router delay after it reached the front.
+    /// - A worm holding an output sends a flit only with a credit ([`Sim::nth_credit`]):
+    ///   the `n`-th flit leaves no earlier than the last of the first `n` that is in the
+    ///   buffer and known to be the worm's (up to its tail).
+    pub(crate) fn nth_departure(&self, i: u32, n: u32) -> Time {
+        let now = self.now;
+        let v = &self.vcs[i as usize];
+        let slot = |j: u32| &self.ring[(v.buf + (v.head.wrapping_add(j) & v.mask)) as usize];
+        // (A slot holds its flit's landing plus the switch's flit delay: a head is routed,
+        // and stripped of its header, from its landing on.)
+        let landing = |j: u32| slot(j).time.saturating_sub(self.flit_delay);
+        let landed = if n <= v.len {
+            landing(n - 1).max(now)
+        } else {
+            let tm = self.tm(v.chan);
+            let u = tm.flit_time.min(tm.tail_time);
+            let first = if self.chans[v.chan as usize].tx_busy + tm.latency > now {
+                now
+            } else {
+                now + u + tm.latency
+            };
+            first.saturating_add((n - v.len - 1) as Time * u)
+        };
+        let own = match v.state {
+            ROUTING if v.len > 0 => landing(0) + self.tm(v.chan).router_delay,
+            ACTIVE if v.fwd < HELD_EV && v.len > 0 => {
+                let known = n.min(v.len);
+                let own = (0..known)
+                    .find(|&j| slot(j).flit & TAIL != 0)
+                    .map_or(known, |j| j + 1);
+                self.nth_credit(v.fwd, own)
+            }
+            _ => now,
+        };
+        landed.max(own)
+    }
+
+    /// The earliest time the sender of output VC `o` could hold its `n`-th credit from now
+    /// (a lower bound, now or later): those it holds and those on their way (a slot whose
+    /// token is not sent yet, now), then those of the flits in the receiver's buffer, if
+    /// it is an output buffer: they leave it on its one channel one after another, the
+    /// first when that channel is free, each a unit (flit or tail time) after the one
+    /// before, and their credits land the credit delay after they leave.
+    fn nth_credit(&self, o: u32, n: u32) -> Time {
+        let now = self.now;
+        let v = &self.vcs[o as usize];
+        if n <= v.credits || !self.chans[v.chan as usize].credit {
+            return now;
+        }
+        let m = n - v.credits;
+        let back = v.head.wrapping_sub(v.cr_head);
+        if m <= back {
+            let t = self.ring[(v.buf + (v.cr_head.wrapping_add(m - 1) & v.mask)) as usize].time;
+            return if t == PENDING { now } else { t.max(now) };
+        }
+        let node = v.node;
+        if node < self.fab.stage_base || node >= self.fab.switches {
+            return now;
+        }
+        let Some(out) = self.fab.out_chan[node as usize].iter().flatten().next() else {
+            return now;
+        };
+        let tm = self.tm(out.0);
+        let mut t = self.chans[out.idx()].tx_busy.max(now);
+        for j in 0..m - back - 1 {
+            t += if j >= v.len {
+                tm.flit_time.min(tm.tail_time)
+            } else if self.ring[(v.buf + (v.head.wrapping_add(j) & v.mask)) as usize].flit & TAIL != 0 {
+                tm.tail_time
+            } else {
+                tm.flit_time
+            };
+        }
+        t + self.tm(v.chan).credit_delay
     }
 
     /// `k` flits just left the buffer of token channel `c`'s VC `i`: their slots wait for a

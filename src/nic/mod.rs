@@ -79,8 +79,15 @@ impl Sim<'_> {
             return Ok(());
         }
         let left = self.hosts[h].cur_len - sent;
-        let k = if self.spec.params.trains && !self.tm(c).no_trains {
-            let k = left.min(MAX_TRAIN).min(self.fail_limit(c));
+        // On a channel that tokens interleave with, a train only until a token could come
+        // between its flits (`Sim::token_train_limit`).
+        let tokens = if self.tm(c).tokens_between && self.spec.params.trains && left > 1 {
+            self.token_train_limit(c, self.tm(c).flit_time)
+        } else {
+            MAX_TRAIN
+        };
+        let k = if self.spec.params.trains && tokens > 1 {
+            let k = left.min(MAX_TRAIN).min(self.fail_limit(c)).min(tokens);
             if credit {
                 let pace = self.tm(c).send_pace();
                 self.train_credits(o, k, now, pace)

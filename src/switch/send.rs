@@ -119,15 +119,27 @@ impl Sim<'_> {
         let mut ends_tail = first & TAIL != 0;
         let unit = self.tm(c).flit_time;
         let pace = self.tm(c).send_pace();
-        // No trains on a channel that tokens interleave with, nor out of a token channel's
-        // buffer (its slots must free at their own times, token by token).
-        let no_trains = self.tm(c).no_trains || v.flags & F_TOKENS != 0;
+        // No trains out of a token channel's buffer (its slots must free at their own
+        // times, token by token); on a channel that tokens interleave with, only until a
+        // token could come between.
+        let from_tokens = v.flags & F_TOKENS != 0;
+        let tokens = if self.tm(c).tokens_between
+            && !from_tokens
+            && self.spec.params.trains
+            && !ends_tail
+            && len > 1
+        {
+            self.token_train_limit(c, unit)
+        } else {
+            MAX_TRAIN
+        };
         // A separable allocator sends one flit a match (trains through other switches, with
         // one VC per input, are exact as they are).
         if self.spec.params.trains
             && !ends_tail
             && len > 1
-            && !no_trains
+            && tokens > 1
+            && !from_tokens
             && (self.sw_allocator == SwAllocator::Greedy || !self.sws[s].xbar)
         {
             // Without competition for the output or the crossbar input (one VC, one VC per
@@ -137,7 +149,11 @@ impl Sim<'_> {
             } else {
                 self.train_horizon(s, p, c, o, i, unit)
             };
-            let mut limit = len.min(MAX_TRAIN).min(horizon).min(self.fail_limit(c));
+            let mut limit = len
+                .min(MAX_TRAIN)
+                .min(horizon)
+                .min(self.fail_limit(c))
+                .min(tokens);
             if self.chans[c as usize].credit {
                 limit = self.train_credits(o, limit, now, pace);
             }
@@ -341,7 +357,7 @@ impl Sim<'_> {
         let u = tm.flit_time;
         if !self.fail_at.is_empty()
             || !self.spec.params.trains
-            || tm.no_trains
+            || tm.tokens_between
             || tm.tail_time != u
             || tm.delete_header
             || self.routing.uses_header()
