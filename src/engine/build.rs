@@ -470,13 +470,6 @@ impl<'a> Sim<'a> {
             host_params: vec![spec.host; n as usize],
             tok,
             fct_due: Vec::new(),
-            strips_landed: routing.max_strip() as u32
-                + if fab.channels.iter().any(|c| c.params.delete_header) {
-                    routing.header_width() as u32
-                } else {
-                    0
-                }
-                <= 1,
             sampler: None,
             next_sample: Time::MAX,
             sampling: None,

@@ -348,7 +348,7 @@ impl<'a> Sim<'a> {
         }
         if ch.tokens {
             let c = v.chan;
-            self.tokens_left(c, i, k);
+            self.tokens_left(c, i, k, t0, pace, last);
             return;
         }
         let tm = &self.timing[ch.prof as usize];
@@ -522,7 +522,7 @@ impl<'a> Sim<'a> {
         let missing = need - v.credits;
         if v.head.wrapping_sub(v.cr_head) >= missing {
             let t = self.ring[(v.buf + (v.cr_head.wrapping_add(missing - 1) & v.mask)) as usize].time;
-            if t == crate::link::ds::PENDING {
+            if t >= crate::link::ds::PENDING {
                 // Its token is not sent yet: the token wakes the sender when it is.
                 v.flags |= F_CWAIT;
             } else if self.cwake[o as usize] != t {

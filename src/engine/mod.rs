@@ -404,10 +404,6 @@ pub struct Sim<'a> {
     pub(crate) tok: Vec<crate::link::ds::TokChan>,
     /// Token channels with a token due at this instant.
     pub(crate) fct_due: Vec<u32>,
-    /// No switch removes more than one header flit from a packet (its routing's header
-    /// operation and a link's header deletion together): the flits it removes have all
-    /// landed, so trains may land in token channels' buffers (`Sim::token_train_limit`).
-    pub(crate) strips_landed: bool,
     /// BookSim2's sampling, in the run that decides the window ([`Sim::run`]).
     pub(crate) sampler: Option<Box<crate::stats::sampling::Sampler>>,
     /// When `sampler` next looks [ps] (`Time::MAX`: never).

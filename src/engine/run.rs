@@ -33,6 +33,10 @@ impl<'a> Sim<'a> {
             K_CREDIT => {
                 let v = &self.vcs[id as usize];
                 let (owner, c) = (v.owner, v.chan);
+                if e as u32 == crate::link::ds::TOKENS_DUE {
+                    self.tokens_due(c);
+                    return Ok(());
+                }
                 let ch = &self.chans[c as usize];
                 let (src, port) = (ch.src, ch.src_port);
                 if (src as usize) < self.sws.len() {

@@ -11,8 +11,8 @@
 //! receiver has room for, up to that bound.
 //!
 //! The lazy credit ring of every VC holds this exactly: a slot whose flit has left carries
-//! [`PENDING`] until its token is sent, then the token's arrival time; the sender collects
-//! slots in order as their times pass, as for plain credits.
+//! [`PENDING`] plus the time it leaves until its token is sent, then the token's arrival
+//! time; the sender collects slots in order as their times pass, as for plain credits.
 //!
 //! Order independence: a token needed at instant `t` is placed only after every component has
 //! acted at `t` ([`Sim::flush_tokens`]): a flit that starts at `t` on the reverse channel keeps
@@ -20,23 +20,36 @@
 //! the channel before any later flit (the transmitter's `tx_busy` moves past it), which is the
 //! token's priority over the next data character.
 //!
-//! Trains: a switch sends a train on a channel that carries tokens only as far as no token
-//! can come between its flits ([`Sim::token_train_limit`]); flits leave a token channel's
-//! buffer one at a time (each slot frees at its own time), and hosts send one at a time.
+//! Trains: a switch or a host sends a train on a channel that carries tokens only as far as
+//! no token can come between its flits ([`Sim::token_train_limit`]). Flits that leave a
+//! token channel's buffer in a train (or land in a host, or are stripped, as a train lands)
+//! leave at their own times, after now: their slots count towards a token only from then
+//! (`TokChan::ahead`), and an event then sends the token they complete, at the instant flit
+//! by flit would.
 
 use crate::engine::*;
 use crate::fabric::Fabric;
 use crate::fabric::FlowControl;
 use crate::time::Time;
 
-/// Credit time of a slot whose flit has left but whose token is not yet sent.
-pub(crate) const PENDING: Time = Time::MAX;
+/// Credit time of a slot whose flit has left but whose token is not yet sent: this plus
+/// the time the flit leaves (any time at or above it: not landed, for the sender).
+pub(crate) const PENDING: Time = 1 << 62;
+
+/// The low bits of a `K_CREDIT` event that settles a token channel's slots whose flits
+/// have left by now ([`Sim::tokens_due`]).
+pub(crate) const TOKENS_DUE: u32 = 1;
 
 /// Token state of one channel (token channels have one VC).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TokChan {
     /// Freed slots not yet covered by a token.
     pub pend: u32,
+    /// Slots freed by flits that leave after now (the last `ahead` before the ring's head,
+    /// in the order they leave): they join `pend` as their time comes.
+    pub ahead: u32,
+    /// When the settling event last asked for happens (`Time::MAX`: none asked for).
+    pub due_at: Time,
     pub grant: u32,
     pub max_out: u32,
     /// The reverse channel the tokens travel on.
@@ -49,9 +62,9 @@ pub(crate) struct TokChan {
     pub on: bool,
     /// The token channel whose tokens travel on this channel ([`NONE`]: none).
     pub carries: u32,
-    /// Trains may land in this token channel's buffer: it ends at a switch, and it is no
-    /// larger than `max_outstanding` (arrivals never let a token go; see
-    /// [`Sim::token_train_limit`]).
+    /// Trains may land in and leave this token channel's buffer: it is no larger than
+    /// `max_outstanding` (the receiver's count of outstanding grants never stops a token,
+    /// and arrivals never send one; see [`Sim::token_train_limit`]).
     pub train_in: bool,
 }
 
@@ -59,6 +72,8 @@ impl Default for TokChan {
     fn default() -> TokChan {
         TokChan {
             pend: 0,
+            ahead: 0,
+            due_at: Time::MAX,
             grant: 0,
             max_out: 0,
             rev: NONE,
@@ -106,6 +121,8 @@ pub(crate) fn token_channels(fab: &Fabric) -> Result<Vec<TokChan>, SimError> {
         }
         out[c] = TokChan {
             pend: 0,
+            ahead: 0,
+            due_at: Time::MAX,
             grant,
             max_out: max_outstanding,
             rev: rev.0,
@@ -114,7 +131,7 @@ pub(crate) fn token_channels(fab: &Fabric) -> Result<Vec<TokChan>, SimError> {
             queued: false,
             on: true,
             carries: out[c].carries,
-            train_in: fab.is_switch(ch.dst) && ch.params.buffer <= max_outstanding,
+            train_in: ch.params.buffer <= max_outstanding,
         };
         out[rev.idx()].carries = c as u32;
     }
@@ -145,34 +162,33 @@ impl Sim<'_> {
         }
     }
 
-    /// How many flits a switch may send from now as one train on channel `c`, whose
-    /// flits tokens may come between (it carries another channel's tokens, or is a token
-    /// channel itself): at least 1.
+    /// Whether flits may leave token channel `c`'s buffer in trains (see
+    /// [`Sim::token_train_limit`]).
+    #[inline(never)]
+    pub(crate) fn token_trains_out(&self, c: u32) -> bool {
+        self.tok[c as usize].train_in && self.fail_at.is_empty() && self.fab.internal_speedup <= 1
+    }
+
+    /// How many flits a switch or a host may send from now as one train on channel `c`,
+    /// whose flits tokens may come between (it carries another channel's tokens, or is a
+    /// token channel itself): at least 1.
     ///
     /// A token that becomes due at an instant `t` goes after the flit that started at or
     /// before `t` ([`Sim::flush_tokens`]), so a train of `k` flits is what flit by flit
     /// sends if no token for the channel `r` it carries becomes due before its last flit
     /// starts. A token for `r` becomes due when a flit leaving `r`'s buffer (at the other
-    /// end of `r`) makes `grant` freed slots, so the train may run until the earliest time
-    /// the `need`-th flit from now could leave that buffer ([`Sim::nth_departure`]).
+    /// end of `r`) makes `grant` freed slots: those that leave at known times after now
+    /// first (`TokChan::ahead`), then the buffer's, no earlier than [`Sim::nth_departure`].
     ///
-    /// Into a token channel, the train's flits land in the buffer at once, each with its
-    /// own time. That is exact where nothing reads them before they land: the buffer ends
-    /// at a switch (hosts take whole trains as they land), it is no larger than
-    /// `max_outstanding` (so the receiver's count of outstanding grants never stops a
-    /// token, and arrivals never send one), and no switch removes more than one header
-    /// flit ([`Sim::strips_landed`]: the head, which has landed when it is routed; which
-    /// also keeps the departures of `r`'s flits after their landing). Channels that may
-    /// fail, and switches with an internal speed-up, keep flits one at a time.
+    /// A token channel takes trains (its flits landing, leaving and freeing their slots at
+    /// their own times) where it is no larger than `max_outstanding`: then neither the
+    /// receiver's count of outstanding grants, which a train would change at once, ever
+    /// stops a token, nor do arrivals send one. Channels that may fail, and switches with
+    /// an internal speed-up, keep flits one at a time.
     #[inline(never)]
     pub(crate) fn token_train_limit(&self, c: u32, unit: Time) -> u32 {
         let t = &self.tok[c as usize];
-        if (t.on && !t.train_in)
-            || !self.strips_landed
-            || !self.fail_at.is_empty()
-            || self.fab.internal_speedup > 1
-            || unit == 0
-        {
+        if (t.on && !t.train_in) || !self.fail_at.is_empty() || self.fab.internal_speedup > 1 || unit == 0 {
             return 1;
         }
         let r = t.carries;
@@ -183,9 +199,24 @@ impl Sim<'_> {
         if tr.queued || tr.bound {
             return 1;
         }
-        let need = tr.grant.saturating_sub(tr.pend).max(1);
-        let due = self.nth_departure(self.chans[r as usize].vc_base, need);
-        ((due - self.now) / unit).min(MAX_TRAIN as Time) as u32 + 1
+        let i = self.chans[r as usize].vc_base;
+        let v = &self.vcs[i as usize];
+        let now = self.now;
+        // The slots freed after now, in the order their flits leave; those whose time has
+        // come count as pending.
+        let leaves = |j: u32| {
+            self.ring[(v.buf + (v.head.wrapping_sub(tr.ahead - j) & v.mask)) as usize].time - PENDING
+        };
+        let gone = (0..tr.ahead).take_while(|&j| leaves(j) <= now).count() as u32;
+        let need = tr.grant.saturating_sub(tr.pend + gone).max(1);
+        let ahead = tr.ahead - gone;
+        let due = if need <= ahead {
+            leaves(gone + need - 1)
+        } else {
+            let after = if ahead > 0 { leaves(tr.ahead - 1) } else { now };
+            self.nth_departure(i, need - ahead).max(after)
+        };
+        ((due - now) / unit).min(MAX_TRAIN as Time) as u32 + 1
     }
 
     /// The earliest time the `n`-th flit from now (`n` ≥ 1) could leave the buffer of
@@ -248,7 +279,7 @@ impl Sim<'_> {
         let back = v.head.wrapping_sub(v.cr_head);
         if m <= back {
             let t = self.ring[(v.buf + (v.cr_head.wrapping_add(m - 1) & v.mask)) as usize].time;
-            return if t == PENDING { now } else { t.max(now) };
+            return if t >= PENDING { now } else { t.max(now) };
         }
         let node = v.node;
         if node < self.fab.stage_base || node >= self.fab.switches {
@@ -271,22 +302,70 @@ impl Sim<'_> {
         t + self.tm(v.chan).credit_delay
     }
 
-    /// `k` flits just left the buffer of token channel `c`'s VC `i`: their slots wait for a
-    /// token.
+    /// `k` flits just left the buffer of token channel `c`'s VC `i` (its ring head has moved
+    /// past them), the j-th leaving at `pace.at(t0, j)` (the last at `last`), now or later:
+    /// their slots wait for a token, counted as pending from then.
     #[inline]
-    pub(crate) fn tokens_left(&mut self, c: u32, i: u32, k: u32) {
+    pub(crate) fn tokens_left(&mut self, c: u32, i: u32, k: u32, t0: Time, pace: Pace, last: Time) {
         let v = &self.vcs[i as usize];
         let first = v.head.wrapping_sub(k);
         for j in 0..k {
             let slot = (v.buf + (first.wrapping_add(j) & v.mask)) as usize;
-            self.ring[slot].time = PENDING;
+            let leaves = if j + 1 == k { last } else { pace.at(t0, j) };
+            self.ring[slot].time = PENDING + leaves;
         }
+        self.tok[c as usize].ahead += k;
+        self.tokens_settle(c);
+    }
+
+    /// Counts token channel `c`'s slots whose flits have left by now as pending; queues
+    /// the token they complete for this instant's flush, or asks to be called again when
+    /// the flit that completes the next one leaves.
+    fn tokens_settle(&mut self, c: u32) {
+        let now = self.now;
+        let v = &self.vcs[self.chans[c as usize].vc_base as usize];
+        let (buf, head, mask) = (v.buf, v.head, v.mask);
         let t = &mut self.tok[c as usize];
-        t.pend += k;
-        if t.pend >= t.grant && !t.queued {
-            t.queued = true;
-            self.fct_due.push(c);
+        while t.ahead > 0 {
+            let slot = (buf + (head.wrapping_sub(t.ahead) & mask)) as usize;
+            if self.ring[slot].time - PENDING > now {
+                break;
+            }
+            t.ahead -= 1;
+            t.pend += 1;
         }
+        if t.pend >= t.grant {
+            if !t.queued {
+                t.queued = true;
+                self.fct_due.push(c);
+            }
+        } else {
+            self.tokens_ask(c);
+        }
+    }
+
+    /// Asks for a `K_CREDIT` event (`TOKENS_DUE`) when the flit that completes token
+    /// channel `c`'s next token leaves, if it is among those that leave after now.
+    fn tokens_ask(&mut self, c: u32) {
+        let t = self.tok[c as usize];
+        if t.pend >= t.grant || t.pend + t.ahead < t.grant {
+            return;
+        }
+        let o = self.chans[c as usize].vc_base;
+        let v = &self.vcs[o as usize];
+        let j = t.ahead - (t.grant - t.pend - 1);
+        let at = self.ring[(v.buf + (v.head.wrapping_sub(j) & v.mask)) as usize].time - PENDING;
+        if at != t.due_at {
+            self.tok[c as usize].due_at = at;
+            self.q.push_at(self.now, at, ev(K_CREDIT, o, TOKENS_DUE));
+        }
+    }
+
+    /// The event [`Sim::tokens_ask`] asked for: token channel `c`'s slots whose flits
+    /// have left by now count as pending.
+    pub(crate) fn tokens_due(&mut self, c: u32) {
+        self.tok[c as usize].due_at = Time::MAX;
+        self.tokens_settle(c);
     }
 
     /// A flit arrived on token channel `c` whose buffer exceeds `max_outstanding`: the
@@ -316,10 +395,12 @@ impl Sim<'_> {
         loop {
             let t = self.tok[c as usize];
             if t.pend < t.grant {
+                self.tokens_ask(c);
                 return;
             }
-            // Granted and not yet received, as the receiver counts it.
-            let outstanding = self.caps[o as usize] - self.vcs[o as usize].len - t.pend;
+            // Granted and not yet received, as the receiver counts it (flits that leave
+            // after now are in its buffer until then).
+            let outstanding = self.caps[o as usize] - self.vcs[o as usize].len - t.ahead - t.pend;
             if outstanding + t.grant > t.max_out {
                 return;
             }
@@ -333,7 +414,7 @@ impl Sim<'_> {
             r.busy += window_busy((ms, me), start, 1, t.token_time, t.token_time);
             let lands = start + t.token_time + latency;
             let v = &mut self.vcs[o as usize];
-            let first = v.head.wrapping_sub(t.pend);
+            let first = v.head.wrapping_sub(t.ahead + t.pend);
             for j in 0..t.grant {
                 let slot = (v.buf + (first.wrapping_add(j) & v.mask)) as usize;
                 self.ring[slot].time = lands;

@@ -358,18 +358,6 @@ impl Routing {
         }
     }
 
-    /// The most header flits one switch's header operation removes from a packet (apart
-    /// from a link's header deletion).
-    pub fn max_strip(&self) -> u8 {
-        match self {
-            Routing::Source(s) => s.header_op().strip,
-            // (A zero ΔX byte and a zero ΔY byte at the destination's node.)
-            Routing::Mosaic(_) => 2,
-            Routing::Header(t) => t.width(),
-            _ => 0,
-        }
-    }
-
     /// Whether its steps may name an escape output ([`Escape`]).
     pub fn has_escape(&self) -> bool {
         matches!(self, Routing::MinAdapt(_))

@@ -119,27 +119,23 @@ impl Sim<'_> {
         let mut ends_tail = first & TAIL != 0;
         let unit = self.tm(c).flit_time;
         let pace = self.tm(c).send_pace();
-        // No trains out of a token channel's buffer (its slots must free at their own
-        // times, token by token); on a channel that tokens interleave with, only until a
-        // token could come between.
-        let from_tokens = v.flags & F_TOKENS != 0;
-        let tokens = if self.tm(c).tokens_between
-            && !from_tokens
-            && self.spec.params.trains
-            && !ends_tail
-            && len > 1
-        {
-            self.token_train_limit(c, unit)
-        } else {
-            MAX_TRAIN
-        };
+        // Out of a token channel's buffer, trains only where its slots may free at their
+        // own times (`Sim::token_trains_out`); on a channel that tokens interleave with,
+        // only until a token could come between.
+        let held_back = v.flags & F_TOKENS != 0 && !self.token_trains_out(v.chan);
+        let tokens =
+            if self.tm(c).tokens_between && !held_back && self.spec.params.trains && !ends_tail && len > 1 {
+                self.token_train_limit(c, unit)
+            } else {
+                MAX_TRAIN
+            };
         // A separable allocator sends one flit a match (trains through other switches, with
         // one VC per input, are exact as they are).
         if self.spec.params.trains
             && !ends_tail
             && len > 1
             && tokens > 1
-            && !from_tokens
+            && !held_back
             && (self.sw_allocator == SwAllocator::Greedy || !self.sws[s].xbar)
         {
             // Without competition for the output or the crossbar input (one VC, one VC per
