@@ -352,3 +352,26 @@ fn a_run_with_nothing_to_drain_ends_at_the_window_end() {
     assert!(trains.flit_hops > 0 && trains.packets_delivered == 0);
     assert_eq!(without_events(trains), without_events(flits));
 }
+
+/// IEEE 1355 links carry the reverse link's tokens between their characters, yet trains go
+/// on them, into and out of token buffers, with the results of flit by flit and fewer
+/// events (`link::ds`): a Macramé Clos with its output buffers and header deletion.
+#[test]
+fn trains_run_on_token_links_with_fewer_events() {
+    let c = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/macrame-clos256.toml"
+    ))
+    .unwrap();
+    let set = ["topology.nodes=64", "sim.measure=\"100 us\"", "sim.check=true"];
+    let trains = run(&spec_with(&c, &set));
+    let flits = run(&spec_with(&c, &[&set[..], &["sim.trains=false"]].concat()));
+    assert!(trains.packets_delivered > 500, "{}", trains.packets_delivered);
+    assert!(
+        trains.events * 10 < flits.events * 9,
+        "{} events with trains, {} flit by flit",
+        trains.events,
+        flits.events
+    );
+    assert_eq!(without_events(trains), without_events(flits));
+}

@@ -79,18 +79,18 @@ impl Sim<'_> {
             return Ok(());
         }
         let left = self.hosts[h].cur_len - sent;
-        // On a channel that tokens interleave with, a train only until a token could come
-        // between its flits (`Sim::token_train_limit`).
-        let tokens = if self.tm(c).tokens_between && self.spec.params.trains && left > 1 {
-            self.token_train_limit(c, self.tm(c).flit_time)
-        } else {
-            MAX_TRAIN
-        };
-        let k = if self.spec.params.trains && tokens > 1 {
-            let k = left.min(MAX_TRAIN).min(self.fail_limit(c)).min(tokens);
-            if credit {
+        let k = if self.spec.params.trains {
+            let k = left.min(MAX_TRAIN).min(self.fail_limit(c));
+            let k = if credit {
                 let pace = self.tm(c).send_pace();
                 self.train_credits(o, k, now, pace)
+            } else {
+                k
+            };
+            // On a channel that tokens interleave with, a train only until a token could
+            // come between its flits.
+            if k > 1 && self.tm(c).tokens_between {
+                k.min(self.token_train_limit(c, self.tm(c).flit_time))
             } else {
                 k
             }

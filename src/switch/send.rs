@@ -123,18 +123,11 @@ impl Sim<'_> {
         // own times (`Sim::token_trains_out`); on a channel that tokens interleave with,
         // only until a token could come between.
         let held_back = v.flags & F_TOKENS != 0 && !self.token_trains_out(v.chan);
-        let tokens =
-            if self.tm(c).tokens_between && !held_back && self.spec.params.trains && !ends_tail && len > 1 {
-                self.token_train_limit(c, unit)
-            } else {
-                MAX_TRAIN
-            };
         // A separable allocator sends one flit a match (trains through other switches, with
         // one VC per input, are exact as they are).
         if self.spec.params.trains
             && !ends_tail
             && len > 1
-            && tokens > 1
             && !held_back
             && (self.sw_allocator == SwAllocator::Greedy || !self.sws[s].xbar)
         {
@@ -145,13 +138,12 @@ impl Sim<'_> {
             } else {
                 self.train_horizon(s, p, c, o, i, unit)
             };
-            let mut limit = len
-                .min(MAX_TRAIN)
-                .min(horizon)
-                .min(self.fail_limit(c))
-                .min(tokens);
+            let mut limit = len.min(MAX_TRAIN).min(horizon).min(self.fail_limit(c));
             if self.chans[c as usize].credit {
                 limit = self.train_credits(o, limit, now, pace);
+            }
+            if limit > 1 && self.tm(c).tokens_between {
+                limit = limit.min(self.token_train_limit(c, unit));
             }
             while k < limit {
                 let slot = (buf + (head.wrapping_add(k) & mask)) as usize;
