@@ -55,17 +55,15 @@ pub(crate) struct TokChan {
     /// The reverse channel the tokens travel on.
     pub rev: u32,
     pub token_time: Time,
-    /// The buffer is larger than `max_outstanding`: arrivals may allow a token.
+    /// The buffer is larger than `max_outstanding`: arrivals may allow a token, and
+    /// flits land in and leave the buffer one at a time (a train would change the
+    /// receiver's count of outstanding grants at once; see [`Sim::token_train_limit`]).
     pub bound: bool,
     /// Queued for this instant's token flush.
     pub queued: bool,
     pub on: bool,
     /// The token channel whose tokens travel on this channel ([`NONE`]: none).
     pub carries: u32,
-    /// Trains may land in and leave this token channel's buffer: it is no larger than
-    /// `max_outstanding` (the receiver's count of outstanding grants never stops a token,
-    /// and arrivals never send one; see [`Sim::token_train_limit`]).
-    pub train_in: bool,
 }
 
 impl Default for TokChan {
@@ -82,7 +80,6 @@ impl Default for TokChan {
             queued: false,
             on: false,
             carries: NONE,
-            train_in: false,
         }
     }
 }
@@ -131,7 +128,6 @@ pub(crate) fn token_channels(fab: &Fabric) -> Result<Vec<TokChan>, SimError> {
             queued: false,
             on: true,
             carries: out[c].carries,
-            train_in: ch.params.buffer <= max_outstanding,
         };
         out[rev.idx()].carries = c as u32;
     }
@@ -166,7 +162,7 @@ impl Sim<'_> {
     /// [`Sim::token_train_limit`]).
     #[inline(never)]
     pub(crate) fn token_trains_out(&self, c: u32) -> bool {
-        self.tok[c as usize].train_in && self.fail_at.is_empty() && self.fab.internal_speedup <= 1
+        !self.tok[c as usize].bound && self.fail_at.is_empty() && self.fab.internal_speedup <= 1
     }
 
     /// How many flits a switch or a host may send from now as one train on channel `c`,
@@ -188,7 +184,7 @@ impl Sim<'_> {
     #[inline(never)]
     pub(crate) fn token_train_limit(&self, c: u32, unit: Time) -> u32 {
         let t = &self.tok[c as usize];
-        if (t.on && !t.train_in) || !self.fail_at.is_empty() || self.fab.internal_speedup > 1 || unit == 0 {
+        if (t.on && t.bound) || !self.fail_at.is_empty() || self.fab.internal_speedup > 1 || unit == 0 {
             return 1;
         }
         let r = t.carries;
