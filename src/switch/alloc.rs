@@ -15,7 +15,7 @@
 
 use crate::engine::arr::Arr;
 use crate::engine::*;
-use crate::fabric::{Arbitration, Selection, SwAllocator, SwitchMode};
+use crate::fabric::{Arbitration, Selection, SwAllocator, SwitchMode, VcAllocator};
 use crate::rng::{Purpose, Stream};
 use crate::routing::PortSet;
 use crate::time::Time;
@@ -359,8 +359,17 @@ impl Sim<'_> {
         {
             self.c.lone_grants += 1;
         }
+        // A separable VC allocator's state moves as its allocation of this one head would
+        // move it: the output allocated at this instant, the VC's pointer one past the head.
+        let separable = self.vc_alloc != VcAllocator::Greedy;
+        if separable {
+            self.vsep.at[pi] = self.now;
+        }
         match self.free_vc_for(rr, pi, i, vc_lo, vc_hi, need) {
             Some(vv) => {
+                if separable {
+                    self.vsep.last[(self.ports[pi].vc_base + vv as u32) as usize] = l;
+                }
                 self.grant::<false>(s, p, l, i, c, vv);
                 true
             }
@@ -570,6 +579,21 @@ packet_size = 6
             vec![
                 "switch.arbitration=\"oldest-first\"",
                 "switch.router_delay=\"0 cycles\"",
+            ],
+            // BookSim2's separable VC allocators: a lone head's grant moves their pointers
+            // as their allocation would.
+            vec![
+                "switch.vc_allocator=\"islip\"",
+                "switch.allocator=\"islip\"",
+                "switch.vc_choice=\"round-robin\"",
+                "switch.vc_reuse_delay=\"2 cycles\"",
+                "traffic.load=0.3",
+            ],
+            vec![
+                "switch.vc_allocator=\"separable-input-first\"",
+                "switch.allocator=\"max-size\"",
+                "switch.vc_choice=\"round-robin\"",
+                "traffic.load=0.3",
             ],
         ];
         for case in cases {

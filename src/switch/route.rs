@@ -4,6 +4,7 @@
 //! STC104's header deletion, source routes' next byte).
 
 use crate::engine::*;
+use crate::fabric::VcAllocator;
 use crate::routing::dragonfly::Ugal;
 use crate::routing::flatfly::Flatfly;
 use crate::routing::xy_yx::XyYx;
@@ -64,11 +65,15 @@ impl Sim<'_> {
                 let rq = (req_base + p as u32 * words) as usize;
                 // The last head routed in this pass, asking for one output that no other head
                 // asks for and that is not up for allocation yet: the allocation phase would
-                // look at this output for this head alone, so it does so now.
+                // look at this output for this head alone, so it does so now (unless a
+                // separable VC allocator has allocated it at this instant already: then the
+                // allocation phase puts the head off to the next cycle).
                 let alone = last
                     && one != u16::MAX
                     && self.bits[vb + (p as usize >> 6)] & (1 << (p & 63)) == 0
-                    && !any_bit(&self.bits, rq, words as usize);
+                    && !any_bit(&self.bits, rq, words as usize)
+                    && (self.vc_alloc == VcAllocator::Greedy
+                        || self.vsep.at[(self.sws[s].port_base + p as u32) as usize] != self.now);
                 if alone {
                     // Its request is filed only if it has to wait.
                     if !self.allocate_alone(s, p as u32, l, i, pid) {

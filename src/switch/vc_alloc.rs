@@ -45,8 +45,8 @@ pub(crate) struct Head {
 /// allocator.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct VcSep {
-    last: Vec<u32>,
-    at: Vec<Time>,
+    pub(super) last: Vec<u32>,
+    pub(super) at: Vec<Time>,
     heads: Vec<Head>,
     /// Per head of `heads`: the VC it asks for or accepts (`u8::MAX`: none).
     pick: Vec<u8>,
