@@ -97,6 +97,10 @@ CONFIGS = [
      ["num_vcs=8", "routing_function=valiant"], True),
     ("mesh8x8-uniform-8vc-xy_yx", "workloads/mesh8x8-uniform",
      ["num_vcs=8", "routing_function=xy_yx"], True),
+    # output_speedup = 2: each output takes up to two flits a cycle from the crossbar, one
+    # from the even and one from the odd input ports, into a queue that sends one a cycle.
+    ("mesh8x8-uniform-8vc-output_speedup2", "workloads/mesh8x8-uniform",
+     ["num_vcs=8", "output_speedup=2"], True),
     # adaptive_xy_yx: x or y first chosen at the first router by the credits used on the
     # two outputs (a coin on a tie), VCs 0-3 or 4-7.
     ("mesh8x8-uniform-8vc-adaptive_xy_yx", "workloads/mesh8x8-uniform",

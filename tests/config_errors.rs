@@ -557,3 +557,29 @@ fn an_internal_speedup_needs_a_separable_allocator() {
     assert_eq!((e.line, e.key.as_str()), (Some(8), "switch.internal_speedup"));
     assert!(e.msg.contains("clocked"), "{e}");
 }
+
+#[test]
+fn an_output_speedup_needs_a_separable_allocator() {
+    // Sub-ports of an output are matched once a cycle: a separable allocator.
+    let e = err_mesh("[switch]\noutput_speedup = 2\n");
+    assert_eq!((e.line, e.key.as_str()), (Some(5), "switch.output_speedup"));
+    assert!(e.msg.contains("separable"), "{e}");
+    for bad in ["0", "17"] {
+        let e = err_mesh(&format!(
+            "[switch]\nallocator = \"islip\"\noutput_speedup = {bad}\n"
+        ));
+        assert_eq!((e.line, e.key.as_str()), (Some(6), "switch.output_speedup"));
+        assert!(e.msg.contains("from 1 to 16"), "{e}");
+    }
+    let e = err_mesh(
+        "[switch]\nallocator = \"islip\"\nrouter_delay = \"1 cycle\"\nvc_reuse_delay = \"1 cycle\"\ninternal_speedup = 2\noutput_speedup = 2\n",
+    );
+    assert_eq!(e.key, "switch.output_speedup");
+    assert!(e.msg.contains("internal speed-up"), "{e}");
+    let e = err_mesh("[switch]\nallocator = \"islip\"\noutput_buffer = 4\noutput_speedup = 2\n");
+    assert_eq!(e.key, "switch.output_speedup");
+    assert!(e.msg.contains("output_buffer"), "{e}");
+    let e = err_mesh("[channel]\nrate = \"300 MB/s\"\n[switch]\nallocator = \"islip\"\noutput_speedup = 2\n");
+    assert_eq!((e.line, e.key.as_str()), (Some(8), "switch.output_speedup"));
+    assert!(e.msg.contains("clocked"), "{e}");
+}

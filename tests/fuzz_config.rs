@@ -159,6 +159,7 @@ const KEYS: &[(&str, &[&str])] = &[
     ("host.credit_return", &["\"2 cycles\"", "\"1e20 s\"", "\"-1 ns\""]),
     ("switch.flit_delay", &["\"1 cycles\"", "\"1e20 s\"", "3"]),
     ("switch.internal_speedup", &["2", "1", "0", "7"]),
+    ("switch.output_speedup", &["2", "1", "0", "17", "3"]),
 ];
 
 fn overrides() -> impl Strategy<Value = Vec<String>> {

@@ -203,6 +203,7 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
         VcAllocatorKind::SeparableInputFirst => VcAllocator::SeparableInputFirst,
     };
     fab.internal_speedup = internal_speedup(src, raw, &fab)?;
+    fab.output_speedup = output_speedup(src, raw, &fab)?;
     if routing.has_escape() && fab.vc_allocator == VcAllocator::Greedy {
         return Err(src.err(
             "switch.vc_allocator",
@@ -553,6 +554,45 @@ fn host_credit_return(u: &Units, src: &Source, raw: &RawConfig, fab: &mut crate:
         }
     }
     Ok(())
+}
+
+/// `switch.output_speedup`: 1, or up to 16 with a separable switch allocator, no internal
+/// speed-up, no output buffer stage (the switch's own output queue stands in for one) and no
+/// channel clocked at a fractional period.
+fn output_speedup(src: &Source, raw: &RawConfig, fab: &crate::fabric::Fabric) -> R<u32> {
+    let key = "switch.output_speedup";
+    let Some(s) = raw.switch.output_speedup else {
+        return Ok(1);
+    };
+    let err = |what: &str, hint: &str| Err(src.err(key, what, Some(hint)));
+    match s {
+        1 => Ok(1),
+        0 | 17.. => err(
+            &format!("{s}: an output takes from 1 to 16 flits a cycle from the crossbar"),
+            "output_speedup = 2 (two flits a cycle into each output's queue) or 1",
+        ),
+        _ if fab.sw_allocator == SwAllocator::Greedy => err(
+            "an output speed-up splits each output over separable allocations, once a cycle; \
+             the greedy allocator (the default) has no cycles",
+            "set switch.allocator (e.g. \"islip\"), or output_speedup = 1",
+        ),
+        _ if fab.internal_speedup > 1 => err(
+            "an output speed-up with an internal speed-up is not modelled",
+            "internal_speedup = 1, or output_speedup = 1",
+        ),
+        _ if raw.switch.output_buffer.is_some_and(|b| b > 0) => err(
+            "an output speed-up queues flits after the crossbar in the switch's own output \
+             queue; switch.output_buffer adds a buffer stage of its own",
+            "remove switch.output_buffer, or output_speedup = 1",
+        ),
+        _ if fab.channels.iter().any(|c| c.params.clock.is_some()) => err(
+            "an output speed-up queues flits after the crossbar, which leave one a flit time \
+             in whole picoseconds; a channel here is clocked at a fractional period (its \
+             flits start on a clock's edges), which the output queue does not follow",
+            "give the channels a flit time of whole picoseconds, or output_speedup = 1",
+        ),
+        _ => Ok(s),
+    }
 }
 
 /// `switch.internal_speedup`: 1, or 2 with a separable switch allocator, no input speed-up,

@@ -268,6 +268,7 @@ pub(super) fn switch_key(s: &RawSwitch) -> Option<&'static str> {
         ("vc_reuse_delay", s.vc_reuse_delay.is_some()),
         ("flit_delay", s.flit_delay.is_some()),
         ("internal_speedup", s.internal_speedup.is_some()),
+        ("output_speedup", s.output_speedup.is_some()),
         ("allocator", s.allocator.is_some()),
         ("output_buffer", s.output_buffer.is_some()),
         ("crossbar_time", s.crossbar_time.is_some()),

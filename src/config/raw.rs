@@ -241,6 +241,8 @@ pub struct RawSwitch {
     pub flit_delay: Option<String>,
     /// How many times a cycle a switch allocates its crossbar, into a queue per output.
     pub internal_speedup: Option<u32>,
+    /// How many flits a cycle a switch output takes from the crossbar into its queue.
+    pub output_speedup: Option<u32>,
     /// How a switch whose inputs share the crossbar allocates it.
     pub allocator: Option<SwAllocatorKind>,
     /// How a switch gives free output VCs to waiting heads.

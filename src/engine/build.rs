@@ -210,8 +210,9 @@ impl<'a> Sim<'a> {
                 .map(|c| fab.channels[c.idx()].params.vcs as u32)
                 .max()
                 .unwrap_or(1);
-            // With an internal speed-up every switch allocates its crossbar cycle by cycle.
-            let xbar = max_in_vcs > sp.speedup.max(1) || fab.internal_speedup > 1;
+            // With an internal or output speed-up every switch allocates its crossbar cycle
+            // by cycle.
+            let xbar = max_in_vcs > sp.speedup.max(1) || fab.output_queues();
             sws.push(Sw {
                 in_base,
                 n_in,
@@ -352,7 +353,12 @@ impl<'a> Sim<'a> {
         } else {
             let max_ports = sws.iter().map(|w: &Sw| w.n_ports).max().unwrap_or(0);
             let smax = sws.iter().map(|w: &Sw| w.speedup).max().unwrap_or(1);
-            Separable::new(port_out.len(), max_ports as usize, smax as usize)
+            Separable::new(
+                port_out.len(),
+                max_ports as usize,
+                smax as usize,
+                fab.output_speedup as usize,
+            )
         };
         let route_stride = routing.max_header().max(p.max_header);
         let nodes = fab.nodes.len();
@@ -402,7 +408,8 @@ impl<'a> Sim<'a> {
             vc_reuse: fab.vc_reuse,
             flit_delay: fab.flit_delay,
             internal_speedup: fab.internal_speedup,
-            accept: Arr(if fab.internal_speedup > 1 {
+            queued: fab.output_queues(),
+            accept: Arr(if fab.output_queues() {
                 vec![0; fab.channels.len()]
             } else {
                 Vec::new()

@@ -54,6 +54,8 @@ pub enum Feature {
     FlitDelay,
     /// Two crossbar allocations a cycle into an output queue.
     InternalSpeedup,
+    /// Outputs that take more than one flit a cycle into an output queue.
+    OutputSpeedup,
     /// A separable switch allocator.
     SeparableAllocator,
     /// A separable VC allocator.
@@ -74,7 +76,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in order.
-    pub const ALL: [Feature; 20] = [
+    pub const ALL: [Feature; 21] = [
         Feature::GeneralAsked,
         Feature::Checks,
         Feature::Reference,
@@ -88,6 +90,7 @@ impl Feature {
         Feature::VcReuseDelay,
         Feature::FlitDelay,
         Feature::InternalSpeedup,
+        Feature::OutputSpeedup,
         Feature::SeparableAllocator,
         Feature::SeparableVcAllocator,
         Feature::WideChannel,
@@ -117,6 +120,7 @@ impl Feature {
             Feature::VcReuseDelay => "a VC-reuse delay (switch.vc_reuse_delay)",
             Feature::FlitDelay => "a least time in the input buffer (switch.flit_delay)",
             Feature::InternalSpeedup => "an internal speed-up (switch.internal_speedup)",
+            Feature::OutputSpeedup => "an output speed-up (switch.output_speedup)",
             Feature::SeparableAllocator => "a separable switch allocator (switch.allocator)",
             Feature::SeparableVcAllocator => "a separable VC allocator (switch.vc_allocator)",
             Feature::WideChannel => "channels of more than 32 VCs",
@@ -218,6 +222,7 @@ impl Features {
             vc_reuse,
             flit_delay,
             internal_speedup,
+            output_speedup,
             sw_allocator,
             vc_allocator,
             shape,
@@ -261,6 +266,7 @@ impl Features {
         u.set(Feature::VcReuseDelay, *vc_reuse != 0);
         u.set(Feature::FlitDelay, *flit_delay != 0);
         u.set(Feature::InternalSpeedup, *internal_speedup > 1);
+        u.set(Feature::OutputSpeedup, *output_speedup > 1);
         u.set(
             Feature::SeparableVcAllocator,
             match vc_allocator {

@@ -309,8 +309,11 @@ pub struct Sim<'a> {
     /// How many times a cycle switches allocate their crossbar (`switch.internal_speedup`,
     /// 1 or 2: [`crate::switch::speedup`]).
     pub(crate) internal_speedup: u32,
-    /// With an internal speed-up, per channel out of a switch: the first instant its output
-    /// queue takes another flit from the crossbar [ps] (empty otherwise).
+    /// Whether switch outputs queue flits after the crossbar (an internal or an output
+    /// speed-up, [`crate::switch::speedup`]).
+    pub(crate) queued: bool,
+    /// With output queues, per channel out of a switch: the first instant its output queue
+    /// takes more flits from the crossbar [ps] (empty otherwise).
     pub(crate) accept: Arr<Time>,
     /// Switches whose inputs share the crossbar allocate it with this each cycle.
     pub(crate) sw_allocator: SwAllocator,

@@ -176,6 +176,9 @@ pub struct Fabric {
     /// How many times a cycle a switch allocates its crossbar (1 or 2); see
     /// `switch.internal_speedup`.
     pub internal_speedup: u32,
+    /// How many flits a cycle a switch output takes from the crossbar (1 or more); see
+    /// `switch.output_speedup`.
+    pub output_speedup: u32,
     /// How switches whose inputs share the crossbar allocate it.
     pub sw_allocator: SwAllocator,
     /// How switches give free output VCs to waiting heads.
@@ -366,6 +369,7 @@ impl FabricBuilder {
             vc_reuse: 0,
             flit_delay: 0,
             internal_speedup: 1,
+            output_speedup: 1,
             sw_allocator: SwAllocator::Greedy,
             vc_allocator: VcAllocator::Greedy,
             nodes: self.nodes,
@@ -381,6 +385,12 @@ impl FabricBuilder {
 }
 
 impl Fabric {
+    /// Whether switch outputs queue flits after the crossbar (an internal or an output
+    /// speed-up): each output's queue sends one flit a flit time.
+    pub fn output_queues(&self) -> bool {
+        self.internal_speedup > 1 || self.output_speedup > 1
+    }
+
     pub fn num_hosts(&self) -> usize {
         self.hosts.len()
     }

@@ -162,7 +162,7 @@ impl Sim<'_> {
     /// [`Sim::token_train_limit`]).
     #[inline(never)]
     pub(crate) fn token_trains_out(&self, c: u32) -> bool {
-        !self.tok[c as usize].bound && self.fail_at.is_empty() && self.fab.internal_speedup <= 1
+        !self.tok[c as usize].bound && self.fail_at.is_empty() && !self.queued
     }
 
     /// How many flits a switch or a host may send from now as one train on channel `c`,
@@ -179,12 +179,12 @@ impl Sim<'_> {
     /// A token channel takes trains (its flits landing, leaving and freeing their slots at
     /// their own times) where it is no larger than `max_outstanding`: then neither the
     /// receiver's count of outstanding grants, which a train would change at once, ever
-    /// stops a token, nor do arrivals send one. Channels that may fail, and switches with
-    /// an internal speed-up, keep flits one at a time.
+    /// stops a token, nor do arrivals send one. Channels that may fail, and switches that
+    /// queue flits after the crossbar (a speed-up), keep flits one at a time.
     #[inline(never)]
     pub(crate) fn token_train_limit(&self, c: u32, unit: Time) -> u32 {
         let t = &self.tok[c as usize];
-        if (t.on && t.bound) || !self.fail_at.is_empty() || self.fab.internal_speedup > 1 || unit == 0 {
+        if (t.on && t.bound) || !self.fail_at.is_empty() || self.queued || unit == 0 {
             return 1;
         }
         let r = t.carries;

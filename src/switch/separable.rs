@@ -42,11 +42,11 @@ use crate::time::Time;
 /// and one switch's requests while it allocates. Empty when switches allocate greedily.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Separable {
-    /// Per port of every node (`port_base + port`): the output's pointer over its switch's
-    /// crossbar inputs.
+    /// Per crossbar output (`(port_base + port) · os + sub-port`): its pointer over its
+    /// switch's crossbar inputs.
     out_ptr: Vec<u16>,
     /// Per crossbar input (`(port_base + port) · smax + slice`): its pointer over its
-    /// switch's outputs.
+    /// switch's crossbar outputs.
     in_ptr: Vec<u16>,
     /// Per crossbar input: the VC its requests start from in round-robin order.
     vc_off: Vec<u8>,
@@ -59,16 +59,18 @@ pub(crate) struct Separable {
     alloc_at: Vec<Time>,
     /// The largest speed-up of any switch (slices per input port).
     smax: u32,
-    /// Scratch, per output and crossbar input of the switch allocating: the input VC that
+    /// The output speed-up (crossbar outputs, or sub-ports, per output port).
+    os: u32,
+    /// Scratch, per crossbar output and input of the switch allocating: the input VC that
     /// asks (`NONE`: none).
     req: Vec<u32>,
-    /// Scratch, per output: the crossbar input it is matched with (`NONE`: none).
+    /// Scratch, per crossbar output: the crossbar input it is matched with (`NONE`: none).
     matched: Vec<u32>,
     /// Scratch, per crossbar input (input-first): the output it asks for (`NONE`: none).
     asks: Vec<u32>,
-    /// Scratch: the outputs with requests.
+    /// Scratch: the crossbar outputs with requests.
     outs: Vec<u32>,
-    /// Scratch for `max_size`: per output, the input its search reached it from, and the
+    /// Scratch for `max_size`: per crossbar output, the input its search reached it from, and the
     /// search's two frontiers of inputs.
     from: Vec<u32>,
     front: Vec<u32>,
@@ -76,23 +78,25 @@ pub(crate) struct Separable {
 }
 
 impl Separable {
-    /// State for `ports` ports in all, switches of at most `max_ports` ports and a speed-up
-    /// of at most `smax`.
-    pub(crate) fn new(ports: usize, max_ports: usize, smax: usize) -> Separable {
+    /// State for `ports` ports in all, switches of at most `max_ports` ports, an input
+    /// speed-up of at most `smax` and an output speed-up of `os`.
+    pub(crate) fn new(ports: usize, max_ports: usize, smax: usize, os: usize) -> Separable {
         let xin = ports * smax;
+        let xout = max_ports * os;
         Separable {
-            out_ptr: vec![0; ports],
+            out_ptr: vec![0; ports * os],
             in_ptr: vec![0; xin],
             vc_off: vec![0; xin],
             sw_ptr: vec![0; ports],
             #[cfg(feature = "checked")]
             alloc_at: vec![Time::MAX; ports],
             smax: smax as u32,
-            req: vec![NONE; max_ports * max_ports * smax],
-            matched: vec![NONE; max_ports],
+            os: os as u32,
+            req: vec![NONE; xout * max_ports * smax],
+            matched: vec![NONE; xout],
             asks: vec![NONE; max_ports * smax],
-            outs: Vec::with_capacity(max_ports),
-            from: vec![NONE; max_ports],
+            outs: Vec::with_capacity(xout),
+            from: vec![NONE; xout],
             front: vec![NONE; max_ports * smax],
             next: vec![NONE; max_ports * smax],
         }
@@ -314,7 +318,8 @@ impl Sim<'_> {
     pub(crate) fn separable_send(&mut self, s: usize, first: bool) {
         let sw = self.sws[s];
         let (n, pb, sp) = (sw.n_ports, sw.port_base, sw.speedup);
-        let nx = n * sp;
+        let os = self.sep.os;
+        let (nx, no) = (n * sp, n * os);
         let sb = (sw.bits_base + sw.words + sw.pwords) as usize;
         #[cfg(feature = "checked")]
         if first {
@@ -330,9 +335,7 @@ impl Sim<'_> {
                 let p = (w << 6) as u32 + word.trailing_zeros();
                 word &= word - 1;
                 if first {
-                    if self.separable_requests(s, p, nx) {
-                        outs.push(p);
-                    }
+                    self.separable_requests(s, p, nx, &mut outs);
                     continue;
                 }
                 // A later phase: the output waits for the next allocation.
@@ -356,10 +359,10 @@ impl Sim<'_> {
             Requests {
                 req: &sep.req,
                 outs: &outs,
-                n,
+                n: no,
                 nx,
             },
-            |p| out_ptr[(pb + p) as usize] as u32,
+            |e| out_ptr[(pb * os + e) as usize] as u32,
             |x| in_ptr[((pb + x / sp) * smax + x % sp) as usize] as u32,
             &mut sep.sw_ptr[pb as usize],
             &mut sep.matched,
@@ -370,65 +373,80 @@ impl Sim<'_> {
                 next: &mut sep.next,
             },
         );
-        for &p in &outs {
-            let x = std::mem::replace(&mut self.sep.matched[p as usize], NONE);
+        // The crossbar outputs matched, a port's sub-ports together in ascending order: a
+        // port that took flits sends them from its queue in that order.
+        let mut k = 0;
+        while k < outs.len() {
+            let p = outs[k] / os;
             let c = self.ports[(pb + p) as usize].out;
-            if x == NONE {
-                // Lost: it asks again next cycle.
-                let t = self.now + self.alloc_period(c);
-                self.ensure_txfree(c, t);
-            } else {
-                let i = self.sep.req[(p * nx + x) as usize];
-                let iv = &self.vcs[i as usize];
-                let (o, vc, in_port) = (iv.fwd, iv.vc as u32, iv.in_port as u32);
-                let nvc_in = self.chans[iv.chan as usize].nvc as u32;
-                let gx = ((pb + in_port) * smax + x % sp) as usize;
-                self.sep.advance((pb + p) as usize, gx, (p, n), (x, nx));
-                self.sep.vc_off[gx] = ((vc + sp) % nvc_in) as u8;
-                if self.internal_speedup == 1 {
-                    self.send_flits(s, p, i, o, c, pb + in_port, false);
-                } else {
-                    self.send_queued(s, p, i, o, c, pb + in_port);
+            let mut sent = false;
+            while k < outs.len() && outs[k] / os == p {
+                let e = outs[k];
+                k += 1;
+                let x = std::mem::replace(&mut self.sep.matched[e as usize], NONE);
+                if x != NONE {
+                    let i = self.sep.req[(e * nx + x) as usize];
+                    let iv = &self.vcs[i as usize];
+                    let (o, vc, in_port) = (iv.fwd, iv.vc as u32, iv.in_port as u32);
+                    let nvc_in = self.chans[iv.chan as usize].nvc as u32;
+                    let gx = ((pb + in_port) * smax + x % sp) as usize;
+                    self.sep.advance((pb * os + e) as usize, gx, (e, no), (x, nx));
+                    self.sep.vc_off[gx] = ((vc + sp) % nvc_in) as u8;
+                    if self.queued {
+                        self.send_queued(s, p, i, o, c, pb + in_port);
+                    } else {
+                        self.send_flits(s, p, i, o, c, pb + in_port, false);
+                    }
+                    sent = true;
                 }
+                self.sep.req[(e * nx) as usize..((e + 1) * nx) as usize].fill(NONE);
+            }
+            if sent {
                 let busy = self.output_free_at(c);
                 if self.output_has_work(c) {
                     self.ensure_txfree(c, busy);
                 }
+            } else {
+                // Lost: it asks again next cycle.
+                let t = self.now + self.alloc_period(c);
+                self.ensure_txfree(c, t);
             }
-            self.sep.req[(p * nx) as usize..((p + 1) * nx) as usize].fill(NONE);
         }
         self.sep.outs = outs;
     }
 
     /// Files the requests of output `p` of switch `s` (`nx` crossbar inputs) for this
-    /// instant, if it is free to send; returns whether there are any. An output that is not
-    /// free, or whose next flits are not in yet, is woken when that changes.
-    fn separable_requests(&mut self, s: usize, p: u32, nx: u32) -> bool {
+    /// instant, if it is free to send, and adds its crossbar outputs that have any to
+    /// `outs` (with an output speed-up of S, sub-port r takes the requests of the input
+    /// ports numbered r mod S, as BookSim2 expands outputs). An output that is not free, or
+    /// whose next flits are not in yet, is woken when that changes.
+    fn separable_requests(&mut self, s: usize, p: u32, nx: u32, outs: &mut Vec<u32>) {
         let sw = &self.sws[s];
         let (pb, sp) = (sw.port_base, sw.speedup);
         let c = self.ports[(pb + p) as usize].out;
         if c == NONE {
-            return false;
+            return;
         }
         let now = self.now;
         let ch = &self.chans[c as usize];
         let (nvc, vc_base, credit, tx_busy) = (ch.nvc as u32, ch.vc_base, ch.credit, ch.tx_busy);
         // A train's tail passing now releases its output VC before anything else.
         self.release_passed_trains(s, p, vc_base, nvc, now);
-        let free = if self.internal_speedup == 1 {
-            tx_busy.max(self.tm(c).next_start(now))
-        } else {
+        let free = if self.queued {
             self.accept[c as usize]
+        } else {
+            tx_busy.max(self.tm(c).next_start(now))
         };
         if free > now {
             if self.output_has_work(c) {
                 self.ensure_txfree(c, free);
             }
-            return false;
+            return;
         }
-        let smax = self.sep.smax;
+        let (smax, os) = (self.sep.smax, self.sep.os);
         let mut wait = Time::MAX;
-        let mut any = false;
+        // The sub-ports with requests, a bit each.
+        let mut subs = 0u32;
         for vv in 0..nvc {
             let o = vc_base + vv;
             let i = match self.ready_front(o, now) {
@@ -446,7 +464,8 @@ impl Sim<'_> {
             }
             let slice = vc % sp;
             let gx = ((pb + in_port) * smax + slice) as usize;
-            let r = (p * nx + in_port * sp + slice) as usize;
+            let sub = in_port % os;
+            let r = ((p * os + sub) * nx + in_port * sp + slice) as usize;
             let held = self.sep.req[r];
             if held == NONE
                 || rr_before(
@@ -458,12 +477,15 @@ impl Sim<'_> {
             {
                 self.sep.req[r] = i;
             }
-            any = true;
+            subs |= 1 << sub;
         }
         if wait != Time::MAX {
             self.ensure_txfree(c, wait);
         }
-        any
+        while subs != 0 {
+            outs.push(p * os + subs.trailing_zeros());
+            subs &= subs - 1;
+        }
     }
 }
 
@@ -535,7 +557,7 @@ pub(super) mod tests {
         for kind in [OUT, IN] {
             let asks = [(0, 1), (0, 2)];
             assert_eq!(run(kind, 3, &asks, &[0, 0, 0], &[0, 0, 0])[0], 1, "{kind:?}");
-            let mut sep = Separable::new(3, 3, 1);
+            let mut sep = Separable::new(3, 3, 1, 1);
             sep.advance(0, 1, (0, 3), (1, 3));
             assert_eq!((sep.out_ptr[0], sep.in_ptr[1]), (2, 1));
             let m = run(kind, 3, &asks, &[2, 0, 0], &[0, 1, 0]);

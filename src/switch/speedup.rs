@@ -1,7 +1,8 @@
-//! A switch with an internal speed-up of 2 (`switch.internal_speedup`): BookSim2's
-//! input-queued router run with `internal_speedup = 2.0` (`Router::Evaluate` calls
-//! `IQRouter::_InternalStep` twice a cycle, booksim/booksim2 commit 28f43299), as the
-//! `dragonflyconfig` example sets it.
+//! Switches that queue flits after the crossbar: an internal speed-up of 2
+//! (`switch.internal_speedup`), BookSim2's input-queued router run with
+//! `internal_speedup = 2.0` (`Router::Evaluate` calls `IQRouter::_InternalStep` twice a
+//! cycle, booksim/booksim2 commit 28f43299) as the `dragonflyconfig` example sets it, and
+//! an output speed-up (`switch.output_speedup`, below).
 //!
 //! The switch allocates its crossbar twice a cycle, each time as once a cycle without a
 //! speed-up (the separable allocators of [`super::separable`], the VC allocators of
@@ -24,6 +25,15 @@
 //! `router_delay` and `vc_reuse_delay`), and every head goes through the step's VC
 //! allocation (no grant to a lone head as it is routed): what happens at an instant then
 //! does not depend on the order of its events (`tests/speedup.rs`).
+//!
+//! An output speed-up of S (`switch.output_speedup`, BookSim2's `output_speedup`) uses the
+//! same output queue once a cycle: the separable allocator matches S crossbar outputs per
+//! output port, sub-port r taking the requests of the input ports numbered r mod S
+//! (`IQRouter::_SWAllocEvaluate`'s expanded outputs), each with its own pointers; the flits
+//! an output takes at an allocation join its queue in the order of their sub-ports (in
+//! BookSim2, of its list of VCs in switch allocation), and the queue sends one a flit time,
+//! each as soon as the channel is free. Each flit's input credit starts back as it is
+//! allocated, as without a queue.
 
 use crate::engine::*;
 use crate::time::Time;
@@ -42,10 +52,10 @@ impl Sim<'_> {
     }
 
     /// When the output of channel `c` may take its next flit: when the channel is free, or
-    /// with an internal speed-up when its queue takes the next.
+    /// with an output queue when the queue takes the next.
     #[inline(always)]
     pub(crate) fn output_free_at(&self, c: u32) -> Time {
-        if self.internal_speedup == 1 {
+        if !self.queued {
             self.chans[c as usize].tx_busy
         } else {
             self.accept[c as usize]
@@ -53,7 +63,8 @@ impl Sim<'_> {
     }
 
     /// The flit at the front of input VC `i` (in port `in_port`) crosses the switch `s` to
-    /// output VC `o` (port `p`, channel `c`) through its output queue: see the module doc.
+    /// output VC `o` (port `p`, channel `c`) through its output queue (an internal or an
+    /// output speed-up): see the module doc.
     pub(super) fn send_queued(&mut self, s: usize, p: u32, i: u32, o: u32, c: u32, in_port: u32) {
         let now = self.now;
         let v = &self.vcs[i as usize];
@@ -67,14 +78,21 @@ impl Sim<'_> {
         self.last_move[i as usize] = now;
         let tm = *self.tm(c);
         let ft = tm.flit_time;
-        let edge = |t: Time| t.div_ceil(ft) * ft;
-        let d = edge(now).max(edge(self.chans[c as usize].tx_busy));
-        self.send_at(c, o, first & !TAIL, dst, ends_tail, d);
-        // The input buffer's credit starts back from the cycle's edge (never before its
-        // credit delay before now: a credit cannot land in the past).
-        let it = self.tm(in_chan);
+        let tx_busy = self.chans[c as usize].tx_busy;
+        let it = *self.tm(in_chan);
         let (ift, icd) = (it.flit_time, it.credit_delay);
-        let t0 = (now / ift * ift).max(now.saturating_sub(icd));
+        let (d, t0) = if self.internal_speedup == 1 {
+            // An output speed-up alone: the queue sends as soon as the channel is free, and
+            // the credit starts back now.
+            (now.max(tx_busy), now)
+        } else {
+            // The input buffer's credit starts back from the cycle's edge (never before its
+            // credit delay before now: a credit cannot land in the past).
+            let edge = |t: Time| t.div_ceil(ft) * ft;
+            let t0 = (now / ift * ift).max(now.saturating_sub(icd));
+            (edge(now).max(edge(tx_busy)), t0)
+        };
+        self.send_at(c, o, first & !TAIL, dst, ends_tail, d);
         let pace = it.send_pace();
         self.return_credits(i, 1, t0, pace, t0);
         let step = self.alloc_period(c);

@@ -99,9 +99,6 @@ fn hint_for(key: &str) -> Option<&'static str> {
              reef's switch allocates once a cycle, from its input buffers (docs/booksim.md, \
              \"Not yet\")"
         }
-        "output_speedup" => {
-            "reef's switch has an input speed-up (input_speedup) and no output or internal one"
-        }
         "classes" | "class_priority" | "priority" => "reef runs one traffic class, without priorities",
         "sim_count" => "run reef once per simulation (or `reef sweep`)",
         "use_read_write" => "reef's synthetic traffic has no request/reply transactions",

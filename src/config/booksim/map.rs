@@ -348,6 +348,19 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
     }
     let speedup = c.int_in("input_speedup", 1, 16)?;
     t.put(&c, "switch", "speedup", speedup.to_string(), &["input_speedup"]);
+    // Each output takes up to output_speedup flits a cycle from the crossbar, one from the
+    // inputs numbered r mod output_speedup for each r, into a queue that sends one a cycle
+    // (`switch::speedup`).
+    let out_speedup = c.int_in("output_speedup", 1, 16)?;
+    if out_speedup > 1 {
+        t.put(
+            &c,
+            "switch",
+            "output_speedup",
+            out_speedup.to_string(),
+            &["output_speedup"],
+        );
+    }
     for (key, also) in [("vc_allocator", ""), ("sw_allocator", ", wavefront, max_size")] {
         let a = c.str(key);
         let separable = matches!(
@@ -521,7 +534,11 @@ fn twice_a_cycle(c: &Cfg, [routing, va, sa, st_prepare, st_final]: [i64; 5]) -> 
             ),
         ));
     }
-    for (name, default) in [("input_speedup", 1), ("wait_for_tail_credit", 0)] {
+    for (name, default) in [
+        ("input_speedup", 1),
+        ("output_speedup", 1),
+        ("wait_for_tail_credit", 0),
+    ] {
         if c.int(name) != default {
             return Err(c.err(
                 name,

@@ -91,13 +91,28 @@ fn wavefront_and_max_size_switch_allocators_but_not_vc_allocators() {
 }
 
 #[test]
+fn an_output_speedup_splits_each_output() {
+    let base = "topology = mesh;\nk = 8;\nn = 2;\nrouting_function = dor;\n";
+    // At BookSim2's default the switch has no output queue.
+    let t = toml(&format!("{base}output_speedup = 1;\n"));
+    assert!(t["switch"].get("output_speedup").is_none());
+    let t = toml(&format!("{base}output_speedup = 2;\ninput_speedup = 2;\n"));
+    assert_eq!(t["switch"]["output_speedup"].as_integer(), Some(2));
+    assert_eq!(t["switch"]["speedup"].as_integer(), Some(2));
+    for bad in ["0", "17"] {
+        let e = tr(&format!("{base}output_speedup = {bad};\n")).unwrap_err();
+        assert_eq!((e.key, e.from), ("output_speedup", Some(From::Line(5))), "{bad}");
+    }
+}
+
+#[test]
 fn unmodelled_keys_are_refused_unless_at_their_default() {
     let base = "topology = mesh;\nk = 8;\nn = 2;\nrouting_function = dor;\n";
     // At the default: accepted.
     tr(&format!("{base}internal_speedup = 1.0;\n")).unwrap();
-    let e = tr(&format!("{base}output_speedup = 2;\n")).unwrap_err();
-    assert_eq!((e.key, e.from), ("output_speedup", Some(From::Line(5))));
-    assert!(e.msg.contains("only at BookSim2's default (1)"), "{}", e.msg);
+    let e = tr(&format!("{base}vc_busy_when_full = 1;\n")).unwrap_err();
+    assert_eq!((e.key, e.from), ("vc_busy_when_full", Some(From::Line(5))));
+    assert!(e.msg.contains("only at BookSim2's default (0)"), "{}", e.msg);
     for (line, key) in [
         ("topology = qtree;", "topology"),
         ("routing_function = romm;", "routing_function"),
@@ -448,6 +463,7 @@ fn booksims_dragonfly_example() {
             "wait_for_tail_credit",
         ),
         ("internal_speedup = 2.0;\ninput_speedup = 2;", "input_speedup"),
+        ("internal_speedup = 2.0;\noutput_speedup = 2;", "output_speedup"),
     ] {
         let e = tr(&format!("{df}{extra}\n")).unwrap_err();
         assert_eq!(e.key, key, "{extra}: {}", e.msg);
