@@ -33,6 +33,11 @@
 //! the unmatched inputs in turn from a starting input that moves one on after every
 //! allocation. Each has one such pointer per switch. Flits go one at a time (no trains
 //! through such a switch).
+//!
+//! With an output speed-up of S (`switch.output_speedup`) each output port is S crossbar
+//! outputs, sub-port r asked only by the input ports numbered r mod S, each with its own
+//! pointers; an output may then take up to S flits an allocation, into its queue
+//! (`switch::speedup`).
 
 use crate::engine::*;
 use crate::fabric::SwAllocator;
