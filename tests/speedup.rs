@@ -192,10 +192,11 @@ fn net() -> impl Strategy<Value = Net> {
                 buffer,
                 latency,
                 credit_delay,
-                // With an output speed-up alone, whole cycles, as BookSim2's pipeline has
-                // them: a VC freed half way through a cycle, where heads routed half way
-                // through land, makes the separable allocators depend on the order of an
-                // instant's events, with or without the speed-up.
+                // Without an internal speed-up, whole cycles, as BookSim2's pipeline has
+                // them. Off that grid the separable allocators depend on the order of an
+                // instant's events, with or without an output speed-up: an output that lost
+                // an allocation tries again a flit time later, but a flit landing in between
+                // (on its own, or within a train) may wake it sooner (docs/config.md).
                 router_delay: if speedups.0 == 1 {
                     router_delay.div_ceil(2) * 2
                 } else {
