@@ -479,6 +479,11 @@ impl<'a> Sim<'a> {
             fct_due: Vec::new(),
             sampler: None,
             next_sample: Time::MAX,
+            defer_at: Time::MAX,
+            window_open: false,
+            sub_period: 0,
+            n_batches: batches,
+            deferred: Vec::new(),
             sampling: None,
         };
         sim.tokens_start();

@@ -196,7 +196,7 @@ impl<'a> Sim<'a> {
         last_unit: Time,
         mid: bool,
     ) -> Time {
-        let window = (self.ms, self.me);
+        let (window, defer) = ((self.ms, self.me), self.defer_at);
         let ch = &mut self.chans[c as usize];
         let last_start = start + (k - 1) as Time * ft;
         ch.tx_busy = last_start + last_unit;
@@ -204,6 +204,9 @@ impl<'a> Sim<'a> {
         ch.tr_start = start;
         ch.tr_k = k as u8;
         ch.mid = mid;
+        if last_start + last_unit > defer {
+            self.defer_busy(c, start, last_start + last_unit);
+        }
         last_start
     }
 
@@ -225,6 +228,9 @@ impl<'a> Sim<'a> {
         ch.tr_start = now;
         ch.tr_k = k as u8;
         ch.mid = mid;
+        if end > self.defer_at {
+            self.defer_busy(c, now, end);
+        }
         last_start
     }
 

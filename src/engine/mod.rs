@@ -31,6 +31,7 @@ mod check;
 mod recs;
 mod run;
 mod state;
+mod window;
 
 pub(crate) use check::landing_fault;
 pub(crate) use state::*;
@@ -357,8 +358,20 @@ pub struct Sim<'a> {
     pub(crate) dirty: Vec<u32>,
     pub(crate) dirty_stamp: Vec<u64>,
     pub(crate) step: u64,
+    /// The measurement window [ps]: its start and end (under BookSim2's sampling, while
+    /// `window_open`, the end is provisional: see [`window`]).
     pub(crate) ms: Time,
     pub(crate) me: Time,
+    /// Counts at or past this instant are kept aside ([`window::Deferred`]): the
+    /// window's provisional end while it is open, `Time::MAX` otherwise.
+    pub(crate) defer_at: Time,
+    /// BookSim2's sampling has not yet decided the window's end.
+    pub(crate) window_open: bool,
+    /// Under BookSim2's sampling, the sample period, whose `1/n_batches` parts are the
+    /// sub-batches `c.batches` holds during the run; 0: the batches split the window.
+    pub(crate) sub_period: Time,
+    pub(crate) n_batches: usize,
+    pub(crate) deferred: Vec<window::Deferred>,
     pub(crate) c: Counters,
     pub(crate) check: bool,
     /// Apply equal-time events and visit components in reverse order (a test of the claim

@@ -134,38 +134,14 @@ impl<'a> Sim<'a> {
             && self.sampler.is_none()
             && self.sampling.is_none()
         {
-            // BookSim2's sampling decides the window as the network goes; a first run of
-            // the same network (the same packets, whatever the window) finds it, and this
-            // one measures it as a fixed window, so that everything counted against the
-            // window (trains, batches, channel use) is counted as for any other.
-            let mut probe = Sim::new(self.spec)?;
-            probe.interruptible = self.interruptible;
-            probe.cancel = self.cancel;
-            probe.reverse_order = self.reverse_order;
-            let last = p.period.saturating_mul(p.max_samples as Time);
-            probe.ms = if p.warmup_periods > 0 {
-                p.period.saturating_mul(p.warmup_periods as Time).min(last)
-            } else {
-                last
+            // BookSim2's sampling decides the window as the network goes (see `window`).
+            self.start_sampling(p);
+            let r = match self.run_express(progress) {
+                Some(r) => r,
+                None => self.run_inner(&mut agent::NoAgent, progress),
             };
-            probe.me = last;
-            probe.next_sample = p.period;
-            let cycle = self.spec.params.cycle.floor().max(1);
-            probe.sampler = Some(Box::new(crate::stats::sampling::Sampler::new(
-                p,
-                self.hosts.len(),
-                cycle,
-            )));
-            let out = probe.run(progress)?;
-            let s = probe.sampler.as_ref().expect("the probe samples");
-            let o = s.outcome();
-            if out.interrupted || out.deadlock.is_some() {
-                // Nothing decided: measure what the probe measured.
-                (self.ms, self.me) = (probe.ms, probe.ms.max(probe.me.min(probe.now)));
-            } else {
-                (self.ms, self.me) = (probe.ms, probe.me.max(probe.ms));
-            }
-            self.sampling = Some(o);
+            self.close_sampling();
+            return r.map_err(|e| *e);
         }
         if let Some(r) = self.run_express(progress) {
             return r.map_err(|e| *e);
@@ -340,7 +316,7 @@ impl<'a> Sim<'a> {
             if iter & 0x3FFF == 0 {
                 progress(Progress {
                     now: self.now,
-                    window_end: self.me,
+                    window_end: self.window_end_ahead(),
                     events: self.c.events,
                 });
                 if self.stop_asked() {
@@ -409,8 +385,8 @@ impl<'a> Sim<'a> {
     /// queues are counted once, before the first instant at or after the window's end
     /// (`finalized`).
     pub(super) fn ends_before(&mut self, t: Time, finalized: &mut bool, drain_failed: &mut bool) -> bool {
-        if t >= self.next_sample && self.sample_until(t) {
-            return true;
+        if t >= self.next_sample {
+            self.sample_until(t);
         }
         if !*finalized && t >= self.me {
             self.finalize_window();
@@ -434,37 +410,50 @@ impl<'a> Sim<'a> {
     }
 
     /// BookSim2's sampling at every period's end up to `t` (before anything at `t`):
-    /// the window's start and end as it decides them. Returns whether the run is to stop
-    /// (unstable).
+    /// the window's start and end as it decides them (see [`super::window`]). A run
+    /// BookSim2 would call unstable goes on to drain the window it had; its result says
+    /// why BookSim2 would stop.
     #[inline(never)]
-    pub(super) fn sample_until(&mut self, t: Time) -> bool {
+    pub(super) fn sample_until(&mut self, t: Time) {
         use crate::stats::sampling::Verdict;
-        let Some(s) = self.sampler.as_mut() else {
-            self.next_sample = Time::MAX;
-            return false;
-        };
         while t >= self.next_sample {
+            let Some(s) = self.sampler.as_mut() else {
+                self.next_sample = Time::MAX;
+                return;
+            };
             let b = self.next_sample;
-            match s.period_end(b) {
+            let verdict = s.period_end(b);
+            let start = s.window_start();
+            self.next_sample = if verdict == Verdict::Unstable {
+                Time::MAX
+            } else {
+                s.next_period_end()
+            };
+            match verdict {
                 Verdict::Continue => {}
                 Verdict::WarmedUp => self.ms = b,
-                Verdict::Measured => (self.ms, self.me) = (s.window_start(), b),
+                Verdict::Measured => {
+                    (self.ms, self.me) = (start, b);
+                    self.window_open = false;
+                }
                 Verdict::Unstable => {
-                    // The window ends where the test stopped the run (empty if the warm-up
-                    // had not ended).
-                    if b <= self.ms {
-                        (self.ms, self.me) = (b, b);
-                    } else {
-                        self.me = self.me.min(b);
+                    // The window ends where the test stopped the sampling (empty if the
+                    // warm-up had not ended).
+                    if self.window_open {
+                        if b <= self.ms {
+                            (self.ms, self.me) = (b, b);
+                        } else {
+                            self.me = self.me.min(b);
+                        }
                     }
-                    self.end = b;
-                    self.next_sample = Time::MAX;
-                    return true;
+                    self.window_open = false;
                 }
             }
-            self.next_sample = s.next_period_end();
+            if self.window_open {
+                self.me = self.next_sample;
+            }
+            self.window_moved();
         }
-        false
     }
 
     pub(super) fn drained(&self) -> bool {

@@ -165,7 +165,8 @@ impl Sim<'_> {
             Process::Backlogged => self.now,
             _ => hs.arrivals.time,
         };
-        created < self.me
+        // (While BookSim2's sampling has not decided the window's end, the sources go on.)
+        created < self.me || self.window_open
     }
 
     /// The synthetic packet under host `h`'s cursor, taken now (it was ready at `ready`):
@@ -418,13 +419,15 @@ impl Sim<'_> {
             // The whole train lands in one batch of the window (the usual case).
             self.c.flits_window[h as usize] += k as u64;
             self.c.batches[b].flits += k as u64;
-        } else if now < self.me && last >= self.ms {
+        } else if (now < self.me && last >= self.ms) || last >= self.defer_at {
             for j in 0..k {
                 let t = self.train_arrival(c, now, j, k, ends_tail);
                 if t >= self.ms && t < self.me {
                     self.c.flits_window[h as usize] += 1;
                     let b = self.batch_of(t);
                     self.c.batches[b].flits += 1;
+                } else if t >= self.defer_at {
+                    self.defer_flit(h, t);
                 }
             }
         }
@@ -538,14 +541,18 @@ impl Sim<'_> {
     /// The batch of the measurement window that time `t` falls in.
     #[inline]
     pub(crate) fn batch_of(&self, t: Time) -> usize {
-        let n = self.c.batches.len();
-        let span = (self.me - self.ms).max(1);
+        // (Under BookSim2's sampling, the sub-batch: see `engine::window`.)
+        let (n, span) = if self.sub_period != 0 {
+            (self.n_batches, self.sub_period)
+        } else {
+            (self.c.batches.len(), self.me.saturating_sub(self.ms).max(1))
+        };
         let since = t.saturating_sub(self.ms);
         let b = match since.checked_mul(n as u64) {
             Some(x) => x / span,
             None => (since as u128 * n as u128 / span as u128) as u64,
         };
-        (b as usize).min(n - 1)
+        (b as usize).min(self.c.batches.len() - 1)
     }
 }
 

@@ -15,6 +15,8 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             sim.c.flits_window[h] += 1;
             let b = sim.batch_of(a);
             sim.c.batches[b].flits += 1;
+        } else if a >= sim.defer_at {
+            sim.defer_flit(h as u32, a);
         }
         Self::check_landing(sim, flit, h as u32);
         let pid = flit & PID;

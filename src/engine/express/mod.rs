@@ -585,7 +585,7 @@ impl Sim<'_> {
             if iter & 0x3FFF == 0 {
                 progress(Progress {
                     now: self.now,
-                    window_end: self.me,
+                    window_end: self.window_end_ahead(),
                     events: self.c.events,
                 });
                 if self.stop_asked() {

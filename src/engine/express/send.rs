@@ -286,6 +286,9 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         l.tr_k = k as u8;
         l.mid = !tail;
         l.busy = last_start + last;
+        if l.busy > sim.defer_at && self.csim[c] != NONE {
+            sim.defer_busy(self.csim[c], now, last_start + last);
+        }
         sim.c.flit_hops += k as u64;
         if l.from_host {
             sim.c.flits_injected += k as u64;
