@@ -405,6 +405,7 @@ impl<'a> Sim<'a> {
             t_aux: Arr(vec![0; caps.len()]),
             last_move: Arr(vec![0; caps.len()]),
             held: Arr(vec![0; caps.len()]),
+            owned: Arr(vec![0; fab.channels.len()]),
             vc_reuse: fab.vc_reuse,
             flit_delay: fab.flit_delay,
             internal_speedup: fab.internal_speedup,

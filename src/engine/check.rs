@@ -10,6 +10,18 @@ impl<'a> Sim<'a> {
     pub(super) fn check_credits(&self) -> Res<()> {
         for (o, v) in self.vcs.iter().enumerate() {
             let ch = &self.chans[v.chan as usize];
+            if (self.owned[v.chan as usize] >> v.vc & 1 != 0) != (v.owner != NONE) {
+                return Err(Box::new(SimError::Invariant {
+                    time: self.now,
+                    what: format!(
+                        "{} vc {}: its owner is {} but the channel's owned VCs are {:#x}",
+                        self.fab.channel_name(crate::fabric::ChannelId(v.chan)),
+                        v.vc,
+                        v.owner,
+                        self.owned[v.chan as usize]
+                    ),
+                }));
+            }
             if !ch.credit {
                 continue;
             }

@@ -296,6 +296,10 @@ pub struct Sim<'a> {
     pub(crate) last_move: Arr<Time>,
     /// Per output VC held by a train (`HELD`, `HELD_EV`): when its tail passes [ps].
     pub(crate) held: Arr<Time>,
+    /// Per channel, a bit for each of its VCs with an owner (`Vc::owner` not `NONE`: a
+    /// packet, or a train's tail passing): what a switch's output looks at, without
+    /// reading its idle VCs' records.
+    pub(crate) owned: Arr<u64>,
     /// After a tail starts on a switch's output VC, how long before another packet's head
     /// may start on it [ps] (0: once the tail has passed). BookSim2 gives a freed output VC
     /// to a waiting head in the VC-allocation stage of the next cycle, and the head goes to

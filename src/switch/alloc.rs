@@ -389,7 +389,7 @@ impl Sim<'_> {
         if sw.vc_rr {
             self.va_last[i as usize] = o;
         }
-        self.vcs[o as usize].owner = i;
+        self.own(o, i);
         let v = &mut self.vcs[i as usize];
         v.fwd = o;
         v.fwd_port = p as u16;

@@ -90,7 +90,7 @@ impl Sim<'_> {
     pub(super) fn look_at_held(&mut self, o: u32, owner: u32) {
         let end = self.held[o as usize];
         if end < self.now || (end == self.now && (self.sent_phase || self.release_due)) {
-            self.vcs[o as usize].owner = NONE;
+            self.disown(o);
         } else if owner == HELD {
             self.release_on_time(o, end);
         }
@@ -133,18 +133,37 @@ impl Sim<'_> {
         }
     }
 
-    /// Releases the output VCs among `vc_base..vc_base + nvc` (of output `p` of switch `s`)
+    /// Releases the output VCs of channel `c` (first VC `vc_base`; output `p` of switch `s`)
     /// whose train's tail has passed by `now`: before anything else looks at the output.
     #[inline(always)]
-    pub(crate) fn release_passed_trains(&mut self, s: usize, p: u32, vc_base: u32, nvc: u32, now: Time) {
-        let mut w = vc_base;
-        while w < vc_base + nvc {
+    pub(crate) fn release_passed_trains(&mut self, s: usize, p: u32, c: u32, vc_base: u32, now: Time) {
+        let mut m = self.owned[c as usize];
+        while m != 0 {
+            let w = vc_base + m.trailing_zeros();
+            m &= m - 1;
             let owner = self.vcs[w as usize].owner;
             if (owner == HELD || owner == HELD_EV) && self.held[w as usize] <= now {
                 self.release_out(s, p, w);
             }
-            w += 1;
         }
+    }
+
+    /// Output VC `o` goes to input VC `i`.
+    #[inline(always)]
+    pub(crate) fn own(&mut self, o: u32, i: u32) {
+        let v = &mut self.vcs[o as usize];
+        v.owner = i;
+        let (c, b) = (v.chan, v.vc);
+        self.owned[c as usize] |= 1 << b;
+    }
+
+    /// Output VC `o` is free.
+    #[inline(always)]
+    pub(crate) fn disown(&mut self, o: u32) {
+        let v = &mut self.vcs[o as usize];
+        v.owner = NONE;
+        let (c, b) = (v.chan, v.vc);
+        self.owned[c as usize] &= !(1 << b);
     }
 }
 

@@ -31,7 +31,7 @@ impl Sim<'_> {
         let ch = &self.chans[c as usize];
         let (nvc, vc_base, rr, credit, tx_busy) =
             (ch.nvc as u32, ch.vc_base, ch.rr as u32, ch.credit, ch.tx_busy);
-        self.release_passed_trains(s, p, vc_base, nvc, now);
+        self.release_passed_trains(s, p, c, vc_base, now);
         if tx_busy > now {
             if self.output_has_work(c) {
                 self.ensure_txfree(c, tx_busy);
@@ -47,10 +47,21 @@ impl Sim<'_> {
             return;
         }
         let mut xbar_wait = Time::MAX;
-        // The VCs in round-robin order from the one after the last that sent.
-        let mut vv = rr;
-        for _ in 0..nvc {
-            vv = if vv + 1 >= nvc { 0 } else { vv + 1 };
+        // The VCs in round-robin order from the one after the last that sent, those with
+        // an owner only (`owned`): from there up, then from 0.
+        let from = if rr + 1 >= nvc { 0 } else { rr + 1 };
+        let owned = self.owned[c as usize];
+        let (mut hi, mut lo) = (owned & (u64::MAX << from), owned & !(u64::MAX << from));
+        while hi | lo != 0 {
+            let vv = if hi != 0 {
+                let b = hi.trailing_zeros();
+                hi &= hi - 1;
+                b
+            } else {
+                let b = lo.trailing_zeros();
+                lo &= lo - 1;
+                b
+            };
             let o = vc_base + vv;
             let i = match self.ready_front(o, now) {
                 Ok(i) => i,
@@ -95,14 +106,19 @@ impl Sim<'_> {
 
     #[inline]
     pub(crate) fn output_has_work(&self, c: u32) -> bool {
-        let ch = &self.chans[c as usize];
-        (0..ch.nvc as u32).any(|vv| {
-            let ov = &self.vcs[(ch.vc_base + vv) as usize];
-            ov.owner < HELD_EV && {
+        let vc_base = self.chans[c as usize].vc_base;
+        let mut m = self.owned[c as usize];
+        while m != 0 {
+            let ov = &self.vcs[(vc_base + m.trailing_zeros()) as usize];
+            m &= m - 1;
+            if ov.owner < HELD_EV && {
                 let iv = &self.vcs[ov.owner as usize];
                 iv.len > 0 && iv.state == ACTIVE
+            } {
+                return true;
             }
-        })
+        }
+        false
     }
 
     /// Moves flits from the front of input VC `i` out on output VC `o` of channel `c`: one,
@@ -723,7 +739,7 @@ impl Sim<'_> {
 
     /// Output VC `o` (port `p` of switch `s`) is free: a head waiting for it may have it.
     pub(crate) fn release_out(&mut self, s: usize, p: u32, o: u32) {
-        self.vcs[o as usize].owner = NONE;
+        self.disown(o);
         let sw = &self.sws[s];
         let (req_base, words, bits_base) = (sw.req_base, sw.words, sw.bits_base);
         if any_bit(&self.bits, (req_base + p * words) as usize, words as usize) {

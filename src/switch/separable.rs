@@ -434,9 +434,9 @@ impl Sim<'_> {
         }
         let now = self.now;
         let ch = &self.chans[c as usize];
-        let (nvc, vc_base, credit, tx_busy) = (ch.nvc as u32, ch.vc_base, ch.credit, ch.tx_busy);
+        let (vc_base, credit, tx_busy) = (ch.vc_base, ch.credit, ch.tx_busy);
         // A train's tail passing now releases its output VC before anything else.
-        self.release_passed_trains(s, p, vc_base, nvc, now);
+        self.release_passed_trains(s, p, c, vc_base, now);
         let free = if self.queued {
             self.accept[c as usize]
         } else {
@@ -452,8 +452,11 @@ impl Sim<'_> {
         let mut wait = Time::MAX;
         // The sub-ports with requests, a bit each.
         let mut subs = 0u32;
-        for vv in 0..nvc {
-            let o = vc_base + vv;
+        // (Only VCs with an owner can have a flit to send: `owned`.)
+        let mut m = self.owned[c as usize];
+        while m != 0 {
+            let o = vc_base + m.trailing_zeros();
+            m &= m - 1;
             let i = match self.ready_front(o, now) {
                 Ok(i) => i,
                 Err(t) => {
