@@ -43,7 +43,8 @@ impl Sim<'_> {
         self.next_sample = p.period;
         self.sub_period = p.period.max(1);
         self.n_batches = self.c.batches.len().max(1);
-        self.c.batches.clear();
+        // (One sub-batch to start with; `window_moved` adds them as the window grows.)
+        self.c.batches = vec![Batch::default()];
         self.window_open = true;
         self.defer_at = self.me;
         let cycle = self.spec.params.cycle.floor().max(1);
