@@ -78,6 +78,35 @@ fn an_interrupted_run_writes_what_it_has_marked_as_interrupted() {
 }
 
 #[test]
+fn an_interrupted_booksim_run_says_its_sampling_was_cut_short() {
+    // BookSim2's sampling in long periods that never converge (stopping_thres = 0): stopped
+    // after the warm-up, the window so far is measured, and the sampling is said to be
+    // interrupted, not ended by max_samples.
+    let j = tmp("booksim.json");
+    let (code, out, err, _) = interrupt(
+        &[
+            "run",
+            "tests/data/booksim/workloads/mesh8x8-uniform",
+            "num_vcs=8",
+            "injection_rate=0.2",
+            "sample_period=30000",
+            "max_samples=40",
+            "stopping_thres=0",
+            "--json",
+            j.to_str().unwrap(),
+            "-q",
+        ],
+        Duration::from_millis(2500),
+    );
+    assert_eq!(code, 130, "{out}{err}");
+    assert!(out.contains("interrupted before it converged"), "{out}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    assert_eq!(v["interrupted"], true);
+    assert_eq!(v["sampling"]["converged"], false);
+    assert!(v["window_cycles"].as_f64().unwrap() >= 0.0);
+}
+
+#[test]
 fn an_interrupted_sweep_keeps_the_points_that_finished() {
     let (c, j) = (tmp("sweep.csv"), tmp("sweep.json"));
     let (code, out, err, _) = interrupt(

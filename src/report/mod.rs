@@ -50,6 +50,10 @@ pub fn summary(r: &RunResult) -> String {
             "unstable"
         } else if o.converged {
             "converged"
+        } else if r.interrupted {
+            "interrupted before it converged"
+        } else if r.deadlock.is_some() {
+            "stopped by the deadlock before it converged"
         } else {
             "NOT converged: max_samples ended it (BookSim2 prints its averages all the same)"
         };
