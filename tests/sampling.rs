@@ -182,5 +182,6 @@ proptest! {
         if let Some((x, y)) = a.lines().zip(b.lines()).find(|(x, y)| x != y) {
             prop_assert!(false, "fixed {} against sampled {} ({:?}) in\n{}", x, y, s, text);
         }
+        prop_assert_eq!(a.lines().count(), b.lines().count(), "in\n{}", text);
     }
 }
