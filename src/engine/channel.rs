@@ -213,7 +213,7 @@ impl<'a> Sim<'a> {
     /// [`Self::occupy`] on a clocked channel.
     #[inline(never)]
     pub(super) fn occupy_clocked(&mut self, c: u32, k: u32, mid: bool) -> Time {
-        let (now, (ms, me)) = (self.now, (self.ms, self.me));
+        let now = self.now;
         let pace = self.tm(c).send_pace();
         #[cfg(feature = "checked")]
         assert_eq!(
@@ -224,13 +224,10 @@ impl<'a> Sim<'a> {
         let (last_start, end) = (pace.at(now, k - 1), pace.at(now, k));
         let ch = &mut self.chans[c as usize];
         ch.tx_busy = end;
-        ch.busy += end.min(me).saturating_sub(now.max(ms));
         ch.tr_start = now;
         ch.tr_k = k as u8;
         ch.mid = mid;
-        if end > self.defer_at {
-            self.defer_busy(c, now, end);
-        }
+        self.count_busy(c, now, end);
         last_start
     }
 

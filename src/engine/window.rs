@@ -55,6 +55,29 @@ impl Sim<'_> {
         )));
     }
 
+    /// Channel `c` is busy from `from` to `to`: its time inside the window is counted, and
+    /// its part past the window's provisional end is kept aside.
+    #[inline]
+    pub(crate) fn count_busy(&mut self, c: u32, from: Time, to: Time) {
+        self.chans[c as usize].busy += to.min(self.me).saturating_sub(from.max(self.ms));
+        if to > self.defer_at {
+            self.defer_busy(c, from, to);
+        }
+    }
+
+    /// A flit lands at host `h` at `t`: counted for the host and its batch if inside the
+    /// window, kept aside if past its provisional end.
+    #[inline]
+    pub(crate) fn count_landing(&mut self, h: u32, t: Time) {
+        if t >= self.ms && t < self.me {
+            self.c.flits_window[h as usize] += 1;
+            let b = self.batch_of(t);
+            self.c.batches[b].flits += 1;
+        } else if t >= self.defer_at {
+            self.defer_flit(h, t);
+        }
+    }
+
     /// Channel `c` is busy from `from` to `to`, past the window's provisional end: its part
     /// from there is counted when the end is decided.
     #[cold]
@@ -75,43 +98,24 @@ impl Sim<'_> {
     /// still provisional): the sub-batches now cover it, and what was counted ahead is
     /// counted as far as the window goes now.
     pub(super) fn window_moved(&mut self) {
-        let (ms, me) = (self.ms, self.me);
-        let open = self.window_open;
-        self.defer_at = if open { me } else { Time::MAX };
-        if me > ms {
-            let n = self.n_batches as u128;
-            let subs = ((me - ms) as u128 * n).div_ceil(self.sub_period as u128) as usize;
-            if self.c.batches.len() < subs {
-                self.c.batches.resize(subs, Batch::default());
+        self.defer_at = if self.window_open { self.me } else { Time::MAX };
+        let subs = self.sub_batches();
+        if self.c.batches.len() < subs {
+            self.c.batches.resize(subs, Batch::default());
+        }
+        // Counted again as far as the window goes now; what lies past it is kept aside again.
+        for d in std::mem::take(&mut self.deferred) {
+            match d {
+                Deferred::Busy { c, from, to } => self.count_busy(c, from, to),
+                Deferred::Flit { h, t } => self.count_landing(h, t),
             }
         }
-        let mut deferred = std::mem::take(&mut self.deferred);
-        deferred.retain_mut(|d| match *d {
-            Deferred::Busy { c, from, to } => {
-                self.chans[c as usize].busy += to.min(me).saturating_sub(from.max(ms));
-                if open && to > me {
-                    *d = Deferred::Busy {
-                        c,
-                        from: from.max(me),
-                        to,
-                    };
-                    true
-                } else {
-                    false
-                }
-            }
-            Deferred::Flit { h, t } => {
-                if t >= ms && t < me {
-                    self.c.flits_window[h as usize] += 1;
-                    let b = self.batch_of(t);
-                    self.c.batches[b].flits += 1;
-                    false
-                } else {
-                    open && t >= me
-                }
-            }
-        });
-        self.deferred = deferred;
+    }
+
+    /// The sub-batches that cover the window as far as it goes now.
+    fn sub_batches(&self) -> usize {
+        let span = self.me.saturating_sub(self.ms) as u128;
+        (span * self.n_batches as u128).div_ceil(self.sub_period as u128) as usize
     }
 
     /// The window's end as far as is known: while BookSim2's sampling has not decided it,
@@ -133,8 +137,7 @@ impl Sim<'_> {
             self.me = self.ms;
         }
         let n = self.n_batches;
-        let subs = ((self.me - self.ms) as u128 * n as u128).div_ceil(self.sub_period as u128) as usize;
-        let subs = subs.min(self.c.batches.len());
+        let subs = self.sub_batches().min(self.c.batches.len());
         let mut out = vec![Batch::default(); n];
         for (j, b) in self.c.batches.iter().take(subs).enumerate() {
             let o = &mut out[j * n / subs];

@@ -401,16 +401,12 @@ impl Sim<'_> {
                 return;
             }
             let now = self.now;
-            let (ms, me) = (self.ms, self.me);
             let latency = self.tm(t.rev).latency;
             let r = &mut self.chans[t.rev as usize];
             let start = r.tx_busy.max(now);
             r.tx_busy = start + t.token_time;
             // Its time inside the window, as flits count theirs.
-            r.busy += window_busy((ms, me), start, 1, t.token_time, t.token_time);
-            if start + t.token_time > self.defer_at {
-                self.defer_busy(t.rev, start, start + t.token_time);
-            }
+            self.count_busy(t.rev, start, start + t.token_time);
             let lands = start + t.token_time + latency;
             let v = &mut self.vcs[o as usize];
             let first = v.head.wrapping_sub(t.ahead + t.pend);

@@ -422,13 +422,7 @@ impl Sim<'_> {
         } else if (now < self.me && last >= self.ms) || last >= self.defer_at {
             for j in 0..k {
                 let t = self.train_arrival(c, now, j, k, ends_tail);
-                if t >= self.ms && t < self.me {
-                    self.c.flits_window[h as usize] += 1;
-                    let b = self.batch_of(t);
-                    self.c.batches[b].flits += 1;
-                } else if t >= self.defer_at {
-                    self.defer_flit(h, t);
-                }
+                self.count_landing(h, t);
             }
         }
         let pkt = &mut self.pkts[pid as usize];

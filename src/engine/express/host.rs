@@ -11,13 +11,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     #[inline(always)]
     pub(super) fn host_land(&mut self, sim: &mut Sim, flit: u32, dst: u32, a: Time) {
         let h = (dst & DST_MASK) as usize;
-        if a >= sim.ms && a < sim.me {
-            sim.c.flits_window[h] += 1;
-            let b = sim.batch_of(a);
-            sim.c.batches[b].flits += 1;
-        } else if a >= sim.defer_at {
-            sim.defer_flit(h as u32, a);
-        }
+        sim.count_landing(h as u32, a);
         Self::check_landing(sim, flit, h as u32);
         let pid = flit & PID;
         if flit & HEAD != 0 {
