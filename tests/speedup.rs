@@ -6,7 +6,8 @@
 //! small networks (with these speed-ups, and with BookSim2's separable allocators alone)
 //! with every invariant checked (flits and credits conserved, buffers within bounds,
 //! in-order delivery, every packet delivered after a full drain), the same under the
-//! reversed order of equal-time events, and no channel carrying more than a flit a cycle.
+//! reversed order of equal-time events and flit by flit (`sim.trains = false`), and no
+//! channel carrying more than a flit a cycle.
 //! BookSim2's own numbers on saturated lines are in `tests/booksim.rs`
 //! (`internal_speedup_is_booksims`).
 //! `REEF_SPEEDUP_CASES=N` runs N cases.
@@ -239,6 +240,13 @@ proptest! {
         // The output queue sends one flit a cycle: no channel is busier than its time.
         prop_assert!(r.network_utilization_max <= 1.0 + 1e-9, "{}: {}", c, r.network_utilization_max);
         let reversed = run_reversed(&s);
+        // Trains (through separable switches too, where nothing can come between) are
+        // the flit-by-flit path's results.
+        let flat = run(&spec_with(&c, &["sim.trains=false"]));
+        prop_assert!(
+            without_events(flat) == without_events(r.clone()),
+            "trains and flit by flit differ for\n{}", c
+        );
         prop_assert!(
             without_events(r) == without_events(reversed),
             "forward and reversed event orders differ for\n{}", c

@@ -159,6 +159,16 @@ pub enum SwAllocator {
     MaxSize,
 }
 
+impl SwAllocator {
+    /// Whether the allocator has switch-wide state that moves at every allocation with
+    /// requests (the wavefront's priority diagonal, `max_size`'s starting input), so that
+    /// each flit's match counts; a separable allocator's pointers move past a matched pair
+    /// only, the same after one match of a pair as after several.
+    pub fn moves_every_allocation(self) -> bool {
+        matches!(self, SwAllocator::Wavefront | SwAllocator::MaxSize)
+    }
+}
+
 impl Default for SwitchParams {
     fn default() -> Self {
         SwitchParams {

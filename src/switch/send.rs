@@ -139,13 +139,15 @@ impl Sim<'_> {
         // own times (`Sim::token_trains_out`); on a channel that tokens interleave with,
         // only until a token could come between.
         let held_back = v.flags & F_TOKENS != 0 && !self.token_trains_out(v.chan);
-        // A separable allocator sends one flit a match (trains through other switches, with
-        // one VC per input, are exact as they are).
+        // Through a switch whose inputs share the crossbar, a wavefront or `max_size`
+        // allocator sends one flit a match: its pointer moves at every allocation with
+        // requests. A separable one's pointers move past the matched pair only, so a train
+        // with no rival (`train_horizon`) leaves them as its flits' matches one by one would.
         if self.spec.params.trains
             && !ends_tail
             && len > 1
             && !held_back
-            && (self.sw_allocator == SwAllocator::Greedy || !self.sws[s].xbar)
+            && (!self.sws[s].xbar || !self.sw_allocator.moves_every_allocation())
         {
             // Without competition for the output or the crossbar input (one VC, one VC per
             // input), a train runs to the tail; otherwise only until something could compete.
@@ -532,6 +534,10 @@ impl Sim<'_> {
         // Where inputs share the crossbar, the input's other VCs, live or being routed, may
         // want it: out of line (most trains have no such rival).
         if xbar && self.other_live_vc::<true>(i, i) {
+            // A separable allocator's turns are its pointers': a rival stops the train.
+            if self.sw_allocator != SwAllocator::Greedy {
+                return 1;
+            }
             return self.train_horizon_rivals(s, p, c, o, i, unit);
         }
         // A head being routed that may take another VC of this output (or whose output is not

@@ -31,8 +31,10 @@
 //! a priority diagonal that moves one on after every allocation with requests (a maximal
 //! match); `max_size` grows a maximum matching by shortest augmenting paths, searched from
 //! the unmatched inputs in turn from a starting input that moves one on after every
-//! allocation. Each has one such pointer per switch. Flits go one at a time (no trains
-//! through such a switch).
+//! allocation. Each has one such pointer per switch, so through such a switch flits go one
+//! at a time. The separable allocators' pointers move past a matched pair only, the same
+//! after one match of an input and an output as after several: a worm with no rival for
+//! its output or its crossbar input goes as a train (`Sim::train_horizon`).
 //!
 //! With an output speed-up of S (`switch.output_speedup`) each output port is S crossbar
 //! outputs, sub-port r asked only by the input ports numbered r mod S, each with its own
