@@ -4,7 +4,8 @@
 //! and tori of one to three dimensions with one to three hosts a switch, and small fabrics
 //! routed by deterministic tables (fat trees, Clos, fully connected, flies, cmesh,
 //! flatfly) or adaptive ones (fat trees, Clos, up*/down* on a ring), with every selection
-//! policy the express engine takes, every timing the express engine handles (flit and
+//! policy the express engine takes, BookSim2's switch (VCs in turn, its switch and VC
+//! allocators) where every channel has one VC, every timing the express engine handles (flit and
 //! tail times, wire latency, credit delay, router delay, a VC-reuse delay, a least time in
 //! the input buffer, buffers down to one flit, host channels of their own), host send and
 //! receive costs, every injection process, several traffic patterns,
@@ -26,6 +27,9 @@ struct Net {
     tables: Option<String>,
     /// The switches' selection among several admissible outputs.
     selection: &'static str,
+    /// BookSim2's switch (`vc_choice`, `allocator`, `vc_allocator`), drawn where every
+    /// channel has one VC: the same switch as reef's there.
+    booksim: Option<(&'static str, &'static str, &'static str)>,
     /// A torus (with datelines) rather than a mesh.
     torus: bool,
     /// Dimension-order options of a torus: [routing] lines.
@@ -108,6 +112,13 @@ impl Net {
         } else {
             self.vcs
         };
+        let mut booksim = String::new();
+        if let Some((choice, alloc, va)) = self.booksim
+            && vcs == 1
+            && self.host_channel.is_none_or(|h| h.3 == 1)
+        {
+            booksim = format!("vc_choice = \"{choice}\"\nallocator = \"{alloc}\"\nvc_allocator = \"{va}\"\n");
+        }
         if self.torus && self.tables.is_none() && !self.dor.is_empty() {
             extra += &format!("[routing]\n{}\n", self.dor);
         }
@@ -133,7 +144,7 @@ vc_reuse_delay = "{reuse} cycles"
 flit_delay = "{fd} cycles"
 speedup = {speedup}
 selection = "{selection}"
-[traffic]
+{booksim}[traffic]
 {traffic}{extra}"#,
             seed = self.seed,
             topology = match &self.tables {
@@ -187,6 +198,26 @@ fn net() -> impl Strategy<Value = Net> {
     (
         (
             prop::option::weighted(0.5, tables()),
+            prop::option::weighted(
+                0.3,
+                (
+                    prop::sample::select(vec!["lowest", "round-robin"]),
+                    prop::sample::select(vec![
+                        "greedy",
+                        "islip",
+                        "separable-input-first",
+                        "separable-output-first",
+                        "wavefront",
+                        "max-size",
+                    ]),
+                    prop::sample::select(vec![
+                        "greedy",
+                        "islip",
+                        "separable-input-first",
+                        "separable-output-first",
+                    ]),
+                ),
+            ),
             prop::sample::select(vec![
                 "first-free",
                 "first-free",
@@ -265,7 +296,7 @@ fn net() -> impl Strategy<Value = Net> {
     )
         .prop_map(
             |(
-                (tables, selection),
+                (tables, booksim, selection),
                 (torus, vcs, speedup, dor),
                 (k, conc, buffer, flit_time, tail, latency, credit_delay, router_delay),
                 (
@@ -280,6 +311,7 @@ fn net() -> impl Strategy<Value = Net> {
                 ),
             )| Net {
                 tables,
+                booksim,
                 selection,
                 torus,
                 dor,
@@ -368,7 +400,18 @@ fn the_express_engine_refuses_what_it_does_not_model() {
         (&["switch.router_delay=\"0 cycles\""], "router delay"),
         (&["sim.trains=false"], "flit-by-flit"),
         (&["sim.express=false"], "sim.express = false"),
-        (&["switch.vc_choice=\"round-robin\""], "VCs chosen round robin"),
+        (
+            &["switch.vc_choice=\"round-robin\"", "channel.vcs=2"],
+            "VCs chosen round robin",
+        ),
+        (
+            &["switch.allocator=\"islip\"", "channel.vcs=2"],
+            "separable switch allocator",
+        ),
+        (
+            &["switch.vc_allocator=\"islip\"", "channel.vcs=2"],
+            "separable VC allocator",
+        ),
     ] {
         let s = spec_with(base, set);
         let refused = Sim::new(&s).unwrap().express_refused();
@@ -376,6 +419,16 @@ fn the_express_engine_refuses_what_it_does_not_model() {
         // And the run still goes (on the general engine).
         assert!(run(&s).packets_delivered > 0, "{set:?}");
     }
+    // With one VC on every channel, BookSim2's switch is reef's: the express engine takes it.
+    let booksim = [
+        "switch.vc_choice=\"round-robin\"",
+        "switch.allocator=\"separable-input-first\"",
+        "switch.vc_allocator=\"islip\"",
+    ];
+    assert_eq!(
+        Sim::new(&spec_with(base, &booksim)).unwrap().express_refused(),
+        None
+    );
 }
 
 /// The express engine runs with its invariant checks on (the instantiation that has them)

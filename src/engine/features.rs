@@ -256,12 +256,18 @@ impl Features {
                     .any(|h| h.mem_cap != u64::MAX || !h.outbox.is_empty()),
         );
         u.set(Feature::ManyTimings, sim.timing.len() > 255);
+        // With one VC on every channel, BookSim2's switch is reef's: a channel's one VC is
+        // every choice's; no input's VCs share the crossbar, so no switch allocator runs
+        // (`Sw::xbar`); and an output of one VC is granted by the round-robin scan of
+        // `allocate`, whatever the VC allocator (escape routings aside: `OtherRouting`).
+        let one_vc = sim.chans.iter().all(|c| c.nvc == 1);
         u.set(
             Feature::VcInTurn,
-            match vc_choice {
-                VcChoice::Lowest => false,
-                VcChoice::RoundRobin => true,
-            },
+            !one_vc
+                && match vc_choice {
+                    VcChoice::Lowest => false,
+                    VcChoice::RoundRobin => true,
+                },
         );
         u.set(Feature::VcReuseDelay, *vc_reuse != 0);
         u.set(Feature::FlitDelay, *flit_delay != 0);
@@ -269,22 +275,24 @@ impl Features {
         u.set(Feature::OutputSpeedup, *output_speedup > 1);
         u.set(
             Feature::SeparableVcAllocator,
-            match vc_allocator {
-                VcAllocator::Greedy => false,
-                VcAllocator::SeparableInputFirst | VcAllocator::SeparableOutputFirst | VcAllocator::Islip => {
-                    true
-                }
-            },
+            !one_vc
+                && match vc_allocator {
+                    VcAllocator::Greedy => false,
+                    VcAllocator::SeparableInputFirst
+                    | VcAllocator::SeparableOutputFirst
+                    | VcAllocator::Islip => true,
+                },
         );
         u.set(
             Feature::SeparableAllocator,
-            match sw_allocator {
-                SwAllocator::Greedy => false,
-                SwAllocator::SeparableOutputFirst
-                | SwAllocator::SeparableInputFirst
-                | SwAllocator::Wavefront
-                | SwAllocator::MaxSize => true,
-            },
+            !one_vc
+                && match sw_allocator {
+                    SwAllocator::Greedy => false,
+                    SwAllocator::SeparableOutputFirst
+                    | SwAllocator::SeparableInputFirst
+                    | SwAllocator::Wavefront
+                    | SwAllocator::MaxSize => true,
+                },
         );
         for (ci, ch) in channels.iter().enumerate() {
             let LinkParams {
