@@ -596,24 +596,28 @@ mod tests {
         assert!(sim.hosts[0].vc_rr);
         let base = sim.chans[sim.hosts[0].inj as usize].vc_base;
         assert_eq!(sim.hosts[0].last_vc, NONE);
-        assert_eq!(sim.injection_vc_rr(0, base, 0, 3, 1), Some(0));
-        sim.hosts[0].last_vc = 0;
-        assert_eq!(sim.injection_vc_rr(0, base, 0, 3, 1), Some(1));
-        sim.hosts[0].last_vc = 3;
-        assert_eq!(sim.injection_vc_rr(0, base, 0, 3, 1), Some(0));
-        // Every VC is empty: each has the 4 credits of its buffer, none has 5.
-        sim.hosts[0].last_vc = 1;
-        assert_eq!(sim.injection_vc_rr(0, base, 0, 3, 4), Some(2));
-        assert_eq!(sim.injection_vc_rr(0, base, 0, 3, 5), None);
-        // Within a range (ugal_pni's VCs of a destination): after the last packet's VC in
-        // it, wrapping in it; from a VC outside it, the range's first VC only.
-        sim.hosts[0].last_vc = 3;
-        assert_eq!(sim.injection_vc_rr(0, base, 2, 3, 1), Some(2));
-        sim.hosts[0].last_vc = 2;
-        assert_eq!(sim.injection_vc_rr(0, base, 2, 3, 1), Some(3));
-        sim.hosts[0].last_vc = 1;
-        assert_eq!(sim.injection_vc_rr(0, base, 2, 3, 1), Some(2));
-        assert_eq!(sim.injection_vc_rr(0, base, 2, 3, 5), None);
+        // (last VC, range, credits needed, VC taken.) Every VC is empty: each has the 4
+        // credits of its buffer, none has 5. Within a range (ugal_pni's VCs of a
+        // destination): after the last packet's VC in it, wrapping in it; from a VC outside
+        // it, the range's first VC only.
+        for (last, lo, hi, need, want) in [
+            (NONE, 0, 3, 1, Some(0)),
+            (0, 0, 3, 1, Some(1)),
+            (3, 0, 3, 1, Some(0)),
+            (1, 0, 3, 4, Some(2)),
+            (1, 0, 3, 5, None),
+            (3, 2, 3, 1, Some(2)),
+            (2, 2, 3, 1, Some(3)),
+            (1, 2, 3, 1, Some(2)),
+            (1, 2, 3, 5, None),
+        ] {
+            sim.hosts[0].last_vc = last;
+            assert_eq!(
+                sim.injection_vc_rr(0, base, lo, hi, need),
+                want,
+                "{last} {lo}-{hi}"
+            );
+        }
     }
 
     /// Under `flatfly-ugal-pni` a host's next packet may start only on the injection VCs
