@@ -147,6 +147,10 @@ CONFIGS = [
     ("flatflyconfig-xyyx", "examples/flatflyconfig", ["routing_function=xyyx"], True),
     ("flatflyconfig-adaptive_xyyx", "examples/flatflyconfig", ["routing_function=adaptive_xyyx"], True),
     ("flatflyconfig-ugal_xyyx", "examples/flatflyconfig", ["routing_function=ugal_xyyx"], True),
+    # ugal_pni_flatfly_onchip: ugal with each phase's VCs (and the injection VCs) split
+    # further by a digit of the destination, k ways; it asserts k = c, which the example
+    # has (k = c = 4, so 8 VCs give one VC a phase and digit).
+    ("flatflyconfig-ugal_pni", "examples/flatflyconfig", ["routing_function=ugal_pni"], True),
 ]
 
 

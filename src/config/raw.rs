@@ -283,6 +283,9 @@ pub enum AlgoKind {
     /// router of the minimal quadrant, by the credits used on the two outputs at the
     /// source router; the VCs in halves as for `flatfly-valiant`.
     FlatflyUgal,
+    /// `flatfly-ugal` with each phase's VCs split `k` ways by a digit of the destination,
+    /// and the injection VCs by its router's digit 0 (`ugal_pni`): `k` nodes a router.
+    FlatflyUgalPni,
     /// x first or y first on BookSim2's flatfly, a coin per packet (`xyyx`): the VCs in
     /// halves by order.
     FlatflyXyYx,

@@ -123,13 +123,16 @@ fn min_adapt(src: &Source, fab: &Fabric, kind: TopoKind, booksim: bool) -> R<Rou
 }
 
 /// BookSim2's flatfly routings that draw or choose: the VCs split into classes by order (x
-/// or y first) and by phase (towards the intermediate router and from it), so a multiple
-/// of their number.
+/// or y first) and by phase (towards the intermediate router and from it), and for
+/// `flatfly-ugal-pni` by a digit of the destination, so a multiple of their number.
+/// `flatfly-ugal-pni` also needs `k` nodes a router (BookSim2 asserts `k = c`: its digit
+/// counts ports out of the last dimension) and `k` injection VCs or more.
 fn flatfly(src: &Source, algo: AlgoKind, fab: &Fabric) -> R<Routing> {
     use crate::routing::flatfly::{Flatfly, Kind};
     let kind = match algo {
         AlgoKind::FlatflyValiant => Kind::Valiant,
         AlgoKind::FlatflyUgal => Kind::Ugal,
+        AlgoKind::FlatflyUgalPni => Kind::UgalPni,
         AlgoKind::FlatflyXyYx => Kind::XyYx,
         AlgoKind::FlatflyAdaptiveXyYx => Kind::AdaptiveXyYx,
         _ => Kind::UgalXyYx,
@@ -142,15 +145,39 @@ fn flatfly(src: &Source, algo: AlgoKind, fab: &Fabric) -> R<Routing> {
             Some("leave routing.algorithm out to get the topology's default"),
         ));
     };
-    let (vcs, classes) = (net_vcs(fab), kind.classes());
-    if !vcs.is_multiple_of(classes) {
+    let (k, c) = (f.k(), f.hosts_per_router());
+    if kind == Kind::UgalPni && c != k {
+        return Err(src.err(
+            "topology.hosts_per_switch",
+            format!(
+                "{name} routing splits the VCs by a digit of the destination that counts routers in a dimension or nodes at a router, so it needs k = {k} nodes a router (BookSim2 asserts k = c), not {c}"
+            ),
+            Some(&format!("set topology.hosts_per_switch = {k} (a square: xr × xr nodes)")),
+        ));
+    }
+    let (vcs, classes) = (u32::from(net_vcs(fab)), kind.classes(k));
+    if !kind.vcs_fit(k, vcs) {
         return Err(src.err(
             "channel.vcs",
             format!(
-                "{name} routing splits the VCs into {}: it needs a multiple of {classes}, not {vcs}",
-                kind.classes_named()
+                "{name} routing splits the VCs into {}: it needs {}, not {vcs}",
+                kind.classes_named(),
+                kind.vcs_needed(k)
             ),
-            Some(&format!("set channel.vcs = {}", vcs.next_multiple_of(classes))),
+            Some(&format!(
+                "set channel.vcs = {}",
+                vcs.max(classes).next_multiple_of(classes)
+            )),
+        ));
+    }
+    let host_vcs = u32::from(f.host_vcs());
+    if host_vcs < kind.split(k) {
+        return Err(src.err(
+            "host_channel.vcs",
+            format!(
+                "{name} routing splits the injection VCs {k} ways by the destination router's digit 0: it needs {k} or more, not {host_vcs}"
+            ),
+            Some(&format!("set host_channel.vcs = {}", vcs)),
         ));
     }
     Ok(Routing::Flatfly(f))
@@ -315,6 +342,7 @@ pub(super) fn routing(src: &Source, r: &RawRouting, fab: &Fabric, kind: TopoKind
         }
         AlgoKind::FlatflyValiant
         | AlgoKind::FlatflyUgal
+        | AlgoKind::FlatflyUgalPni
         | AlgoKind::FlatflyXyYx
         | AlgoKind::FlatflyAdaptiveXyYx
         | AlgoKind::FlatflyUgalXyYx => flatfly(src, algo, fab)?,

@@ -446,6 +446,7 @@ impl<'a> Sim<'a> {
             route_stride,
             uses_class,
             route_draws: routing.draws(),
+            inj_by_dst: routing.splits_injection(),
             header_ops: routing.uses_header(),
             scratch_route: Vec::new(),
             dirty: Vec::with_capacity(nodes),

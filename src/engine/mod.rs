@@ -355,6 +355,9 @@ pub struct Sim<'a> {
     pub(crate) uses_class: bool,
     /// Values of a packet's draw for randomized routing (`Routing::draws`; 0: none).
     pub(crate) route_draws: u32,
+    /// The injection VCs a packet may start on depend on its destination
+    /// (`Routing::splits_injection`).
+    pub(crate) inj_by_dst: bool,
     /// The routing reads or rewrites header symbols (`Routing::uses_header`), kept here for
     /// the grant, which asks on every hop.
     pub(crate) header_ops: bool,

@@ -230,10 +230,15 @@ impl Sim<'_> {
             NEED_LEN => size,
             n => n,
         };
-        let vv = if self.hosts[h].vc_rr {
-            self.injection_vc_rr(h, ch.vc_base, ch.nvc as u32, need)
+        let (lo, hi) = if self.inj_by_dst {
+            self.injection_range(h, ch.nvc as u32)
         } else {
-            (0..ch.nvc as u32).find(|&vv| need == 0 || self.has_credits(ch.vc_base + vv, need))
+            (0, ch.nvc as u32 - 1)
+        };
+        let vv = if self.hosts[h].vc_rr {
+            self.injection_vc_rr(h, ch.vc_base, lo, hi, need)
+        } else {
+            (lo..=hi).find(|&vv| need == 0 || self.has_credits(ch.vc_base + vv, need))
         };
         let Some(vv) = vv else {
             return Ok(false);
@@ -321,18 +326,43 @@ impl Sim<'_> {
         Ok(true)
     }
 
-    /// The VC of the `nvc` from `base` of host `h`'s injection channel that its next packet
-    /// starts on where VCs are chosen round robin: the first after the last packet's with
-    /// `need` credits (0: any); before the first packet, VC 0 or none (as BookSim2's source
-    /// tries only VC 0 then, `trafficmanager.cpp`).
+    /// The VC of VCs `lo..=hi` from `base` of host `h`'s injection channel that its next
+    /// packet starts on where VCs are chosen round robin: the first after the last
+    /// packet's, within the range, with `need` credits (0: any); where the last packet's is
+    /// outside the range (or before the first packet), `lo` or none, as BookSim2's source
+    /// tries only the range's first VC then (`trafficmanager.cpp`, `_last_vc`).
     #[inline(never)]
-    fn injection_vc_rr(&mut self, h: usize, base: u32, nvc: u32, need: u32) -> Option<u32> {
+    fn injection_vc_rr(&mut self, h: usize, base: u32, lo: u32, hi: u32, need: u32) -> Option<u32> {
         let last = self.hosts[h].last_vc;
         let ok = |this: &mut Self, vv: u32| need == 0 || this.has_credits(base + vv, need);
-        if last == NONE || last >= nvc {
-            return ok(self, 0).then_some(0);
+        if last == NONE || last < lo || last > hi {
+            return ok(self, lo).then_some(lo);
         }
-        (1..=nvc).map(|j| (last + j) % nvc).find(|&vv| ok(self, vv))
+        let n = hi - lo + 1;
+        (1..=n).map(|j| lo + (last - lo + j) % n).find(|&vv| ok(self, vv))
+    }
+
+    /// The injection VCs (first, last, of `nvc`) host `h`'s next packet may start on where
+    /// they depend on its destination (`ugal_pni`, [`Routing::injection_vcs`]): its
+    /// destination looked at ahead, from a copy of the host's stream, which draws it again
+    /// as the packet starts. All VCs where it has none (the pattern falls silent).
+    #[inline(never)]
+    fn injection_range(&self, h: usize, nvc: u32) -> (u32, u32) {
+        let hs = &self.hosts[h];
+        let dst = match hs.outbox.front() {
+            Some((_, m, _)) => Some(m.dst),
+            None => {
+                let n = self.hosts.len() as u32;
+                self.spec
+                    .workload
+                    .pattern
+                    .dest(h as u32, n, &mut hs.dst_rng.clone())
+            }
+        };
+        dst.and_then(|d| self.routing.injection_vcs(d))
+            .map(|(lo, hi)| (u32::from(lo), u32::from(hi).min(nvc - 1)))
+            .filter(|&(lo, hi)| lo <= hi)
+            .unwrap_or((0, nvc - 1))
     }
 
     /// The first of `k` flits of one packet arrives at its destination host through input
@@ -566,14 +596,47 @@ mod tests {
         assert!(sim.hosts[0].vc_rr);
         let base = sim.chans[sim.hosts[0].inj as usize].vc_base;
         assert_eq!(sim.hosts[0].last_vc, NONE);
-        assert_eq!(sim.injection_vc_rr(0, base, 4, 1), Some(0));
-        sim.hosts[0].last_vc = 0;
-        assert_eq!(sim.injection_vc_rr(0, base, 4, 1), Some(1));
-        sim.hosts[0].last_vc = 3;
-        assert_eq!(sim.injection_vc_rr(0, base, 4, 1), Some(0));
-        // Every VC is empty: each has the 4 credits of its buffer, none has 5.
-        sim.hosts[0].last_vc = 1;
-        assert_eq!(sim.injection_vc_rr(0, base, 4, 4), Some(2));
-        assert_eq!(sim.injection_vc_rr(0, base, 4, 5), None);
+        // (last VC, range, credits needed, VC taken.) Every VC is empty: each has the 4
+        // credits of its buffer, none has 5. Within a range (ugal_pni's VCs of a
+        // destination): after the last packet's VC in it, wrapping in it; from a VC outside
+        // it, the range's first VC only.
+        for (last, lo, hi, need, want) in [
+            (NONE, 0, 3, 1, Some(0)),
+            (0, 0, 3, 1, Some(1)),
+            (3, 0, 3, 1, Some(0)),
+            (1, 0, 3, 4, Some(2)),
+            (1, 0, 3, 5, None),
+            (3, 2, 3, 1, Some(2)),
+            (2, 2, 3, 1, Some(3)),
+            (1, 2, 3, 1, Some(2)),
+            (1, 2, 3, 5, None),
+        ] {
+            sim.hosts[0].last_vc = last;
+            assert_eq!(
+                sim.injection_vc_rr(0, base, lo, hi, need),
+                want,
+                "{last} {lo}-{hi}"
+            );
+        }
+    }
+
+    /// Under `flatfly-ugal-pni` a host's next packet may start only on the injection VCs
+    /// of its destination router's digit 0, looked at ahead of the draw that makes it.
+    #[test]
+    fn ugal_pni_hosts_start_packets_on_their_destinations_vcs() {
+        let net = "[topology]\nkind = \"flatfly\"\nk = 4\nn = 2\nhosts_per_switch = 4\nrouters_per_row = 4\n\
+                   [channel]\nvcs = 8\n[traffic]\nload = 0.1\n[routing]\nalgorithm = \"flatfly-ugal-pni\"\n";
+        let spec = crate::config::load_str("pni.toml", net, std::path::Path::new("."), &[]).unwrap();
+        let mut sim = Sim::new(&spec).unwrap();
+        assert!(sim.inj_by_dst);
+        for h in 0..4 {
+            let (lo, hi) = sim.injection_range(h, 8);
+            let mut rng = sim.hosts[h].dst_rng.clone();
+            let dst = sim.spec.workload.pattern.dest(h as u32, 64, &mut rng).unwrap();
+            let (t, _) = crate::fabric::cmesh::router_of(dst, 4, 2);
+            assert_eq!((lo, hi), (t % 4 * 2, t % 4 * 2 + 1), "{h} {dst}");
+            // The look ahead draws nothing: the packet is the one looked at.
+            assert_eq!(sim.next_synthetic(h, 0).map(|(d, _)| d), Some(dst));
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! BookSim2's routing functions on its flattened butterfly ([`crate::fabric::flatfly`]) that
-//! draw or choose: `valiant_flatfly`, `ugal_flatfly_onchip`, `xyyx_flatfly`,
-//! `adaptive_xyyx_flatfly` and `ugal_xyyx_flatfly_onchip` (`src/networks/flatfly_onchip.cpp`,
-//! commit 28f43299). Each leg of a route goes straight to the router that corrects one
+//! draw or choose: `valiant_flatfly`, `ugal_flatfly_onchip`, `ugal_pni_flatfly_onchip`,
+//! `xyyx_flatfly`, `adaptive_xyyx_flatfly` and `ugal_xyyx_flatfly_onchip`
+//! (`src/networks/flatfly_onchip.cpp`, commit 28f43299). Each leg of a route goes straight to the router that corrects one
 //! dimension in which the two differ: the lowest first (`flatfly_outport`, "x first") or
 //! the highest first (`flatfly_outport_yx`, "y first"). A channel's VCs are split into
 //! classes, and each class is a contiguous range: by order (x first in the lower half, y
@@ -28,6 +28,17 @@
 //!   source's goes minimally (BookSim2 gives it `numeric_limits<int>::max()` credits, which
 //!   its sum overflows, but either branch then routes minimally); one that is the
 //!   destination's too (the same output and hops).
+//! - **UGAL PNI** (`ugal_pni_flatfly_onchip`, "partially non-interfering"): UGAL's routes and
+//!   phases, each phase's VCs split `k` ways by a digit of the destination, so that packets
+//!   bound for different places further on do not queue in one VC. On an output in
+//!   dimension `d` the digit is the destination router's in dimension `d + 1`, or, out of
+//!   the last dimension, the destination's port at its router (`dest % c`); so each of the
+//!   `k` parts is `num_vcs / 2 / k` VCs wide (one with the example's 8 VCs and `k = 4`).
+//!   The digit is taken from the output's dimension whatever the next hop's is, and from
+//!   the final destination on the way to the intermediate router too. The injection VCs
+//!   are split alike, `num_vcs / k` VCs by the destination router's digit 0
+//!   ([`Flatfly::injection_vcs`]); out to a node on any VC. BookSim2 asserts `k = c`
+//!   (nodes a router), which a digit that also counts ports needs: the config checks it.
 //! - **XY/YX** (`xyyx_flatfly`): x first or y first, a coin per packet at its first router.
 //! - **Adaptive XY/YX** (`adaptive_xyyx_flatfly`): at the first router the order whose
 //!   next output has fewer credits used, the coin on a tie.
@@ -61,6 +72,8 @@ pub enum Kind {
     Valiant,
     /// `ugal_flatfly_onchip` (`ugal`).
     Ugal,
+    /// `ugal_pni_flatfly_onchip` (`ugal_pni`).
+    UgalPni,
     /// `xyyx_flatfly`.
     XyYx,
     /// `adaptive_xyyx_flatfly`.
@@ -72,12 +85,12 @@ pub enum Kind {
 impl Kind {
     /// Through an intermediate router (drawn by the source).
     pub fn via(self) -> bool {
-        matches!(self, Kind::Valiant | Kind::Ugal | Kind::UgalXyYx)
+        matches!(self, Kind::Valiant | Kind::Ugal | Kind::UgalPni | Kind::UgalXyYx)
     }
 
     /// Minimal or through the intermediate router, by the credits at the source router.
     fn ugal(self) -> bool {
-        matches!(self, Kind::Ugal | Kind::UgalXyYx)
+        matches!(self, Kind::Ugal | Kind::UgalPni | Kind::UgalXyYx)
     }
 
     /// Orders: 2 where x first and y first split the VCs, else 1 (x first).
@@ -94,18 +107,49 @@ impl Kind {
         if self.via() { 2 } else { 1 }
     }
 
-    /// The VC classes a channel's VCs are split into (its VCs must be a multiple).
-    pub fn classes(self) -> u8 {
-        (self.orders() * self.phases()) as u8
+    /// The parts each class's VCs are split into by the destination's digit: `k` for
+    /// `ugal_pni` on a `k`-ary flatfly, else 1.
+    pub fn split(self, k: u32) -> u32 {
+        if self == Kind::UgalPni { k } else { 1 }
+    }
+
+    /// The VC classes a channel's VCs are split into on a `k`-ary flatfly.
+    pub fn classes(self, k: u32) -> u32 {
+        self.orders() * self.phases() * self.split(k)
+    }
+
+    /// Whether `vcs` VCs a channel between routers split into the classes as BookSim2
+    /// splits them, each class its own VCs: a multiple of the orders and phases (BookSim2
+    /// halves, and `ugal_xyyx` halves again; else its classes share a VC); for `ugal_pni`
+    /// each half `k` parts of `⌊num_vcs / 2 / k⌋` VCs, one or more (BookSim2 asserts it),
+    /// the VCs past the last part unused.
+    pub fn vcs_fit(self, k: u32, vcs: u32) -> bool {
+        let halves = self.orders() * self.phases();
+        vcs.is_multiple_of(halves) && vcs / halves >= self.split(k)
+    }
+
+    /// What [`Self::vcs_fit`] asks, for messages.
+    pub fn vcs_needed(self, k: u32) -> String {
+        let halves = self.orders() * self.phases();
+        match self.split(k) {
+            1 => format!("a multiple of {halves}"),
+            s => format!("a multiple of {halves}, {} or more", halves * s),
+        }
     }
 
     /// Chooses at the source router by the credits used on two outputs ([`Flatfly::choice`]).
     pub fn chooses(self) -> bool {
-        matches!(self, Kind::Ugal | Kind::UgalXyYx | Kind::AdaptiveXyYx)
+        matches!(
+            self,
+            Kind::Ugal | Kind::UgalPni | Kind::UgalXyYx | Kind::AdaptiveXyYx
+        )
     }
 
     /// What its classes are, for messages.
     pub fn classes_named(self) -> &'static str {
+        if self == Kind::UgalPni {
+            return "two phases, towards the intermediate router and from it (the VCs in halves), each split k ways by a digit of the destination";
+        }
         match (self.orders(), self.phases()) {
             (2, 2) => {
                 "x first and y first (the VCs in halves), each in two phases, towards the intermediate router and from it (the halves in halves)"
@@ -120,6 +164,7 @@ impl Kind {
         match self {
             Kind::Valiant => "flatfly-valiant",
             Kind::Ugal => "flatfly-ugal",
+            Kind::UgalPni => "flatfly-ugal-pni",
             Kind::XyYx => "flatfly-xy-yx",
             Kind::AdaptiveXyYx => "flatfly-adaptive-xy-yx",
             Kind::UgalXyYx => "flatfly-ugal-xy-yx",
@@ -185,6 +230,21 @@ impl Flatfly {
             host_vcs: vcs(Some(fab.ejection_channel(0))),
             kind,
         })
+    }
+
+    /// Routers in a dimension.
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+
+    /// Nodes a router (`c`).
+    pub fn hosts_per_router(&self) -> u32 {
+        self.c
+    }
+
+    /// VCs of a node's channels.
+    pub fn host_vcs(&self) -> u8 {
+        self.host_vcs
     }
 
     /// Intermediate routers a draw holds (1 where there is none).
@@ -274,12 +334,15 @@ impl Flatfly {
         Some(self.port(r, d, digit(raw, k, d)))
     }
 
-    /// Port `port` in the VCs of the order (`y_first`) and phase (`second`).
-    fn class(&self, port: u16, y_first: bool, second: bool) -> Want {
-        let phases = self.kind.phases();
-        let idx = u32::from(y_first) * phases + u32::from(second && phases == 2);
-        let width = self.net_vcs / self.kind.classes();
-        let lo = idx as u8 * width;
+    /// Port `port` in the VCs of the order (`y_first`) and phase (`second`), and for
+    /// `ugal_pni` of the digit of the destination (router `t`, port `p` at it) the port
+    /// leads to ([`Self::pni_digit`]).
+    fn class(&self, port: u16, y_first: bool, second: bool, (t, p): (u32, u16)) -> Want {
+        let (ow, pw, dw) = self.widths();
+        let digit = if dw < pw { self.pni_digit(port, t, p) } else { 0 };
+        let phase = u32::from(second && self.kind.phases() == 2);
+        let lo = (u32::from(y_first) * ow + phase * pw + digit * dw) as u8;
+        let width = dw as u8;
         Want {
             ports: PortSet::single(port),
             vc_lo: lo,
@@ -288,12 +351,48 @@ impl Flatfly {
         }
     }
 
+    /// The VCs of an order, of a phase in it and (`ugal_pni`) of a digit in that, on a
+    /// channel between routers: BookSim2's halves (`available_vcs`), then
+    /// `vcs_per_dest = ⌊phase / k⌋`. A kind with one order has one width for the order
+    /// and the phase's second half starts at half of it; with one phase, too.
+    fn widths(&self) -> (u32, u32, u32) {
+        let ow = u32::from(self.net_vcs) / self.kind.orders();
+        let pw = ow / self.kind.phases();
+        (ow, pw, pw / self.kind.split(self.k))
+    }
+
+    /// `ugal_pni`'s digit of the destination (router `t`, port `p` at it) for an output
+    /// `port` to a router: in dimension `d`, `t`'s digit in dimension `d + 1`, or `p` out
+    /// of the last dimension (`ugal_pni_flatfly_onchip`'s `next_coord`).
+    fn pni_digit(&self, port: u16, t: u32, p: u16) -> u32 {
+        let d = (u32::from(port) - self.c) / (self.k - 1);
+        if d + 1 == self.n {
+            u32::from(p)
+        } else {
+            digit(t, self.k, d + 1)
+        }
+    }
+
+    /// The injection VCs (first, last) a packet to node `dst` may start on, where the
+    /// routing splits them: `ugal_pni`'s `num_vcs / k` VCs of the destination router's
+    /// digit 0 (BookSim2's routing function asked with `inject`). `None`: any.
+    pub fn injection_vcs(&self, dst: u32) -> Option<(u8, u8)> {
+        if self.kind != Kind::UgalPni || dst >= self.routers * self.c {
+            return None;
+        }
+        let (t, _) = router_of(dst, self.x, self.xr);
+        let width = (u32::from(self.host_vcs) / self.k) as u8;
+        let lo = digit(t, self.k, 0) as u8 * width;
+        // (The config asks for k injection VCs or more: `width` is 1 or more.)
+        Some((lo, (lo + width).saturating_sub(1)))
+    }
+
     /// The order and phase of the VC a head came in on from a router (`None`: from a node).
     fn in_class(&self, at: At) -> Option<(bool, bool)> {
         (u32::from(at.in_port) >= self.c).then(|| {
-            let idx = u32::from(at.in_vc / (self.net_vcs / self.kind.classes()));
-            let phases = self.kind.phases();
-            (idx / phases == 1, idx % phases == 1)
+            let (ow, pw, _) = self.widths();
+            let v = u32::from(at.in_vc);
+            (v / ow == 1, self.kind.phases() == 2 && (v % ow) / pw == 1)
         })
     }
 
@@ -329,7 +428,7 @@ impl Flatfly {
         }
         let d = self.decode(draw);
         match self.kind {
-            Kind::Ugal | Kind::UgalXyYx => {
+            Kind::Ugal | Kind::UgalPni | Kind::UgalXyYx => {
                 let intm = self.quadrant(r, t, d.raw);
                 (intm != r).then(|| Choice {
                     a_port: self.toward(r, t, d.y_first).expect("t is not r"),
@@ -376,6 +475,7 @@ impl Flatfly {
         if t == r {
             return Ok(self.eject(p));
         }
+        let to = (t, p);
         let d = self.decode(h.draw);
         let (y_first, second) = self.in_class(at).unwrap_or((d.y_first, false));
         // The output towards the intermediate router, in the first phase.
@@ -383,14 +483,14 @@ impl Flatfly {
             _ if second => None,
             // (None at the intermediate router.)
             Kind::Valiant => self.toward(r, d.raw, false),
-            Kind::Ugal | Kind::UgalXyYx if self.in_class(at).is_some() || d.via => {
+            Kind::Ugal | Kind::UgalPni | Kind::UgalXyYx if self.in_class(at).is_some() || d.via => {
                 self.toward_quadrant(r, t, d.raw, y_first)
             }
             _ => None,
         };
         Ok(match first_leg {
-            Some(port) => self.class(port, y_first, false),
-            None => self.class(self.toward(r, t, y_first).expect("t is not r"), y_first, true),
+            Some(port) => self.class(port, y_first, false, to),
+            None => self.class(self.toward(r, t, y_first).expect("t is not r"), y_first, true, to),
         })
     }
 }
@@ -489,10 +589,12 @@ mod tests {
 
     /// UGAL (`orders` 1) or UGAL XY/YX (2) on the 4-ary 2-flatfly with 8 VCs: every source,
     /// destination and draw walks through the intermediate router of the draw's quadrant or
-    /// minimally, in the draw's order, each hop in the VCs of its order and phase.
+    /// minimally, in the draw's order, each hop in the VCs of its order and phase (UGAL
+    /// PNI: and of its destination's digit, one VC).
     fn ugal_walks(algo: &str, orders: u32) {
         let s = spec(algo, 4, 2, 8);
         let f = flatfly(&s);
+        let pni = f.kind == Kind::UgalPni;
         assert_eq!(f.draws(), 32 * orders);
         let width = 4 / orders as u8;
         for src in 0..16 {
@@ -513,12 +615,22 @@ mod tests {
                                     .chain(leg(intm, dst, y).into_iter().skip(1).map(|r| (r, true)))
                                     .collect()
                             };
+                            // The destination's port: ugal_pni's digit out of dimension 1.
+                            let q = (src + dst + raw) % 4;
                             let want: Vec<(u32, u8, u8)> = route
                                 .iter()
-                                .map(|&(r, second)| {
+                                .enumerate()
+                                .map(|(i, &(r, second))| {
                                     let lo = 8 / orders as u8 * order as u8 + if second { width } else { 0 };
                                     if r == dst {
                                         (r, 0, 7)
+                                    } else if pni {
+                                        // Out in dimension 0 (the next router's row is
+                                        // r's): the destination's digit 1; in dimension
+                                        // 1: its port.
+                                        let x = route[i + 1].0 / 4 == r / 4;
+                                        let digit = if x { dst / 4 } else { q } as u8;
+                                        (r, lo + digit, lo + digit)
                                     } else {
                                         (r, lo, lo + width - 1)
                                     }
@@ -527,7 +639,7 @@ mod tests {
                             let draw = (2 * raw + order) * 2 + bit;
                             let draw = if orders == 1 { 2 * raw + bit } else { draw };
                             assert_eq!(
-                                walk(&s, host(src, 3), host(dst, 0), draw),
+                                walk(&s, host(src, 3), host(dst, q), draw),
                                 want,
                                 "{src} {dst} {raw} {order} {bit}"
                             );
@@ -565,6 +677,71 @@ mod tests {
         assert_eq!(f.decide(28, c, 4, 1), 29);
         assert_eq!(f.decide(29, c, 0, 0), 28);
         ugal_walks("flatfly-ugal", 1);
+    }
+
+    #[test]
+    fn ugal_pni_splits_each_phase_by_the_destinations_next_digit() {
+        let s = spec("flatfly-ugal-pni", 4, 2, 8);
+        let f = flatfly(&s);
+        // UGAL's choice and rule, unchanged.
+        let c = f.choice(at(0, 0, 0), host(5, 0), 28).unwrap();
+        assert_eq!((c.a_port, c.b_port, c.a_hops, c.b_hops), (4, 5, 2, 4));
+        assert_eq!(f.decide(28, c, 4, 1), 29);
+        // From router 0 minimally to node 2 of router 9 = (1, 2): out in dimension 0, in
+        // the upper half (ph = 2), the VC of the destination's digit 1 (2): VC 6; then at
+        // router 1 out in dimension 1, the VC of its port (2): VC 6 again.
+        assert_eq!(
+            walk(&s, host(0, 1), host(9, 2), 28),
+            vec![(0, 6, 6), (1, 6, 6), (9, 0, 7)]
+        );
+        // To node 3 of router 13 = (1, 3) through router 6 = (2, 1): to 2 in dimension 0
+        // (digit 1 of 13: 3, VC 3), to 6 in dimension 1 (port 3: VC 3), from it to 5 in
+        // dimension 0 (VC 4 + 3), to 13 in dimension 1 (VC 4 + 3).
+        assert_eq!(
+            walk(&s, host(0, 1), host(13, 3), 2 * 6 + 1),
+            vec![(0, 3, 3), (2, 3, 3), (6, 7, 7), (5, 7, 7), (13, 0, 7)]
+        );
+        // The injection VCs: 8 / 4 = 2 of the destination router's digit 0.
+        assert_eq!(f.injection_vcs(host(9, 2)), Some((2, 3)));
+        assert_eq!(f.injection_vcs(host(7, 0)), Some((6, 7)));
+        assert_eq!(f.injection_vcs(64), None);
+        assert_eq!(
+            flatfly(&spec("flatfly-ugal", 4, 2, 8)).injection_vcs(host(9, 2)),
+            None
+        );
+        ugal_walks("flatfly-ugal-pni", 1);
+        // With 12 VCs each half is 6, of which k = 4 take one each (BookSim2's
+        // vcs_per_dest = 6 / 4): VCs 4, 5, 10 and 11 unused.
+        let s = spec("flatfly-ugal-pni", 4, 2, 12);
+        assert_eq!(
+            walk(&s, host(0, 1), host(13, 3), 2 * 6 + 1),
+            vec![(0, 3, 3), (2, 3, 3), (6, 9, 9), (5, 9, 9), (13, 0, 11)]
+        );
+        assert_eq!(flatfly(&s).injection_vcs(host(13, 3)), Some((3, 5)));
+    }
+
+    #[test]
+    fn ugal_pni_needs_k_nodes_a_router_and_k_vcs_a_half() {
+        let load = |k: u32, hosts: u32, vcs: u8| {
+            let text = format!(
+                "[topology]\nkind = \"flatfly\"\nk = {k}\nn = 2\nhosts_per_switch = {hosts}\nrouters_per_row = {k}\n\
+                 [channel]\nvcs = {vcs}\n[traffic]\nload = 0.1\n[routing]\nalgorithm = \"flatfly-ugal-pni\"\n"
+            );
+            load_str("t.toml", &text, std::path::Path::new("."), &[]).map(|_| ())
+        };
+        let e = load(2, 4, 8).unwrap_err().to_string();
+        assert!(
+            e.contains("t.toml:5: topology.hosts_per_switch") && e.contains("k = 2"),
+            "{e}"
+        );
+        for vcs in [4, 6, 9] {
+            let e = load(4, 4, vcs).unwrap_err().to_string();
+            assert!(
+                e.contains("t.toml:8: channel.vcs") && e.contains("8 or more"),
+                "{e}"
+            );
+        }
+        load(4, 4, 10).unwrap();
     }
 
     #[test]
@@ -644,12 +821,17 @@ mod tests {
         let kinds = [
             "flatfly-valiant",
             "flatfly-ugal",
+            "flatfly-ugal-pni",
             "flatfly-xy-yx",
             "flatfly-adaptive-xy-yx",
             "flatfly-ugal-xy-yx",
         ];
-        for (k, n, vcs) in [(4, 2, 8), (3, 3, 4), (2, 4, 4)] {
+        for (k, n, vcs) in [(4, 2, 8), (3, 3, 4), (2, 4, 4), (4, 3, 8), (4, 2, 12)] {
             for algo in kinds {
+                // (ugal_pni: k = 4 nodes a router, 2k VCs or more.)
+                if algo == "flatfly-ugal-pni" && (k != 4 || vcs < 8) {
+                    continue;
+                }
                 let s = spec(algo, k, n, vcs);
                 let rep = cdg::check(&s.fabric, &s.routing);
                 assert_eq!(rep.failure_count, 0, "{algo} {k} {n}: {:?}", rep.failures);

@@ -363,6 +363,20 @@ impl Routing {
         matches!(self, Routing::MinAdapt(_))
     }
 
+    /// Whether the injection VCs a packet may start on depend on its destination
+    /// ([`Self::injection_vcs`]).
+    pub fn splits_injection(&self) -> bool {
+        matches!(self, Routing::Flatfly(f) if f.kind == flatfly::Kind::UgalPni)
+    }
+
+    /// The injection VCs (first, last) a packet to node `dst` may start on; `None`: any.
+    pub fn injection_vcs(&self, dst: u32) -> Option<(u8, u8)> {
+        match self {
+            Routing::Flatfly(f) => f.injection_vcs(dst),
+            _ => None,
+        }
+    }
+
     /// Whether packets carry header symbols that routing reads.
     pub fn uses_header(&self) -> bool {
         matches!(self, Routing::Source(_) | Routing::Header(_) | Routing::Mosaic(_))

@@ -268,11 +268,13 @@ fn booksims_cmesh_and_flatfly_examples() {
     assert_eq!(t["routing"]["algorithm"].as_str(), Some("flatfly-min"));
     let e = tr(&ff.replace("x = 4;", "x = 3;").replace("y = 4;", "y = 3;")).unwrap_err();
     assert_eq!((e.key, e.from), ("x", Some(From::Line(7))), "{}", e.msg);
-    // valiant, ugal, xyyx, adaptive_xyyx and ugal_xyyx: the VCs in halves (in quarters for
-    // ugal_xyyx), so a multiple of 2 (of 4), else an error with num_vcs's line.
+    // valiant, ugal, ugal_pni, xyyx, adaptive_xyyx and ugal_xyyx: the VCs in halves (in
+    // quarters for ugal_xyyx), so a multiple of 2 (of 4), and for ugal_pni each half in k =
+    // 4 parts of one VC or more, else an error with num_vcs's line.
     for (rf, algo, bad, good) in [
         ("valiant", "flatfly-valiant", ["1", "3", "7"], "2"),
         ("ugal", "flatfly-ugal", ["1", "3", "7"], "2"),
+        ("ugal_pni", "flatfly-ugal-pni", ["2", "6", "9"], "10"),
         ("xyyx", "flatfly-xy-yx", ["1", "3", "5"], "2"),
         ("adaptive_xyyx", "flatfly-adaptive-xy-yx", ["1", "3", "5"], "2"),
         ("ugal_xyyx", "flatfly-ugal-xy-yx", ["2", "6", "7"], "4"),
@@ -295,11 +297,16 @@ fn booksims_cmesh_and_flatfly_examples() {
         }
         tr(&format!("{cfg}num_vcs = {good};\n")).unwrap();
     }
-    let e = tr(&ff.replace("ran_min", "ugal_pni")).unwrap_err();
-    assert!(e.msg.contains("`ugal_pni_flatfly`"), "{}", e.msg);
+    // ugal_pni asserts k = c: with k = 2 and c = 4 an error with c's line.
+    let pni = ff.replace("ran_min", "ugal_pni").replace("k = 4;", "k = 2;");
+    let e = tr(&format!("{pni}num_vcs = 8;\n")).unwrap_err();
+    assert_eq!((e.key, e.from), ("c", Some(From::Line(4))), "{}", e.msg);
+    assert!(e.msg.contains("c = k"), "{}", e.msg);
+    let e = tr(&ff.replace("ran_min", "romm")).unwrap_err();
+    assert!(e.msg.contains("`romm_flatfly`"), "{}", e.msg);
     assert_eq!(
         e.hint.as_deref(),
-        Some("on a flatfly reef runs ran_min, valiant, ugal, xyyx, adaptive_xyyx and ugal_xyyx")
+        Some("on a flatfly reef runs ran_min, valiant, ugal, ugal_pni, xyyx, adaptive_xyyx and ugal_xyyx")
     );
 }
 

@@ -22,7 +22,9 @@ pub(super) fn routing(c: &Cfg, t: &mut Toml, net: Topo, topology: &str, torus: b
         Topo::FatTree => "on a fattree reef runs nca and anca",
         Topo::AnyNet => "on an anynet BookSim2 and reef run min",
         Topo::CMesh => "on a cmesh reef runs dor_no_express and dor (with express channels)",
-        Topo::FlatFly => "on a flatfly reef runs ran_min, valiant, ugal, xyyx, adaptive_xyyx and ugal_xyyx",
+        Topo::FlatFly => {
+            "on a flatfly reef runs ran_min, valiant, ugal, ugal_pni, xyyx, adaptive_xyyx and ugal_xyyx"
+        }
         Topo::Dragonfly => "on a dragonflynew reef runs min and ugal",
     };
     match (full.as_str(), net) {
@@ -221,6 +223,7 @@ pub(super) fn routing(c: &Cfg, t: &mut Toml, net: Topo, topology: &str, torus: b
         (
             "valiant_flatfly"
             | "ugal_flatfly"
+            | "ugal_pni_flatfly"
             | "xyyx_flatfly"
             | "adaptive_xyyx_flatfly"
             | "ugal_xyyx_flatfly",
@@ -230,21 +233,41 @@ pub(super) fn routing(c: &Cfg, t: &mut Toml, net: Topo, topology: &str, torus: b
             let kind = match rf.as_str() {
                 "valiant" => Kind::Valiant,
                 "ugal" => Kind::Ugal,
+                "ugal_pni" => Kind::UgalPni,
                 "xyyx" => Kind::XyYx,
                 "adaptive_xyyx" => Kind::AdaptiveXyYx,
                 _ => Kind::UgalXyYx,
             };
+            // ugal_pni_flatfly_onchip asserts `gK == gC` as it routes the first flit: its
+            // digit of the destination counts routers in a dimension or nodes at a router.
+            let k = c.int("k");
+            if kind == Kind::UgalPni && c.int("c") != k {
+                return Err(c.err(
+                    "c",
+                    format!(
+                        "ugal_pni on a flatfly needs c = k (BookSim2 asserts it: the digit it splits \
+                         the VCs by counts nodes at a router out of the last dimension), not c = {} \
+                         with k = {k}",
+                        c.int("c")
+                    ),
+                    Some("c = k, with xr = yr its square root"),
+                ));
+            }
             // Each class takes its part of the VCs (`available_vcs = num_vcs / 2`, ugal_xyyx
-            // halves it again): BookSim2 asserts a class of one VC or more, and with a count
-            // that does not divide its classes share a VC, which breaks the deadlock freedom
-            // they are for.
-            let classes = i64::from(kind.classes());
-            if vcs < classes || vcs % classes != 0 {
+            // halves it again, ugal_pni splits each half k ways): BookSim2 asserts a class of
+            // one VC or more, and with a count that does not divide its halves share a VC,
+            // which breaks the deadlock freedom they are for.
+            let fits = u32::try_from(k)
+                .ok()
+                .zip(u32::try_from(vcs).ok())
+                .is_some_and(|(k, v)| kind.vcs_fit(k, v));
+            if !fits {
                 return Err(c.err(
                     "num_vcs",
                     format!(
-                        "{rf} on a flatfly splits the VCs into {}: it needs a multiple of {classes}, not {vcs}",
-                        kind.classes_named()
+                        "{rf} on a flatfly splits the VCs into {}: it needs {}, not {vcs}",
+                        kind.classes_named(),
+                        kind.vcs_needed(u32::try_from(k).unwrap_or(u32::MAX))
                     ),
                     Some("num_vcs = 8;"),
                 ));
