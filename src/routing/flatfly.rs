@@ -1,16 +1,15 @@
-//! BookSim2's routing functions on its flattened butterfly ([`crate::fabric::flatfly`]) that
-//! draw or choose: `valiant_flatfly`, `ugal_flatfly_onchip`, `ugal_pni_flatfly_onchip`,
-//! `xyyx_flatfly`, `adaptive_xyyx_flatfly` and `ugal_xyyx_flatfly_onchip`
-//! (`src/networks/flatfly_onchip.cpp`, commit 28f43299). Each leg of a route goes straight to the router that corrects one
-//! dimension in which the two differ: the lowest first (`flatfly_outport`, "x first") or
-//! the highest first (`flatfly_outport_yx`, "y first"). A channel's VCs are split into
-//! classes, and each class is a contiguous range: by order (x first in the lower half, y
-//! first in the upper, BookSim2's `vcEnd -= available_vcs` and `vcBegin +=
-//! available_vcs`), then within it by phase (towards an intermediate router in the lower
-//! half, towards the destination in the upper); out to a node on any VC. Each class is
-//! dimension order and a packet only moves up from phase to phase, so no cycle of channel
-//! dependencies forms ([`super::cdg`] checks it). The order and the phase are read from the
-//! VC a packet comes in on, as BookSim2 carries them in `f->vc` and `f->ph`.
+//! BookSim2's routing functions on its flattened butterfly ([`crate::fabric::flatfly`]) that draw
+//! or choose: `valiant_flatfly`, `ugal_flatfly_onchip`, `ugal_pni_flatfly_onchip`, `xyyx_flatfly`,
+//! `adaptive_xyyx_flatfly` and `ugal_xyyx_flatfly_onchip` (`src/networks/flatfly_onchip.cpp`,
+//! commit 28f43299). Each leg of a route goes straight to the router that corrects one dimension in
+//! which the two differ: the lowest first (`flatfly_outport`, "x first") or the highest first
+//! (`flatfly_outport_yx`, "y first"). A channel's VCs are split into classes, and each class is a
+//! contiguous range: by order (x first in the lower half, y first in the upper, BookSim2's `vcEnd
+//! -= available_vcs` and `vcBegin += available_vcs`), then within it by phase (towards an
+//! intermediate router in the lower half, towards the destination in the upper); out to a node on
+//! any VC. Each class is dimension order and a packet only moves up from phase to phase, so no
+//! cycle of channel dependencies forms ([`super::cdg`] checks it). The order and the phase are read
+//! from the VC a packet comes in on, as BookSim2 carries them in `f->vc` and `f->ph`.
 //!
 //! - **Valiant** (`valiant_flatfly`): x first to an intermediate router, that of a node
 //!   drawn from all of them (`RandomInt(k^n·c − 1)`), uniform over the routers, the
