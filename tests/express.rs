@@ -425,9 +425,13 @@ fn the_express_engine_refuses_what_it_does_not_model() {
         "switch.allocator=\"separable-input-first\"",
         "switch.vc_allocator=\"islip\"",
     ];
-    assert_eq!(
-        Sim::new(&spec_with(base, &booksim)).unwrap().express_refused(),
-        None
+    let s = spec_with(base, &booksim);
+    let sim = Sim::new(&s).unwrap();
+    assert_eq!(sim.express_refused(), None);
+    // And `reef check` says why they could be left out.
+    assert!(
+        sim.engine_choice()
+            .ends_with("change nothing with one VC a channel")
     );
 }
 

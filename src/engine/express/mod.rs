@@ -441,7 +441,16 @@ impl Sim<'_> {
         } else {
             ""
         };
-        format!("express ({route}){checks}")
+        // (Set with one VC a channel, where they change nothing: `engine::features`.)
+        let booksim = self.fab.vc_choice != crate::fabric::VcChoice::Lowest
+            || self.fab.sw_allocator != crate::fabric::SwAllocator::Greedy
+            || self.fab.vc_allocator != crate::fabric::VcAllocator::Greedy;
+        let one_vc = if booksim {
+            "; the switches' VC choice and allocators change nothing with one VC a channel"
+        } else {
+            ""
+        };
+        format!("express ({route}){checks}{one_vc}")
     }
 
     /// Runs on the express engine if this run can (see the module doc); `None` if not.
