@@ -1,17 +1,16 @@
-//! The express engine is an optimisation, not a model: on every fabric it takes, it must
-//! give exactly what the general engine gives, and what the flit-by-flit reference gives
-//! (everything in the result but the count of events). Property-tested over random meshes
-//! and tori of one to three dimensions with one to three hosts a switch, and small fabrics
-//! routed by deterministic tables (fat trees, Clos, fully connected, flies, cmesh,
-//! flatfly) or adaptive ones (fat trees, Clos, up*/down* on a ring), with every selection
-//! policy the express engine takes, BookSim2's switch (VCs in turn, its switch and VC
-//! allocators) where every channel has one VC, every timing the express engine handles (flit and
-//! tail times, wire latency, credit delay, router delay, a VC-reuse delay, a least time in
-//! the input buffer, buffers down to one flit, host channels of their own), host send and
-//! receive costs, every injection process, several traffic patterns,
-//! packet sizes and size
-//! mixes, and both drain modes; both engines with their invariant checks on (`sim.check`,
-//! compiled into the express engine's checking instantiation).
+//! The express engine is an optimisation, not a model: on every fabric it takes, it must give
+//! exactly what the general engine gives, and what the flit-by-flit reference gives (everything
+//! in the result but the count of events). Property-tested over random meshes and tori of one
+//! to three dimensions with one to three hosts a switch, and small fabrics routed by
+//! deterministic tables (fat trees, Clos, fully connected, flies, cmesh, flatfly) or adaptive
+//! ones (fat trees, Clos, up*/down* on a ring), with every selection policy the express engine
+//! takes, BookSim2's switch (VCs in turn, its switch and VC allocators) where every channel has
+//! one VC, every timing the express engine handles (flit and tail times, wire latency, credit
+//! delay, router delay, a VC-reuse delay, a least time in the input buffer, buffers down to one
+//! flit, host channels of their own), host send and receive costs, every injection process,
+//! several traffic patterns, packet sizes and size mixes, and both drain modes; both engines
+//! with their invariant checks on (`sim.check`, compiled into the express engine's checking
+//! instantiation).
 //! `REEF_EXPRESS_CASES=5000 cargo test --release --test express` is the deep check to run
 //! after a change to either engine.
 
