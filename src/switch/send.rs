@@ -510,9 +510,13 @@ impl Sim<'_> {
         );
         let ch = &self.chans[c as usize];
         let (vc_base, nvc) = (ch.vc_base, ch.nvc as u32);
-        for w in vc_base..vc_base + nvc {
-            // A worm on another VC (not a train's tail passing) competes for the channel.
-            if w != o && self.vcs[w as usize].owner < HELD_EV {
+        // A worm on another VC (not a train's tail passing) competes for the channel. (Only
+        // VCs with an owner can hold one: `owned`.)
+        let mut m = self.owned[c as usize] & !(1u64 << (o - vc_base));
+        while m != 0 {
+            let w = vc_base + m.trailing_zeros();
+            m &= m - 1;
+            if self.vcs[w as usize].owner < HELD_EV {
                 return 1;
             }
         }
