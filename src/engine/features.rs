@@ -136,6 +136,48 @@ impl Feature {
     }
 }
 
+/// Whether every channel has one VC. BookSim2's switch is then reef's: a channel's one VC
+/// is every choice's; no input's VCs share the crossbar, so no switch allocator runs
+/// (`Sw::xbar`); and an output of one VC is granted by the round-robin scan of `allocate`,
+/// whatever the VC allocator (escape routings aside: `OtherRouting`).
+fn one_vc(sim: &Sim) -> bool {
+    sim.chans.iter().all(|c| c.nvc == 1)
+}
+
+/// VCs chosen in turn (`switch.vc_choice`).
+fn vc_in_turn(c: VcChoice) -> bool {
+    match c {
+        VcChoice::Lowest => false,
+        VcChoice::RoundRobin => true,
+    }
+}
+
+/// A separable VC allocator (`switch.vc_allocator`).
+fn separable_vc(a: VcAllocator) -> bool {
+    match a {
+        VcAllocator::Greedy => false,
+        VcAllocator::SeparableInputFirst | VcAllocator::SeparableOutputFirst | VcAllocator::Islip => true,
+    }
+}
+
+/// A switch allocator other than the greedy one (`switch.allocator`).
+fn separable_sw(a: SwAllocator) -> bool {
+    match a {
+        SwAllocator::Greedy => false,
+        SwAllocator::SeparableOutputFirst
+        | SwAllocator::SeparableInputFirst
+        | SwAllocator::Wavefront
+        | SwAllocator::MaxSize => true,
+    }
+}
+
+/// Whether the switches' VC choice or allocators are set away from reef's own on a network
+/// of one VC a channel, where they change nothing ([`one_vc`]): what `reef check` says.
+pub(crate) fn moot_switch_settings(sim: &Sim) -> bool {
+    let f = sim.fab;
+    one_vc(sim) && (vc_in_turn(f.vc_choice) || separable_vc(f.vc_allocator) || separable_sw(f.sw_allocator))
+}
+
 /// A set of [`Feature`]s.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Features(u32);
@@ -256,43 +298,19 @@ impl Features {
                     .any(|h| h.mem_cap != u64::MAX || !h.outbox.is_empty()),
         );
         u.set(Feature::ManyTimings, sim.timing.len() > 255);
-        // With one VC on every channel, BookSim2's switch is reef's: a channel's one VC is
-        // every choice's; no input's VCs share the crossbar, so no switch allocator runs
-        // (`Sw::xbar`); and an output of one VC is granted by the round-robin scan of
-        // `allocate`, whatever the VC allocator (escape routings aside: `OtherRouting`).
-        let one_vc = sim.chans.iter().all(|c| c.nvc == 1);
-        u.set(
-            Feature::VcInTurn,
-            !one_vc
-                && match vc_choice {
-                    VcChoice::Lowest => false,
-                    VcChoice::RoundRobin => true,
-                },
-        );
+        let one_vc = one_vc(sim);
+        u.set(Feature::VcInTurn, !one_vc && vc_in_turn(*vc_choice));
         u.set(Feature::VcReuseDelay, *vc_reuse != 0);
         u.set(Feature::FlitDelay, *flit_delay != 0);
         u.set(Feature::InternalSpeedup, *internal_speedup > 1);
         u.set(Feature::OutputSpeedup, *output_speedup > 1);
         u.set(
             Feature::SeparableVcAllocator,
-            !one_vc
-                && match vc_allocator {
-                    VcAllocator::Greedy => false,
-                    VcAllocator::SeparableInputFirst
-                    | VcAllocator::SeparableOutputFirst
-                    | VcAllocator::Islip => true,
-                },
+            !one_vc && separable_vc(*vc_allocator),
         );
         u.set(
             Feature::SeparableAllocator,
-            !one_vc
-                && match sw_allocator {
-                    SwAllocator::Greedy => false,
-                    SwAllocator::SeparableOutputFirst
-                    | SwAllocator::SeparableInputFirst
-                    | SwAllocator::Wavefront
-                    | SwAllocator::MaxSize => true,
-                },
+            !one_vc && separable_sw(*sw_allocator),
         );
         for (ci, ch) in channels.iter().enumerate() {
             let LinkParams {

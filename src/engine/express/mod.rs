@@ -441,11 +441,7 @@ impl Sim<'_> {
         } else {
             ""
         };
-        // (Set with one VC a channel, where they change nothing: `engine::features`.)
-        let booksim = self.fab.vc_choice != crate::fabric::VcChoice::Lowest
-            || self.fab.sw_allocator != crate::fabric::SwAllocator::Greedy
-            || self.fab.vc_allocator != crate::fabric::VcAllocator::Greedy;
-        let one_vc = if booksim {
+        let one_vc = if super::features::moot_switch_settings(self) {
             "; the switches' VC choice and allocators change nothing with one VC a channel"
         } else {
             ""
