@@ -319,6 +319,9 @@ pub enum SweepError {
     /// The config has no offered load to sweep.
     #[error("{0}")]
     NoLoad(String),
+    /// The config asks for several runs (`sim.runs`), which a sweep's points do not take.
+    #[error("{0}")]
+    ManyRuns(String),
 }
 
 /// The overrides of one point of a sweep: `overrides` and its load, or (`None`) every
@@ -357,6 +360,14 @@ pub fn point_spec(path: &Path, overrides: &[String], load: Option<f64>) -> Resul
 /// and the overrides') and the first point's spec.
 pub fn sweep_setup(path: &Path, overrides: &[String], loads: &[f64]) -> Result<(String, Spec), SweepError> {
     let first = point_spec(path, overrides, loads.first().copied())?;
+    if first.params.runs > 1 {
+        return Err(SweepError::ManyRuns(format!(
+            "{}: sim.runs = {} (BookSim2's sim_count): a sweep runs each load once (its \
+             confidence intervals come from batch means): add --set sim.runs=1",
+            path.display(),
+            first.params.runs
+        )));
+    }
     if matches!(first.workload.process, crate::workload::Process::Backlogged) {
         return Err(SweepError::NoLoad(format!(
             "{}: traffic.injection = \"backlogged\" offers no load to sweep (every source always \

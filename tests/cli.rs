@@ -41,6 +41,94 @@ fn run_prints_a_summary_and_writes_json() {
     assert_eq!(v["hosts"], 64);
 }
 
+/// `sim.runs = 3` is the config run at seeds s, s + 1, s + 2, each as `--seed` runs it,
+/// and the means over them.
+#[test]
+fn runs_are_the_config_at_successive_seeds_and_their_means() {
+    let window = "sim.measure=\"3000 cycles\"";
+    let j = tmp("runs.json");
+    let (code, out, err) = reef(&[
+        "run",
+        "examples/mesh8x8.toml",
+        "--set",
+        window,
+        "--runs",
+        "3",
+        "--seed",
+        "7",
+        "--json",
+        j.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("3 runs, seeds 7 to 9") && out.contains("mean over the 3 runs,"),
+        "{out}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    assert_eq!((v["runs"].as_u64(), v["runs_asked"].as_u64()), (Some(3), Some(3)));
+    let mut lat = Vec::new();
+    for (k, seed) in [7u64, 8, 9].into_iter().enumerate() {
+        let one = tmp(&format!("run-seed{seed}.json"));
+        let (code, _, err) = reef(&[
+            "run",
+            "examples/mesh8x8.toml",
+            "--set",
+            window,
+            "--seed",
+            &seed.to_string(),
+            "--json",
+            one.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let w: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&one).unwrap()).unwrap();
+        let r = &v["results"][k];
+        assert_eq!(r["seed"].as_u64(), Some(seed));
+        for key in [
+            "packet_latency_cycles",
+            "network_latency_cycles",
+            "accepted_flits_per_node_cycle",
+            "flit_hops",
+            "events",
+        ] {
+            assert_eq!(r[key], w[key], "seed {seed}: {key}");
+        }
+        lat.push(w["packet_latency_cycles"]["mean"].as_f64().unwrap());
+    }
+    let mean = lat.iter().sum::<f64>() / 3.0;
+    let got = &v["packet_latency_cycles"];
+    assert_eq!(got["mean"].as_f64(), Some(mean));
+    let lo = lat.iter().copied().fold(f64::INFINITY, f64::min);
+    assert_eq!(got["min"].as_f64(), Some(lo));
+    assert!(got["ci95"].as_f64().unwrap() > 0.0);
+    // One run draws; several do not, and a sweep runs each load once.
+    let (code, _, err) = reef(&[
+        "run",
+        "examples/mesh8x8.toml",
+        "--set",
+        "sim.runs=2",
+        "--svg",
+        "x.svg",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("--svg draws one run") && err.contains("sim.runs=1"),
+        "{err}"
+    );
+    let (code, _, err) = reef(&[
+        "sweep",
+        "examples/mesh8x8.toml",
+        "--load",
+        "0.1:0.2:0.1",
+        "--set",
+        "sim.runs=2",
+    ]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("a sweep runs each load once") && err.contains("--set sim.runs=1"),
+        "{err}"
+    );
+}
+
 #[test]
 fn run_plots_the_latency_distributions_and_the_channel_map() {
     let (j, s, m) = (tmp("dist.json"), tmp("dist.svg"), tmp("map.svg"));

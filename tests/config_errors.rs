@@ -355,6 +355,28 @@ fn on_off_loads_too_low_for_the_periods_are_refused() {
     );
 }
 
+#[test]
+fn runs_are_counted_and_their_seeds_must_fit() {
+    let base = format!("{MESH}[traffic]\nload = 0.1\n");
+    for n in ["0", "1001"] {
+        let e = err_with(&base, &[&format!("sim.runs={n}")]);
+        assert_eq!(e.key, "sim.runs");
+        assert!(e.msg.contains("1..=1000"), "{e}");
+    }
+    let e = err_with(&base, &["sim.runs=3", "sim.seed=9223372036854775806"]);
+    assert_eq!(e.key, "sim.runs");
+    assert!(e.msg.contains("past 2^63 - 1"), "{e}");
+    assert_eq!(e.hint.as_deref(), Some("lower sim.seed"));
+    // The last seed may be 2^63 - 1 itself.
+    let ok = config::load_str(
+        "ok.toml",
+        &base,
+        Path::new("tests/data"),
+        &["sim.runs=2".into(), "sim.seed=9223372036854775806".into()],
+    );
+    assert_eq!(ok.expect("fits").params.runs, 2);
+}
+
 /// Issue 31: value-range messages give the key's real range, and no Rust type name.
 #[test]
 fn r31_ranges_are_the_keys_own() {
@@ -363,6 +385,7 @@ fn r31_ranges_are_the_keys_own() {
         ("channel.vcs=-1", "from 1 to 64"),
         ("channel.buffer=1000000000000", "from 1 to 1048576"),
         ("sim.batches=-1", "from 1 to 1000"),
+        ("sim.runs=-1", "from 1 to 1000"),
         ("switch.output_buffer=-1", "from 0 (none) to 1048576"),
         ("sim=3", "a table of keys (a section such as [sim])"),
     ] {

@@ -232,6 +232,7 @@ fn chain_with_header_deletion() -> Spec {
             express: true,
             max_header: 2,
             sampling: None,
+            runs: 1,
         },
         host: HostParams::default(),
         messages: None,

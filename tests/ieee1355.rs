@@ -56,6 +56,7 @@ fn link_throughput(l: u32, h: u32, both: bool, trains: bool) -> f64 {
             express: true,
             max_header: 0,
             sampling: None,
+            runs: 1,
         },
         host: HostParams::default(),
         messages: None,

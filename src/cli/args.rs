@@ -87,6 +87,10 @@ pub(crate) struct RunArgs {
     /// Random seed (same as --set sim.seed=N): 0 to 2^63 - 1, the range of a TOML integer.
     #[arg(long, value_parser = config::parse_seed, allow_negative_numbers = true)]
     pub(crate) seed: Option<u64>,
+    /// Run N independent times, at seeds S, S + 1, … (same as --set sim.runs=N, BookSim2's
+    /// sim_count): a line per run, then the means ±95 % confidence across the runs.
+    #[arg(long, value_name = "N")]
+    pub(crate) runs: Option<u32>,
     /// Write the full result as JSON.
     #[arg(long, value_name = "FILE")]
     pub(crate) json: Option<PathBuf>,

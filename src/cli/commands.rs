@@ -12,6 +12,7 @@ pub(crate) fn run(a: RunArgs) -> Result<ExitCode> {
         set,
         unset,
         seed,
+        runs,
         json,
         svg,
         map,
@@ -38,9 +39,27 @@ pub(crate) fn run(a: RunArgs) -> Result<ExitCode> {
     if check {
         o.push("sim.check=true".into());
     }
+    if let Some(n) = runs {
+        o.push(format!("sim.runs={n}"));
+    }
     reef::memory::announce_large(true);
     let mut spec = config::load(&path, &o)?;
     spec.name = config::run_name(&spec.name, &o);
+    if spec.params.runs > 1 {
+        for (flag, given) in [
+            ("--svg", svg.is_some()),
+            ("--map", map.is_some()),
+            ("--html", html.is_some()),
+        ] {
+            if given {
+                bail!(
+                    "{flag} draws one run, and {} asks for {} (sim.runs): draw one with --set sim.runs=1 (and --seed for another seed)",
+                    path.display(),
+                    spec.params.runs
+                );
+            }
+        }
+    }
     reef::interrupt::install().context("catching Ctrl-C")?;
     if map.is_some() && !report::map::can_draw(&spec.fabric) {
         bail!(
@@ -104,6 +123,9 @@ pub(crate) fn run(a: RunArgs) -> Result<ExitCode> {
         }
         return Ok(unless_interrupted(ExitCode::SUCCESS));
     }
+    if spec.params.runs > 1 {
+        return run_many(&path, &o, &spec, json, !quiet);
+    }
     let r = match runner::run_with_bar(&spec, !quiet) {
         Ok(r) => r,
         Err(e) => {
@@ -139,6 +161,61 @@ pub(crate) fn run(a: RunArgs) -> Result<ExitCode> {
         write_page(&h, &report::study::run_page(&spec.fabric, &r, &made))?;
     }
     Ok(unless_interrupted(if r.deadlock.is_some() {
+        ExitCode::from(EXIT_DEADLOCK)
+    } else {
+        ExitCode::SUCCESS
+    }))
+}
+
+/// `reef run` of a config with `sim.runs` above 1: run `k` is the config with seed
+/// `sim.seed + k`, as `reef run CONFIG --seed S+k` runs it; then a line per run and their
+/// means (`report::runs`). Ctrl-C ends the runs at the one it stops, which is left out.
+fn run_many(
+    path: &Path,
+    o: &[String],
+    spec: &reef::engine::Spec,
+    json: Option<PathBuf>,
+    show: bool,
+) -> Result<ExitCode> {
+    let (n, seed0) = (spec.params.runs as usize, spec.params.seed);
+    let mut results = Vec::with_capacity(n);
+    for k in 0..n {
+        let seed = seed0 + k as u64;
+        let mut ok = o.to_vec();
+        ok.push(format!("sim.seed={seed}"));
+        ok.push("sim.runs=1".into());
+        let mut sk = config::load(path, &ok)?;
+        sk.name = format!("{} (run {} of {n})", spec.name, k + 1);
+        let r = match runner::run_with_bar(&sk, show) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!(
+                    "error: {} (run {} of {n}, seed {seed}): {e}",
+                    path.display(),
+                    k + 1
+                );
+                return Ok(sim_error_code(&e));
+            }
+        };
+        if r.interrupted {
+            if results.is_empty() {
+                // Not one run finished: the one stopped, as a single run reports it.
+                print!("{}", report::summary(&r));
+                if let Some(j) = &json {
+                    write(j, &serde_json::to_string_pretty(&r)?)?;
+                }
+                return Ok(unless_interrupted(ExitCode::SUCCESS));
+            }
+            break;
+        }
+        results.push(r);
+    }
+    let rs = report::runs::Runs::of(&spec.name, results, n);
+    print!("{}", report::runs::table(&rs));
+    if let Some(j) = json {
+        write(&j, &serde_json::to_string_pretty(&rs)?)?;
+    }
+    Ok(unless_interrupted(if rs.deadlocked_runs > 0 {
         ExitCode::from(EXIT_DEADLOCK)
     } else {
         ExitCode::SUCCESS

@@ -412,6 +412,24 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
     if !(1..=1000).contains(&batches) {
         return Err(src.err("sim.batches", "must be 1..=1000", None));
     }
+    let runs = s.runs.unwrap_or(1);
+    if !(1..=1000).contains(&runs) {
+        return Err(src.err("sim.runs", "must be 1..=1000", None));
+    }
+    if seed + u64::from(runs) - 1 > i64::MAX as u64 {
+        return Err(src.err(
+            "sim.runs",
+            format!("run {runs} would take seed {seed} + {}, past 2^63 - 1", runs - 1),
+            Some("lower sim.seed"),
+        ));
+    }
+    if messages.is_some() && runs > 1 {
+        return Err(src.err(
+            "sim.runs",
+            "a message benchmark runs once; traffic.messages sets how many messages it sends",
+            Some("remove it (on the command line: --unset sim.runs)"),
+        ));
+    }
     let host = &raw.host;
     let hp = HostParams {
         send_overhead: u.ps_or("host.send_overhead", &host.send_overhead, Ratio::int(0))?,
@@ -511,6 +529,7 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             express: s.express.unwrap_or(true),
             max_header: 0,
             sampling,
+            runs,
         },
         host: hp,
         messages,

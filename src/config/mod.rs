@@ -324,6 +324,7 @@ fn key_range(path: &str) -> Option<&'static str> {
         (_, "buffer") => "a whole number of flits from 1 to 1048576",
         ("switch.output_buffer", _) => "a whole number of flits from 0 (none) to 1048576",
         ("sim.batches", _) => "a whole number from 1 to 1000",
+        ("sim.runs", _) => "a whole number from 1 to 1000",
         ("sim.seed", _) => "a whole number from 0 to 2^63 - 1",
         ("switch.speedup", _) => "a whole number from 1 to 4294967295",
         ("traffic.packet_size", _) => "a whole number of flits from 1 to 4294967295",

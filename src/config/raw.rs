@@ -53,6 +53,8 @@ pub struct RawSim {
     pub acc_warmup_thres: Option<f64>,
     pub stopping_thres: Option<f64>,
     pub acc_stopping_thres: Option<f64>,
+    /// Independent runs, seeds `seed`, `seed + 1`, …: 1 to 1000 (default 1).
+    pub runs: Option<u32>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]

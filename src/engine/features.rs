@@ -243,6 +243,8 @@ impl Features {
             flit_bytes: _,
             max_header: _,
             sampling: _,
+            // Repetitions with other seeds: the command line's, one engine run each.
+            runs: _,
             check,
             trains,
             express,

@@ -214,6 +214,10 @@ pub struct SimParams {
     /// Warm-up and window decided by BookSim2's convergence test instead of `warmup` and
     /// `measure` ([`crate::stats::sampling`]; `None`: the fixed window).
     pub sampling: Option<crate::stats::sampling::Sampling>,
+    /// Independent runs of the whole simulation (`sim.runs`, BookSim2's `sim_count`), run
+    /// `k` with seed `seed + k`: `reef run` runs them one after another and reports each and
+    /// their mean; one engine run is one of them.
+    pub runs: u32,
 }
 
 /// A complete, validated simulation input.

@@ -5,6 +5,7 @@ pub mod map;
 pub mod messages;
 pub mod plot;
 pub mod reproduction;
+pub mod runs;
 pub mod study;
 
 use crate::engine::result::{RunResult, cycles_text};

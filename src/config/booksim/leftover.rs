@@ -100,7 +100,6 @@ fn hint_for(key: &str) -> Option<&'static str> {
              \"Not yet\")"
         }
         "classes" | "class_priority" | "priority" => "reef runs one traffic class, without priorities",
-        "sim_count" => "run reef once per simulation (or `reef sweep`)",
         "use_read_write" => "reef's synthetic traffic has no request/reply transactions",
         "subnets" => "reef runs one network",
         "include_queuing" => {

@@ -468,6 +468,18 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
             t.put(&c, "sim", key, real(c.float(key)), &[key]);
         }
     }
+    // BookSim2 runs the whole simulation `sim_count` times and prints the mean of the
+    // runs' averages; reef's runs are independent, each with its own seed.
+    let count = c.int_in("sim_count", 1, 1000)?;
+    t.put(&c, "sim", "runs", count.to_string(), &["sim_count"]);
+    if count > 1 {
+        c.note(
+            "sim_count",
+            "reef's runs take seeds seed, seed + 1, … on a fresh network each; BookSim2's go on \
+             with its generator, on the network the run before left (drained); the overall \
+             averages are the mean of the runs' in both",
+        );
+    }
     let seed = c.str("seed");
     if !seed.is_empty() {
         return Err(c.err(

@@ -60,6 +60,26 @@ fn the_convergence_test_keys_carry_over() {
 }
 
 #[test]
+fn sim_count_is_the_number_of_runs() {
+    let base = "topology = mesh;\nk = 4;\nn = 2;\nrouting_function = dor;\n";
+    assert_eq!(toml(base)["sim"]["runs"].as_integer(), Some(1));
+    let r = tr(&format!("{base}sim_count = 3;\n")).unwrap();
+    let t: toml::Table = r.toml.parse().unwrap();
+    assert_eq!(t["sim"]["runs"].as_integer(), Some(3));
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("sim_count") && n.contains("seed + 1")),
+        "{:?}",
+        r.notes
+    );
+    for bad in ["0", "1001"] {
+        let e = tr(&format!("{base}sim_count = {bad};\n")).unwrap_err();
+        assert_eq!((e.key, e.from), ("sim_count", Some(From::Line(5))));
+    }
+}
+
+#[test]
 fn a_throughput_simulation_tests_the_accepted_throughput_only() {
     let base = "topology = mesh;\nk = 4;\nn = 2;\nrouting_function = dor;\nsim_type = throughput;\n";
     let t = toml(base);
@@ -118,7 +138,6 @@ fn unmodelled_keys_are_refused_unless_at_their_default() {
         ("routing_function = romm;", "routing_function"),
         ("sw_allocator = pim;", "sw_allocator"),
         ("sim_type = batch;", "sim_type"),
-        ("sim_count = 2;", "sim_count"),
         ("seed = time;", "seed"),
         ("classes = 2;", "classes"),
     ] {

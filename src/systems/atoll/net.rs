@@ -168,6 +168,7 @@ fn params(seed: u64) -> SimParams {
         express: true,
         max_header: 0,
         sampling: None,
+        runs: 1,
     }
 }
 

@@ -143,6 +143,7 @@ pub fn spec(lf: &LanFabric, name: &str) -> Spec {
             express: true,
             max_header: 512,
             sampling: None,
+            runs: 1,
         },
         host: HostParams::default(),
         messages: None,

@@ -296,6 +296,7 @@ pub fn spec(net: &Net, seed: u64, limit: u64, max_header: usize) -> Result<Spec,
             express: true,
             max_header,
             sampling: None,
+            runs: 1,
         },
         host: HostParams {
             send_overhead: DISPATCH,

@@ -143,6 +143,7 @@ pub fn spec(nic_latency: Time) -> Result<Spec, String> {
             express: true,
             max_header: 0,
             sampling: None,
+            runs: 1,
         },
         host: HostParams::default(),
         messages: None,
