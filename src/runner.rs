@@ -291,17 +291,17 @@ pub fn parse_jobs(s: &str) -> Result<usize, String> {
     }
 }
 
-/// Simulations a sweep runs at once: as asked, but no more than the machine's cores (each
-/// point keeps a core busy: more at once only slow each other down), with a note saying
-/// so when it takes fewer than asked.
-pub fn sweep_jobs(asked: Option<usize>) -> (usize, Option<String>) {
+/// Simulations run at once (`what`: "point" of a sweep, "run" of several): as asked, but
+/// no more than the machine's cores (each keeps a core busy: more at once only slow each
+/// other down), with a note saying so when it takes fewer than asked.
+pub fn sweep_jobs(asked: Option<usize>, what: &str) -> (usize, Option<String>) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     match asked {
         Some(j) if j > cores => (
             cores,
             Some(format!(
-                "--jobs {j}: this machine has {cores} cores; running {cores} points at a time \
-                 (a point keeps a core busy, more at once only slow each other down)"
+                "--jobs {j}: this machine has {cores} cores; running {cores} {what}s at a time \
+                 (a {what} keeps a core busy, more at once only slow each other down)"
             )),
         ),
         Some(j) => (j.max(1), None),
@@ -406,6 +406,101 @@ struct SweepState {
     cycles: Vec<f64>,
 }
 
+/// `jobs` simulations at once, each `per_run` bytes, but no more than fit in the memory
+/// allowed (each builds its own network), with a note saying so (`what`: "a point").
+fn jobs_that_fit(jobs: usize, per_run: u64, what: &str) -> usize {
+    if let Some((lim, from)) = crate::memory::limit() {
+        let fit = ((lim / per_run.max(1)) as usize).max(1);
+        if fit < jobs {
+            eprintln!(
+                "note: {what} needs about {} and {from} is {}: running {fit} at a time",
+                crate::memory::bytes_text(per_run),
+                crate::memory::bytes_text(lim)
+            );
+            return fit;
+        }
+    }
+    jobs
+}
+
+/// Independent runs of one config (`sim.runs`): run `k` is `build(k)`, `jobs` at a time,
+/// started in order, each on its own thread, with one bar over them all. The results come
+/// in the runs' order whatever `jobs` is (each run is seeded on its own); `None` for a run
+/// that never started because Ctrl-C came first (those under way stop, their results
+/// marked `interrupted`).
+pub fn runs(
+    n: usize,
+    build: &(dyn Fn(usize) -> Result<Spec, ConfigError> + Sync),
+    jobs: usize,
+    label: &str,
+    show: bool,
+) -> Result<Vec<Option<Result<RunResult, SimError>>>, ConfigError> {
+    let first = build(0)?;
+    let cycle = first.params.cycle.to_f64();
+    let per_run = crate::memory::Counts::of_spec(&first).bytes();
+    drop(first);
+    let jobs = jobs_that_fit(jobs.clamp(1, n.max(1)), per_run, "a run");
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    // Per run: its result, and the fraction of it done and the cycles simulated (the bar).
+    type Slot = (Option<Result<RunResult, SimError>>, f64, f64);
+    let slots = std::sync::Mutex::new((0..n).map(|_| (None, 0.0, 0.0)).collect::<Vec<Slot>>());
+    let bar = std::sync::Mutex::new(Bar::new(label, show));
+    let failed = std::sync::Mutex::new(None);
+    let wall = Instant::now();
+    let report = |slots: &[Slot]| {
+        let Ok(mut b) = bar.lock() else { return };
+        if !b.enabled {
+            return;
+        }
+        let done = slots.iter().filter(|s| s.0.is_some()).count();
+        let frac = slots.iter().map(|s| s.1).sum::<f64>() / n as f64;
+        let rate = slots.iter().map(|s| s.2).sum::<f64>() / wall.elapsed().as_secs_f64().max(1e-9);
+        b.phase(&format!("{done} of {n} runs done"));
+        b.update(frac, Some(&format!("{}cycles/s", rate_text(rate))));
+    };
+    std::thread::scope(|sc| {
+        for _ in 0..jobs {
+            sc.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if k >= n || crate::interrupt::requested() {
+                        return;
+                    }
+                    let spec = match build(k) {
+                        Ok(s) => s,
+                        Err(e) => {
+                            if let Ok(mut f) = failed.lock() {
+                                f.get_or_insert(e);
+                            }
+                            return;
+                        }
+                    };
+                    let r = run_interruptible(&spec, &mut |p: Progress| {
+                        let (_, frac) = run_phase(&spec, &p);
+                        if let Ok(mut s) = slots.lock() {
+                            (s[k].1, s[k].2) = (frac.min(1.0), p.now as f64 / cycle);
+                            report(&s);
+                        }
+                    });
+                    if let Ok(mut s) = slots.lock() {
+                        s[k].0 = Some(r);
+                        s[k].1 = 1.0;
+                        report(&s);
+                    }
+                }
+            });
+        }
+    });
+    if let Ok(mut b) = bar.lock() {
+        b.finish();
+    }
+    if let Some(e) = failed.into_inner().ok().flatten() {
+        return Err(e);
+    }
+    let slots = slots.into_inner().unwrap_or_else(|p| p.into_inner());
+    Ok(slots.into_iter().map(|s| s.0).collect())
+}
+
 /// Latency against offered load: runs the config at each load, `jobs` at a time, started in
 /// increasing order, up to the first point that saturates: once one does, no later point is
 /// started and those running are stopped (past saturation a run is at its slowest, and its
@@ -425,19 +520,7 @@ pub fn sweep(
     let per_point = crate::memory::Counts::of_spec(&first).bytes();
     drop(first);
     let n = loads.len();
-    let mut jobs = jobs.clamp(1, n.max(1));
-    // Each point builds its own network: no more at once than fit in memory.
-    if let Some((lim, from)) = crate::memory::limit() {
-        let fit = ((lim / per_point.max(1)) as usize).max(1);
-        if fit < jobs {
-            eprintln!(
-                "note: a point needs about {} and {from} is {}: running {fit} at a time",
-                crate::memory::bytes_text(per_point),
-                crate::memory::bytes_text(lim)
-            );
-            jobs = fit;
-        }
-    }
+    let jobs = jobs_that_fit(jobs.clamp(1, n.max(1)), per_point, "a point");
     let cancel: Vec<std::sync::atomic::AtomicBool> = (0..n)
         .map(|_| std::sync::atomic::AtomicBool::new(false))
         .collect();

@@ -46,20 +46,30 @@ fn run_prints_a_summary_and_writes_json() {
 #[test]
 fn runs_are_the_config_at_successive_seeds_and_their_means() {
     let window = "sim.measure=\"3000 cycles\"";
+    let three = |jobs: &str, j: &PathBuf| {
+        reef(&[
+            "run",
+            "examples/mesh8x8.toml",
+            "--set",
+            window,
+            "--runs",
+            "3",
+            "--seed",
+            "7",
+            "--jobs",
+            jobs,
+            "--json",
+            j.to_str().unwrap(),
+        ])
+    };
     let j = tmp("runs.json");
-    let (code, out, err) = reef(&[
-        "run",
-        "examples/mesh8x8.toml",
-        "--set",
-        window,
-        "--runs",
-        "3",
-        "--seed",
-        "7",
-        "--json",
-        j.to_str().unwrap(),
-    ]);
+    let (code, out, err) = three("2", &j);
     assert_eq!(code, 0, "{err}");
+    // Run one at a time, the same, byte for byte.
+    let j1 = tmp("runs-jobs1.json");
+    let (code, _, err) = three("1", &j1);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read(&j).unwrap(), std::fs::read(&j1).unwrap());
     assert!(
         out.contains("3 runs, seeds 7 to 9") && out.contains("mean over the 3 runs,"),
         "{out}"

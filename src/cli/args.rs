@@ -88,9 +88,14 @@ pub(crate) struct RunArgs {
     #[arg(long, value_parser = config::parse_seed, allow_negative_numbers = true)]
     pub(crate) seed: Option<u64>,
     /// Run N independent times, at seeds S, S + 1, … (same as --set sim.runs=N, BookSim2's
-    /// sim_count): a line per run, then the means ±95 % confidence across the runs.
+    /// sim_count), --jobs at a time: a line per run, then the means ±95 % confidence across
+    /// the runs.
     #[arg(long, value_name = "N")]
     pub(crate) runs: Option<u32>,
+    /// With several runs, how many at once, 1 or more (default and most: the machine's
+    /// cores); the results are the same for any number.
+    #[arg(long, value_parser = runner::parse_jobs)]
+    pub(crate) jobs: Option<usize>,
     /// Write the full result as JSON.
     #[arg(long, value_name = "FILE")]
     pub(crate) json: Option<PathBuf>,

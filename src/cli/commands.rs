@@ -13,6 +13,7 @@ pub(crate) fn run(a: RunArgs) -> Result<ExitCode> {
         unset,
         seed,
         runs,
+        jobs,
         json,
         svg,
         map,
@@ -124,7 +125,7 @@ pub(crate) fn run(a: RunArgs) -> Result<ExitCode> {
         return Ok(unless_interrupted(ExitCode::SUCCESS));
     }
     if spec.params.runs > 1 {
-        return run_many(&path, &o, &spec, json, !quiet);
+        return run_many(&path, &o, &spec, jobs, json, !quiet);
     }
     let r = match runner::run_with_bar(&spec, !quiet) {
         Ok(r) => r,
@@ -168,47 +169,62 @@ pub(crate) fn run(a: RunArgs) -> Result<ExitCode> {
 }
 
 /// `reef run` of a config with `sim.runs` above 1: run `k` is the config with seed
-/// `sim.seed + k`, as `reef run CONFIG --seed S+k` runs it; then a line per run and their
-/// means (`report::runs`). Ctrl-C ends the runs at the one it stops, which is left out.
+/// `sim.seed + k`, as `reef run CONFIG --seed S+k` runs it, `jobs` at a time
+/// ([`runner::runs`]); then a line per run and their means (`report::runs`). The first
+/// run (in seed order) that fails ends it with its error; Ctrl-C keeps the runs that
+/// finished.
 fn run_many(
     path: &Path,
     o: &[String],
     spec: &reef::engine::Spec,
+    jobs: Option<usize>,
     json: Option<PathBuf>,
     show: bool,
 ) -> Result<ExitCode> {
     let (n, seed0) = (spec.params.runs as usize, spec.params.seed);
-    let mut results = Vec::with_capacity(n);
-    for k in 0..n {
-        let seed = seed0 + k as u64;
+    let (jobs, note) = runner::sweep_jobs(jobs, "run");
+    if let Some(m) = note {
+        eprintln!("note: {m}");
+    }
+    let build = |k: usize| {
         let mut ok = o.to_vec();
-        ok.push(format!("sim.seed={seed}"));
+        ok.push(format!("sim.seed={}", seed0 + k as u64));
         ok.push("sim.runs=1".into());
         let mut sk = config::load(path, &ok)?;
         sk.name = format!("{} (run {} of {n})", spec.name, k + 1);
-        let r = match runner::run_with_bar(&sk, show) {
-            Ok(r) => r,
-            Err(e) => {
+        Ok(sk)
+    };
+    let label = format!("{}: {n} runs", spec.name);
+    let out = runner::runs(n, &build, jobs, &label, show)?;
+    let mut results = Vec::with_capacity(n);
+    let mut stopped = None;
+    for (k, r) in out.into_iter().enumerate() {
+        match r {
+            Some(Ok(r)) if r.interrupted => {
+                stopped.get_or_insert(r);
+            }
+            Some(Ok(r)) => results.push(r),
+            Some(Err(e)) => {
                 eprintln!(
-                    "error: {} (run {} of {n}, seed {seed}): {e}",
+                    "error: {} (run {} of {n}, seed {}): {e}",
                     path.display(),
-                    k + 1
+                    k + 1,
+                    seed0 + k as u64
                 );
                 return Ok(sim_error_code(&e));
             }
-        };
-        if r.interrupted {
-            if results.is_empty() {
-                // Not one run finished: the one stopped, as a single run reports it.
-                print!("{}", report::summary(&r));
-                if let Some(j) = &json {
-                    write(j, &serde_json::to_string_pretty(&r)?)?;
-                }
-                return Ok(unless_interrupted(ExitCode::SUCCESS));
-            }
-            break;
+            None => {}
         }
-        results.push(r);
+    }
+    if results.is_empty() {
+        // Not one run finished: the first one stopped, as a single run reports it.
+        if let Some(r) = stopped {
+            print!("{}", report::summary(&r));
+            if let Some(j) = &json {
+                write(j, &serde_json::to_string_pretty(&r)?)?;
+            }
+        }
+        return Ok(unless_interrupted(ExitCode::SUCCESS));
     }
     let rs = report::runs::Runs::of(&spec.name, results, n);
     print!("{}", report::runs::table(&rs));
@@ -278,7 +294,7 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<ExitCode> {
         let results = match task {
             Some(k) => vec![(k, p.run_task(k, !quiet))],
             None => {
-                let (jobs, note) = runner::sweep_jobs(jobs);
+                let (jobs, note) = runner::sweep_jobs(jobs, "point");
                 if let Some(n) = note {
                     eprintln!("note: {n}");
                 }
@@ -345,7 +361,7 @@ pub(crate) fn sweep(a: SweepArgs) -> Result<ExitCode> {
             );
             return Ok(ExitCode::SUCCESS);
         }
-        let (jobs, note) = runner::sweep_jobs(jobs);
+        let (jobs, note) = runner::sweep_jobs(jobs, "point");
         if let Some(n) = note {
             eprintln!("note: {n}");
         }
