@@ -70,6 +70,10 @@ fn runs_are_the_config_at_successive_seeds_and_their_means() {
     let (code, _, err) = three("1", &j1);
     assert_eq!(code, 0, "{err}");
     assert_eq!(std::fs::read(&j).unwrap(), std::fs::read(&j1).unwrap());
+    // Alone, --jobs is said to change nothing.
+    let (code, _, err) = reef(&["run", "examples/mesh8x8.toml", "--set", window, "--jobs", "2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("--jobs sets how many of several runs"), "{err}");
     assert!(
         out.contains("3 runs, seeds 7 to 9") && out.contains("mean over the 3 runs,"),
         "{out}"

@@ -46,6 +46,9 @@ pub(crate) fn run(a: RunArgs) -> Result<ExitCode> {
     reef::memory::announce_large(true);
     let mut spec = config::load(&path, &o)?;
     spec.name = config::run_name(&spec.name, &o);
+    if jobs.is_some() && spec.params.runs == 1 {
+        eprintln!("note: --jobs sets how many of several runs go at once; this is one run (see --runs)");
+    }
     if spec.params.runs > 1 {
         for (flag, given) in [
             ("--svg", svg.is_some()),
