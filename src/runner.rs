@@ -424,21 +424,21 @@ fn jobs_that_fit(jobs: usize, per_run: u64, what: &str) -> usize {
 }
 
 /// Independent runs of one config (`sim.runs`): run `k` is `build(k)`, `jobs` at a time,
-/// started in order, each on its own thread, with one bar over them all. The results come
-/// in the runs' order whatever `jobs` is (each run is seeded on its own); `None` for a run
-/// that never started because Ctrl-C came first (those under way stop, their results
-/// marked `interrupted`).
+/// started in order, each on its own thread, with one bar over them all; `like` is a spec
+/// of the same network (its size and cycle: how many fit in memory, the bar's rate). The
+/// results come in the runs' order whatever `jobs` is (each run is seeded on its own);
+/// `None` for a run that never started because Ctrl-C came first (those under way stop,
+/// their results marked `interrupted`).
 pub fn runs(
     n: usize,
+    like: &Spec,
     build: &(dyn Fn(usize) -> Result<Spec, ConfigError> + Sync),
     jobs: usize,
     label: &str,
     show: bool,
 ) -> Result<Vec<Option<Result<RunResult, SimError>>>, ConfigError> {
-    let first = build(0)?;
-    let cycle = first.params.cycle.to_f64();
-    let per_run = crate::memory::Counts::of_spec(&first).bytes();
-    drop(first);
+    let cycle = like.params.cycle.to_f64();
+    let per_run = crate::memory::Counts::of_spec(like).bytes();
     let jobs = jobs_that_fit(jobs.clamp(1, n.max(1)), per_run, "a run");
     let next = std::sync::atomic::AtomicUsize::new(0);
     // Per run: its result, and the fraction of it done and the cycles simulated (the bar).

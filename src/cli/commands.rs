@@ -198,7 +198,7 @@ fn run_many(
         Ok(sk)
     };
     let label = format!("{}: {n} runs", spec.name);
-    let out = runner::runs(n, &build, jobs, &label, show)?;
+    let out = runner::runs(n, spec, &build, jobs, &label, show)?;
     let mut results = Vec::with_capacity(n);
     let mut stopped = None;
     for (k, r) in out.into_iter().enumerate() {

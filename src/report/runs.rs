@@ -20,13 +20,13 @@ pub struct Across {
 impl Across {
     /// `None` without values.
     pub fn of(values: &[f64]) -> Option<Across> {
-        if values.is_empty() {
-            return None;
-        }
-        let mean = values.iter().sum::<f64>() / values.len() as f64;
+        let (mean, ci95) = match crate::stats::batch_ci(values) {
+            Some((mean, h)) => (mean, Some(h)),
+            None => (*values.first()?, None),
+        };
         Some(Across {
             mean,
-            ci95: crate::stats::batch_ci(values).map(|(_, h)| h),
+            ci95,
             min: values.iter().copied().fold(f64::INFINITY, f64::min),
             max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         })
