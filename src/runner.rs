@@ -132,6 +132,19 @@ fn run_phase(spec: &Spec, p: &Progress) -> (String, f64) {
     let cycle = spec.params.cycle.to_f64();
     let c = |t: Time| (t as f64 / cycle).round();
     let end = p.window_end.max(1);
+    if let crate::workload::Process::Batch { count, .. } = spec.workload.process {
+        // A batch ends when its packets are through, at a time not known ahead.
+        let hosts = spec.fabric.num_hosts() as u32;
+        let total = (0..hosts).filter(|&h| spec.workload.pattern.sends(h)).count() as u64 * count;
+        return (
+            format!(
+                "batch, cycle {}: {} of {total} packets delivered",
+                c(p.now),
+                p.delivered
+            ),
+            p.delivered as f64 / total.max(1) as f64,
+        );
+    }
     let phase = if p.now < spec.params.warmup {
         format!("warm-up, cycle {} of {}", c(p.now), c(end))
     } else if p.now < p.window_end {
@@ -678,6 +691,7 @@ mod tests {
                     now,
                     window_end: 60_000_000,
                     events: 0,
+                    delivered: 0,
                 },
             )
         };
@@ -690,6 +704,25 @@ mod tests {
                 .0
                 .starts_with("draining the measured packets, 1000 of at most")
         );
+        // A batch counts its packets: 64 hosts of 10 each.
+        let batch = config::load_str(
+            "b.toml",
+            "[topology]\nkind = \"mesh\"\nk = [8, 8]\n[traffic]\ninjection = \"batch\"\nbatch = 10\n",
+            Path::new("."),
+            &[],
+        )
+        .unwrap();
+        let (phase, frac) = run_phase(
+            &batch,
+            &Progress {
+                now: 2_000_000,
+                window_end: Time::MAX,
+                events: 0,
+                delivered: 160,
+            },
+        );
+        assert_eq!(phase, "batch, cycle 2000: 160 of 640 packets delivered");
+        assert!((frac - 0.25).abs() < 1e-12);
     }
 
     #[test]

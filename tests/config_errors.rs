@@ -606,3 +606,42 @@ fn an_output_speedup_needs_a_separable_allocator() {
     assert_eq!((e.line, e.key.as_str()), (Some(8), "switch.output_speedup"));
     assert!(e.msg.contains("clocked"), "{e}");
 }
+
+#[test]
+fn a_batch_says_what_it_needs_and_what_it_has_no_use_for() {
+    let batch = |traffic: &str, sim: &str| {
+        err(&format!(
+            "{MESH}[traffic]\ninjection = \"batch\"\n{traffic}[sim]\n{sim}"
+        ))
+    };
+    let e = batch("", "");
+    assert_eq!(e.key, "traffic");
+    assert!(e.msg.contains("needs batch = "), "{e}");
+    let e = batch("batch = 0\n", "");
+    assert_eq!((e.line, e.key.as_str()), (Some(6), "traffic.batch"));
+    // A batch source makes a packet a cycle: no load, and no window.
+    let e = batch("batch = 10\nload = 0.2\n", "");
+    assert_eq!((e.line, e.key.as_str()), (Some(7), "traffic.load"));
+    assert!(e.msg.contains("no load"), "{e}");
+    for key in [
+        "warmup = \"10 cycles\"",
+        "measure = \"10 cycles\"",
+        "sampling = \"booksim\"",
+        "batches = 4",
+    ] {
+        let e = batch("batch = 10\n", &format!("{key}\n"));
+        assert_eq!(e.line, Some(8), "{key}");
+        assert!(e.msg.contains("it has no window"), "{e}");
+    }
+    // More than reef's clock can hold.
+    let e = batch("batch = 1000000000\n", "clock = \"1 Hz\"\n");
+    assert_eq!(e.key, "traffic.batch");
+    // `batch` without a batch source does nothing: refused.
+    let e = err(&format!("{MESH}[traffic]\nload = 0.1\nbatch = 10\n"));
+    assert_eq!((e.line, e.key.as_str()), (Some(6), "traffic.batch"));
+    // A message benchmark dates its own messages.
+    let e = err(&format!(
+        "{MESH}[traffic]\nkind = \"ping-pong\"\npair = [0, 15]\nmessage_sizes = [8]\n[sim]\nsource_queueing = false\n"
+    ));
+    assert_eq!(e.key, "sim.source_queueing");
+}

@@ -7,8 +7,9 @@
 //! takes, BookSim2's switch (VCs in turn, its switch and VC allocators) where every channel has
 //! one VC, every timing the express engine handles (flit and tail times, wire latency, credit
 //! delay, router delay, a VC-reuse delay, a least time in the input buffer, buffers down to one
-//! flit, host channels of their own), host send and receive costs, every injection process,
-//! several traffic patterns, packet sizes and size mixes, and both drain modes; both engines
+//! flit, host channels of their own), host send and receive costs, every injection process
+//! (batches too), several traffic patterns, packet sizes and size mixes, both drain modes, and
+//! latencies from creation and from the front of the source queue; both engines
 //! with their invariant checks on (`sim.check`, compiled into the express engine's checking
 //! instantiation).
 //! `REEF_EXPRESS_CASES=5000 cargo test --release --test express` is the deep check to run
@@ -77,6 +78,8 @@ impl Net {
         let load = self.load.min(if self.injection == "on-off" { 0.25 } else { 1.0 });
         match self.injection {
             "backlogged" => {}
+            // (A batch of 1 to 60 packets a host, from the load drawn.)
+            "batch" => traffic += &format!("batch = {}\n", 1 + (self.load * 66.0) as u32),
             "on-off" => traffic += &format!("load = {load}\non = \"20 cycles\"\noff = \"40 cycles\"\n"),
             _ => traffic += &format!("load = {load}\n"),
         }
@@ -121,14 +124,24 @@ impl Net {
         if self.torus && self.tables.is_none() && !self.dor.is_empty() {
             extra += &format!("[routing]\n{}\n", self.dor);
         }
+        // A batch has no window; one case in three dates its packets at the front of the
+        // source queue (from the seed drawn).
+        let mut sim = if self.injection == "batch" {
+            String::new()
+        } else {
+            format!(
+                "warmup = \"200 cycles\"\nmeasure = \"1000 cycles\"\ndrain = \"{}\"\n",
+                if self.drain_all { "all" } else { "measured" }
+            )
+        };
+        if self.seed.is_multiple_of(3) {
+            sim += "source_queueing = false\n";
+        }
         format!(
             r#"
 [sim]
-warmup = "200 cycles"
-measure = "1000 cycles"
-seed = {seed}
+{sim}seed = {seed}
 check = true
-drain = "{drain}"
 [topology]
 {topology}
 [channel]
@@ -156,7 +169,6 @@ selection = "{selection}"
                 ),
             },
             speedup = self.speedup,
-            drain = if self.drain_all { "all" } else { "measured" },
             ft = self.flit_time,
             buffer = self.buffer,
             lat = self.latency,
@@ -279,6 +291,7 @@ fn net() -> impl Strategy<Value = Net> {
                 "periodic",
                 "on-off",
                 "backlogged",
+                "batch",
             ]),
             0.02f64..0.9,
             prop::sample::select(vec![

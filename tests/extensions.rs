@@ -233,6 +233,7 @@ fn chain_with_header_deletion() -> Spec {
             max_header: 2,
             sampling: None,
             runs: 1,
+            source_queueing: true,
         },
         host: HostParams::default(),
         messages: None,

@@ -57,6 +57,7 @@ fn link_throughput(l: u32, h: u32, both: bool, trains: bool) -> f64 {
             max_header: 0,
             sampling: None,
             runs: 1,
+            source_queueing: true,
         },
         host: HostParams::default(),
         messages: None,

@@ -7,7 +7,8 @@
 //! three switching modes, credit and IEEE 1355 token flow control, routes carried in the
 //! packet and Mosaic header bytes stripped hop by hop, channels clocked at a period that is
 //! not whole picoseconds), fed by every injection process, with host channels of their
-//! own, host costs and both drain modes.
+//! own, host costs, both drain modes, batches, and latencies from creation and from the
+//! front of the source queue.
 //! `REEF_TRAIN_CASES=20000 cargo test --release --test trains` is the deep check to run
 //! after a change to the engine (about six minutes on the 2-core machine).
 
@@ -120,6 +121,8 @@ impl Net {
         let mut traffic = format!("injection = \"{}\"\n", self.injection);
         match self.injection {
             "backlogged" => {}
+            // (A batch of 1 to 50 packets a host, from the load drawn.)
+            "batch" => traffic += &format!("batch = {}\n", 1 + (self.load * 70.0) as u32),
             "on-off" => traffic += &format!("load = {load}\non = \"20 cycles\"\noff = \"40 cycles\"\n"),
             _ => traffic += &format!("load = {load}\n"),
         }
@@ -147,14 +150,21 @@ impl Net {
         }
         let drain = if self.drain_all { "all" } else { "measured" };
         let clock = if clocked { "clock = \"300 MHz\"\n" } else { "" };
+        // A batch has no window; one case in three dates its packets at the front of the
+        // source queue (from the seed drawn).
+        let mut sim = if self.injection == "batch" {
+            String::new()
+        } else {
+            format!("warmup = \"300 cycles\"\nmeasure = \"1500 cycles\"\ndrain = \"{drain}\"\n")
+        };
+        if self.seed.is_multiple_of(3) {
+            sim += "source_queueing = false\n";
+        }
         format!(
             r#"
 [sim]
-{clock}warmup = "300 cycles"
-measure = "1500 cycles"
-check = true
+{clock}{sim}check = true
 seed = {seed}
-drain = "{drain}"
 [topology]
 {topo}
 [channel]
@@ -235,6 +245,7 @@ fn net() -> impl Strategy<Value = Net> {
                 "periodic",
                 "on-off",
                 "backlogged",
+                "batch",
             ]),
             prop::option::weighted(0.3, (1u32..4, 0u32..8, 1u32..3)),
             prop::bool::weighted(0.25),

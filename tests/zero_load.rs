@@ -573,3 +573,76 @@ fn a_clocked_link_keeps_its_rate_exactly() {
     sim.run_with(&mut ag, &mut |_| {}).unwrap();
     assert_eq!(ag.delivered, Some(10_006_666));
 }
+
+/// A batch against arithmetic: one host sends to the far corner of a 4×4 mesh over host
+/// channels four times slower than the mesh's, so that nothing but its own channel paces its
+/// packets (each finds the path empty). Packet j (from 0) of s flits of F cycles is created at
+/// cycle j, its head leaves at j·s·F and its tail is in L0 later, L0 a lone packet's latency:
+/// the batch of n lasts (n − 1)·s·F + L0, and the mean packet latency is
+/// L0 + (n − 1)(s·F − 1)/2; dated at the front of the source queue
+/// (`sim.source_queueing = false`), every packet's is L0.
+#[test]
+fn a_batch_is_paced_by_its_source_as_arithmetic_says() {
+    let config = |n: u32, sim: &str| {
+        format!(
+            r#"
+[sim]
+{sim}
+[topology]
+kind = "mesh"
+k = [4, 4]
+[channel]
+flit_time = "1 cycle"
+latency = "2 cycles"
+buffer = 8
+[host_channel]
+flit_time = "4 cycles"
+latency = "1 cycle"
+buffer = 16
+[switch]
+router_delay = "3 cycles"
+[traffic]
+pattern = "pairs"
+pairs = [[0, 15]]
+injection = "batch"
+batch = {n}
+packet_size = 5
+"#
+        )
+    };
+    let lone = run(&spec(&config(1, "")));
+    let l0 = lone.batch.unwrap().duration_cycles.unwrap();
+    assert_eq!(lone.packet_latency_cycles.mean, l0);
+    assert!(l0 > 20.0, "{l0}");
+    let (n, s, f) = (12.0, 5.0, 4.0);
+    let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+    for sim in ["", "express = false", "trains = false", "check = true"] {
+        let r = run(&spec(&config(12, sim)));
+        let b = r.batch.unwrap();
+        assert_eq!(b.duration_cycles, Some((n - 1.0) * s * f + l0), "{sim}");
+        assert_eq!(
+            (r.network_latency_cycles.min, r.network_latency_cycles.max),
+            (l0, l0),
+            "{sim}"
+        );
+        let mean = l0 + (n - 1.0) * (s * f - 1.0) / 2.0;
+        assert!(
+            near(r.packet_latency_cycles.mean, mean),
+            "{sim}: {} against {mean}",
+            r.packet_latency_cycles.mean
+        );
+        assert_eq!(r.delivered_measured_packets, 12);
+        // The rates are over the batch: 60 flits from one host of 16.
+        assert!(near(
+            r.accepted_flits_per_node_cycle,
+            n * s / 16.0 / ((n - 1.0) * s * f + l0)
+        ));
+        let r = run(&spec(&config(12, &format!("{sim}\nsource_queueing = false"))));
+        assert!(
+            near(r.packet_latency_cycles.mean, l0),
+            "{sim}: {}",
+            r.packet_latency_cycles.mean
+        );
+        assert_eq!(r.packet_latency_cycles.max, l0, "{sim}");
+    }
+}

@@ -329,31 +329,58 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             Some("raise the buffer (channel.buffer, host_channel.buffer or a link's buffer=) or use smaller packets"),
         ));
     }
-    if let Some(m) = &messages
+    // A message benchmark and a batch run until their packets are through, and measure
+    // them all: no window.
+    let batch = matches!(wl.process, crate::workload::Process::Batch { .. });
+    let no_window = match &messages {
+        Some(m) => Some((
+            format!("a {} runs until its messages are through", m.kind.name()),
+            "traffic.messages",
+        )),
+        None if batch => Some((
+            "a batch (traffic.injection = \"batch\") runs until its packets are delivered, and \
+             measures them all"
+                .to_string(),
+            "traffic.batch",
+        )),
+        None => None,
+    };
+    if let Some((what, sets)) = &no_window
         && let Some(key) = [
             ("warmup", s.warmup.is_some()),
             ("measure", s.measure.is_some()),
             ("drain_limit", s.drain_limit.is_some()),
             ("drain", s.drain.is_some()),
             ("batches", s.batches.is_some()),
+            // (A message benchmark's is refused with the sampling's keys.)
+            ("sampling", batch && s.sampling.is_some()),
         ]
         .iter()
         .find(|k| k.1)
     {
         return Err(src.err(
             &format!("sim.{}", key.0),
-            format!(
-                "a {} runs until its messages are through: it has no window",
-                m.kind.name()
-            ),
+            format!("{what}: it has no window"),
             Some(&format!(
-                "remove it (on the command line: --unset sim.{}); traffic.messages sets how many",
+                "remove it (on the command line: --unset sim.{}); {sets} sets how many",
                 key.0
             )),
         ));
     }
+    if let Some(m) = &messages
+        && s.source_queueing.is_some()
+    {
+        return Err(src.err(
+            "sim.source_queueing",
+            format!(
+                "dates synthetic traffic's packets; a {} times its messages itself",
+                m.kind.name()
+            ),
+            Some("remove it"),
+        ));
+    }
     let sampling = sampling(&u, s, messages.is_some())?;
-    let (warmup, measure) = if messages.is_some() {
+    let (warmup, measure) = if messages.is_some() || batch {
         (0, MAX_SPAN)
     } else if let Some(p) = &sampling {
         // The longest the test may take: the default drain limit and the span checks.
@@ -369,7 +396,7 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
     };
     let drain_limit = match &s.drain_limit {
         Some(x) => u.ps("sim.drain_limit", x)?,
-        None if messages.is_some() => 0,
+        None if messages.is_some() || batch => 0,
         None => measure,
     };
     // A packet that takes longer to send than the window and its drain can never be a
@@ -530,6 +557,7 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
             max_header: 0,
             sampling,
             runs,
+            source_queueing: s.source_queueing.unwrap_or(true),
         },
         host: hp,
         messages,

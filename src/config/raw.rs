@@ -55,6 +55,9 @@ pub struct RawSim {
     pub acc_stopping_thres: Option<f64>,
     /// Independent runs, seeds `seed`, `seed + 1`, …: 1 to 1000 (default 1).
     pub runs: Option<u32>,
+    /// Packet latency from creation (`true`, the default) or from the front of the source
+    /// queue (`false`, BookSim2's `include_queuing = 0`).
+    pub source_queueing: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -394,6 +397,9 @@ pub enum InjectionKind {
     Periodic,
     OnOff,
     Backlogged,
+    /// `batch` packets a host, one created a cycle from the start; the run ends when all
+    /// are delivered (BookSim2's `sim_type = batch`).
+    Batch,
 }
 
 /// `load = 0.2` (flits/cycle/host) or `load = "5 MB/s"`.
@@ -429,6 +435,8 @@ pub struct RawTraffic {
     pub hot: Option<Vec<u32>>,
     pub hot_fraction: Option<f64>,
     pub injection: Option<InjectionKind>,
+    /// Packets a host sends with `injection = "batch"`.
+    pub batch: Option<u64>,
     pub load: Option<LoadValue>,
     pub on: Option<String>,
     pub off: Option<String>,

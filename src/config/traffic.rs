@@ -98,6 +98,12 @@ pub(super) fn workload(u: &Units, t: &RawTraffic, fab: &Fabric, seed: u64, flit_
     };
     let injection = t.injection.unwrap_or(InjectionKind::Bernoulli);
     let cycle = u.cycle;
+    if t.batch.is_some() && injection != InjectionKind::Batch {
+        return Err(src.err("traffic.batch", "batch applies to injection = \"batch\"", None));
+    }
+    if injection == InjectionKind::Batch {
+        return batch(u, t, pattern, sizes);
+    }
     let load = match (&t.load, injection) {
         (_, InjectionKind::Backlogged) => 1.0,
         (None, _) if kind == PatternKind::None => 1.0,
@@ -172,6 +178,7 @@ pub(super) fn workload(u: &Units, t: &RawTraffic, fab: &Fabric, seed: u64, flit_
     let clock = Clock::from_period(cycle);
     let process = match injection {
         InjectionKind::Backlogged => Process::Backlogged,
+        InjectionKind::Batch => unreachable!("a batch's workload is made above"),
         InjectionKind::Bernoulli => {
             if pkt_rate > 1.0 {
                 return Err(src.err("traffic.load", format!("{load} flits/cycle with {mean}-flit packets needs {pkt_rate:.3} packets per cycle; Bernoulli injection makes at most one"), Some("use injection = \"poisson\", or larger packets")));
@@ -257,6 +264,59 @@ pub(super) fn workload(u: &Units, t: &RawTraffic, fab: &Fabric, seed: u64, flit_
         process,
         sizes,
         load,
+    })
+}
+
+/// The most packets a batch source may send.
+const MAX_BATCH: u64 = 1_000_000_000;
+
+/// `injection = "batch"`: each host creates `batch` packets, one a cycle from the start
+/// (BookSim2's `sim_type = batch`, whose sources ignore the injection rate).
+fn batch(u: &Units, t: &RawTraffic, pattern: Pattern, sizes: Sizes) -> R<Workload> {
+    let src = u.src;
+    for (key, given) in [
+        ("traffic.load", t.load.is_some()),
+        ("traffic.on", t.on.is_some()),
+        ("traffic.off", t.off.is_some()),
+    ] {
+        if given {
+            return Err(src.err(
+                key,
+                "a batch has no load: each host creates a packet a cycle until it has made `batch` of them",
+                Some(&format!("remove {key}")),
+            ));
+        }
+    }
+    let count = t.batch.ok_or_else(|| {
+        src.err(
+            "traffic",
+            "injection = \"batch\" needs batch = <packets each host sends>",
+            Some("batch = 1000"),
+        )
+    })?;
+    if !(1..=MAX_BATCH).contains(&count) {
+        return Err(src.err(
+            "traffic.batch",
+            format!("must be 1..={MAX_BATCH} packets, got {count}"),
+            None,
+        ));
+    }
+    // The last packet is created `count − 1` cycles in; the batch then drains within the
+    // same span of reef's clock.
+    within_span(
+        src,
+        "traffic.batch",
+        Ratio::int(2 * count as u128).times(u.cycle).ceil() as u128,
+        || format!("twice a batch of {count} packets, one a cycle,"),
+    )?;
+    Ok(Workload {
+        pattern,
+        process: Process::Batch {
+            count,
+            cycle: Clock::from_period(u.cycle),
+        },
+        sizes,
+        load: 1.0,
     })
 }
 

@@ -330,6 +330,7 @@ impl<'a> Sim<'a> {
                 route_rng: Stream::new(p.seed, Purpose::Routing, h as u64),
                 started: 0,
                 cpu_free: 0,
+                tail_out: 0,
                 recv_free: 0,
                 cur: NONE,
                 cur_vc: NONE,
@@ -460,6 +461,7 @@ impl<'a> Sim<'a> {
                 ..Counters::default()
             },
             check: p.check,
+            batch: matches!(spec.workload.process, Process::Batch { .. }),
             reverse_order: false,
             interruptible: false,
             cancel: None,

@@ -245,6 +245,8 @@ impl Features {
             sampling: _,
             // Repetitions with other seeds: the command line's, one engine run each.
             runs: _,
+            // How a packet is dated, in the code both engines call (`Sim::next_synthetic`).
+            source_queueing: _,
             check,
             trains,
             express,

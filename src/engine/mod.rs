@@ -218,6 +218,11 @@ pub struct SimParams {
     /// `k` with seed `seed + k`: `reef run` runs them one after another and reports each and
     /// their mean; one engine run is one of them.
     pub runs: u32,
+    /// Packet latency counts from creation, the time in the source queue included (the
+    /// default; BookSim2's `include_queuing = 1`); `false`: from where the packet reaches
+    /// the front of its source queue, once created and once the packet before it is out
+    /// (`include_queuing = 0`). Synthetic traffic only.
+    pub source_queueing: bool,
 }
 
 /// A complete, validated simulation input.
@@ -263,6 +268,8 @@ pub struct Progress {
     /// End of the measurement window [ps].
     pub window_end: Time,
     pub events: u64,
+    /// Packets delivered so far (a batch's progress).
+    pub delivered: u64,
 }
 
 /// One simulation of one [`Spec`].
@@ -385,6 +392,8 @@ pub struct Sim<'a> {
     pub(crate) deferred: Vec<window::Deferred>,
     pub(crate) c: Counters,
     pub(crate) check: bool,
+    /// A batch (`Process::Batch`): the run ends when its packets are through.
+    pub(crate) batch: bool,
     /// Apply equal-time events and visit components in reverse order (a test of the claim
     /// that results do not depend on that order).
     pub reverse_order: bool,

@@ -14,6 +14,16 @@ pub struct ChannelUse {
     pub utilization: f64,
 }
 
+/// A batch run's own figures.
+#[derive(Clone, Copy, Debug, Serialize, serde::Deserialize, PartialEq)]
+pub struct BatchOutcome {
+    /// Packets each host sent.
+    pub packets_per_host: u64,
+    /// From the start to the last packet delivered [cycles]; `None` if the batch was not
+    /// through (a deadlock, Ctrl-C, or past reef's limit of 1000 s).
+    pub duration_cycles: Option<f64>,
+}
+
 /// Everything a run reports. Wall-clock time is kept out of the serialized form so that
 /// the same config and seed give the same JSON, bit for bit.
 #[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq)]
@@ -87,6 +97,11 @@ pub struct RunResult {
     /// window).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sampling: Option<crate::stats::sampling::SamplingOutcome>,
+    /// A batch (`traffic.injection = "batch"`): the packets each host sent, and the time
+    /// from the start to the last one delivered [cycles], the window every rate above is
+    /// over (BookSim2's batch duration counts the cycle of that delivery too: one more).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<BatchOutcome>,
     /// Wall-clock time of the run [s] (not serialized).
     #[serde(skip)]
     pub wall_s: f64,
@@ -148,10 +163,17 @@ impl Sim<'_> {
         let per_node: Vec<f64> = c.flits_window.iter().map(|&f| rate(f as f64, cycles)).collect();
         let accepted = per_node.iter().sum::<f64>() / n;
         let backlogged = matches!(spec.workload.process, Process::Backlogged);
+        let batch = match spec.workload.process {
+            Process::Batch { count, .. } => Some(count),
+            _ => None,
+        };
+        // (A batch offers a packet a cycle until it has sent them all: no rate.)
+        let backlogged = backlogged || batch.is_some();
         let offered = (!backlogged && window > 0.0).then(|| c.offered_flits as f64 / n / cycles);
         // Batches split the configured window: a deadlock leaves them unequal, so no interval.
         let bcycles = cycles / c.batches.len() as f64;
-        let thr: Vec<f64> = if outcome.deadlock.is_some() || outcome.interrupted {
+        // (A batch's window is known only at its end, and its packets all fall in one.)
+        let thr: Vec<f64> = if outcome.deadlock.is_some() || outcome.interrupted || batch.is_some() {
             Vec::new()
         } else {
             c.batches.iter().map(|b| b.flits as f64 / n / bcycles).collect()
@@ -173,6 +195,10 @@ impl Sim<'_> {
         let mut reason = None;
         if outcome.interrupted {
             // Neither steady state nor saturated: it was stopped.
+        } else if batch.is_some() {
+            if outcome.drain_failed {
+                reason = Some("the batch was not through by reef's limit of 1000 s".to_string());
+            }
         } else if backlogged {
             reason = Some("every source is backlogged: this is the saturation throughput".to_string());
         } else if outcome.drain_failed {
@@ -262,6 +288,7 @@ impl Sim<'_> {
                 Process::Periodic { .. } => "periodic",
                 Process::OnOff { .. } => "on-off",
                 Process::Backlogged => "backlogged",
+                Process::Batch { .. } => "batch",
             }
             .to_string(),
             // (None without synthetic traffic: `pattern = "none"` configures no load.)
@@ -309,6 +336,13 @@ impl Sim<'_> {
             deadlock: outcome.deadlock.clone(),
             interrupted: outcome.interrupted,
             sampling: self.sampling.clone(),
+            batch: batch.map(|count| BatchOutcome {
+                packets_per_host: count,
+                duration_cycles: (outcome.deadlock.is_none()
+                    && !outcome.interrupted
+                    && !outcome.drain_failed)
+                    .then_some(cycles),
+            }),
             wall_s: outcome.wall_s,
         }
     }

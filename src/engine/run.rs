@@ -318,6 +318,7 @@ impl<'a> Sim<'a> {
                     now: self.now,
                     window_end: self.window_end_ahead(),
                     events: self.c.events,
+                    delivered: self.c.packets_delivered,
                 });
                 if self.stop_asked() {
                     interrupted = true;
@@ -355,6 +356,10 @@ impl<'a> Sim<'a> {
                 }));
             }
         }
+        if self.batch && deadlock.is_none() && !interrupted {
+            // (A batch whose last events came with its last delivery.)
+            self.batch_over();
+        }
         if !finalized {
             // A deadlock ends the measurement window where it stopped the run: the sources
             // create nothing after it, and the rates are over the time that was simulated
@@ -385,6 +390,9 @@ impl<'a> Sim<'a> {
     /// queues are counted once, before the first instant at or after the window's end
     /// (`finalized`).
     pub(super) fn ends_before(&mut self, t: Time, finalized: &mut bool, drain_failed: &mut bool) -> bool {
+        if self.batch && self.batch_over() {
+            return true;
+        }
         if t >= self.next_sample {
             self.sample_until(t);
         }
@@ -456,6 +464,19 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Whether a batch is through: every host has taken its last packet, and every packet
+    /// taken is delivered (or lost). Then the run ends where it is, and the window, which
+    /// every rate is over, is the batch: from the start to the last delivery.
+    pub(super) fn batch_over(&mut self) -> bool {
+        let c = &self.c;
+        if c.packets_delivered + c.packets_lost < c.packets_injected || self.hosts.iter().any(|h| h.active) {
+            return false;
+        }
+        self.end = self.now;
+        self.me = c.last_delivery.max(self.ms);
+        true
+    }
+
     pub(super) fn drained(&self) -> bool {
         if self.spec.params.drain_all {
             // A host in the middle of a packet has one injected and not delivered; one whose
@@ -480,6 +501,18 @@ impl<'a> Sim<'a> {
         let mut pending_flits = 0;
         for h in &self.hosts {
             if !h.active {
+                continue;
+            }
+            if !self.spec.params.source_queueing {
+                // Packets dated at the front of the source queue: only the one there now
+                // can be dated in the window (those behind it reach the front once its
+                // tail is out, past the window's end, and so does the next of a host in
+                // the middle of a packet).
+                let at = h.arrivals.time.max(h.tail_out);
+                if h.cur == NONE && at >= self.ms && at < self.me {
+                    pending += 1;
+                    pending_flits += h.arrivals.size as u64;
+                }
                 continue;
             }
             let mut a = h.arrivals.clone();

@@ -326,6 +326,10 @@ pub(crate) struct HostState {
     pub started: u64,
     pub cpu_free: Time,
     pub recv_free: Time,
+    /// When the last packet's tail finished leaving (the channel free for the next): where
+    /// the next packet reaches the front of the source queue, as `sim.source_queueing =
+    /// false` dates it.
+    pub tail_out: Time,
     pub cur: u32,
     pub cur_vc: u32,
     /// The injection VC (0-based) the last packet started on, `NONE` before the first; read
@@ -418,6 +422,8 @@ pub(crate) struct Counters {
     pub injected_measured: u64,
     pub offered_flits: u64,
     pub delivered_measured: u64,
+    /// When the last measured packet was delivered [ps] (a batch ends there).
+    pub last_delivery: Time,
     pub total_measured: u64,
     pub hops_measured: u64,
     pub flits_window: Vec<u64>,

@@ -132,12 +132,13 @@ impl Sim<'_> {
             hs.mem_release = Some((t, prev + bytes));
             self.q.push_at(self.now, t, ev(K_GEN, h as u32, 0));
         }
+        let busy = self.chans[c as usize].tx_busy;
         let hs = &mut self.hosts[h];
         hs.cur_sent += k;
         if ends_tail {
             hs.cur = NONE;
+            hs.tail_out = busy;
         }
-        let busy = self.chans[c as usize].tx_busy;
         if self.hosts[h].cur != NONE {
             self.ensure_txfree(c, busy);
         } else if self.may_create(h) {
@@ -182,10 +183,17 @@ impl Sim<'_> {
         };
         let created = match wl.process {
             Process::Backlogged => self.now,
+            // Dated where it reaches the front of the source queue: once created, and once
+            // the packet before it is out (BookSim2's `include_queuing = 0`).
+            _ if !self.spec.params.source_queueing => hs.arrivals.time.max(hs.tail_out),
             _ => hs.arrivals.time,
         };
         hs.cpu_free = ready;
         hs.arrivals.advance(&wl.process, &wl.sizes);
+        if hs.arrivals.exhausted(&wl.process) {
+            // A batch source with nothing left to send.
+            hs.active = false;
+        }
         Some((dst, created))
     }
 
@@ -534,6 +542,7 @@ impl Sim<'_> {
             bt.network_sum += nl as u128;
             bt.packets += 1;
             self.c.delivered_measured += 1;
+            self.c.last_delivery = done;
             self.c.hops_measured += pkt.hops as u64;
         }
         if pkt.tag != agent::NO_TAG {

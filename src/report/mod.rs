@@ -78,9 +78,22 @@ pub fn summary(r: &RunResult) -> String {
             });
             let _ = writeln!(s, "  offered   {o:.4} flits/cycle/host{configured}");
         }
-        None => {
-            let _ = writeln!(s, "  offered   backlogged (every source always has a packet)");
-        }
+        None => match &r.batch {
+            Some(b) => {
+                let through = match b.duration_cycles {
+                    Some(d) => format!("delivered in {d:.0} cycles (the window of the rates below)"),
+                    None => "not through (below)".to_string(),
+                };
+                let _ = writeln!(
+                    s,
+                    "  batch     {} packets a host, one created a cycle: {through}",
+                    b.packets_per_host
+                );
+            }
+            None => {
+                let _ = writeln!(s, "  offered   backlogged (every source always has a packet)");
+            }
+        },
     }
     let ci = r.accepted_ci95.map(|c| format!(" ±{c:.4}")).unwrap_or_default();
     let _ = writeln!(

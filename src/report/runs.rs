@@ -48,6 +48,10 @@ pub struct Runs {
     pub packet_latency_cycles: Option<Across>,
     pub network_latency_cycles: Option<Across>,
     pub mean_hops: Option<Across>,
+    /// Batches (`traffic.injection = "batch"`): from the start to the last delivery
+    /// [cycles], over the runs that finished theirs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batch_duration_cycles: Option<Across>,
     pub runs_with_latency: usize,
     pub saturated_runs: usize,
     pub deadlocked_runs: usize,
@@ -76,6 +80,12 @@ impl Runs {
             packet_latency_cycles: lat(|r| r.packet_latency_cycles.mean),
             network_latency_cycles: lat(|r| r.network_latency_cycles.mean),
             mean_hops: lat(|r| r.mean_hops),
+            batch_duration_cycles: Across::of(
+                &results
+                    .iter()
+                    .filter_map(|r| r.batch.and_then(|b| b.duration_cycles))
+                    .collect::<Vec<_>>(),
+            ),
             runs_with_latency: with_lat.len(),
             saturated_runs: results.iter().filter(|r| r.saturated).count(),
             deadlocked_runs: results.iter().filter(|r| r.deadlock.is_some()).count(),
@@ -128,7 +138,9 @@ pub fn table(rs: &Runs) -> String {
     for (k, r) in rs.results.iter().enumerate() {
         let offered = r
             .offered_flits_per_node_cycle
-            .map_or("backlog".into(), |o| format!("{o:.4}"));
+            .map_or(if r.batch.is_some() { "batch" } else { "backlog" }.into(), |o| {
+                format!("{o:.4}")
+            });
         let (pl, nl, hops) = if r.has_latency() {
             (
                 format!("{:.2}", r.packet_latency_cycles.mean),
@@ -170,6 +182,9 @@ pub fn table(rs: &Runs) -> String {
         "  accepted         {}",
         fig(&rs.accepted_flits_per_node_cycle, 4)
     );
+    if let Some(b) = &rs.batch_duration_cycles {
+        let _ = writeln!(s, "  batch duration   {}", fig(b, 1));
+    }
     match (&rs.packet_latency_cycles, &rs.network_latency_cycles) {
         (Some(p), Some(n)) => {
             let _ = writeln!(s, "  packet latency   {}", fig(p, 2));

@@ -28,6 +28,9 @@ pub enum Process {
     },
     /// Every source always has a packet waiting (saturation throughput).
     Backlogged,
+    /// A batch (BookSim2's `sim_type = batch`): `count` packets, the n-th created at the
+    /// n-th edge of `cycle` from 0; then the source falls silent.
+    Batch { count: u64, cycle: Clock },
 }
 
 /// Packet sizes [flits].
@@ -178,6 +181,7 @@ impl Arrivals {
                 self.time = cycle.edge(self.cyc);
             }
             Process::Backlogged => self.time = 0,
+            Process::Batch { count, cycle } => self.time = if count > 0 { cycle.edge(0) } else { Time::MAX },
         }
         self.size = sizes.draw(&mut self.rng);
     }
@@ -228,8 +232,26 @@ impl Arrivals {
                 self.time = cycle.edge(self.cyc);
             }
             Process::Backlogged => {}
+            Process::Batch { count, cycle } => {
+                self.n += 1;
+                self.time = if self.n < count {
+                    cycle.edge(self.n)
+                } else {
+                    Time::MAX
+                };
+            }
         }
         self.size = sizes.draw(&mut self.rng);
+    }
+
+    /// Whether a batch source has taken every packet of its batch (never, for the other
+    /// processes).
+    #[inline]
+    pub fn exhausted(&self, process: &Process) -> bool {
+        match *process {
+            Process::Batch { count, .. } => self.n >= count,
+            _ => false,
+        }
     }
 }
 
@@ -280,6 +302,23 @@ mod tests {
             h * 5,
         );
         assert!((o - 0.1).abs() < 0.004, "on/off {o}");
+    }
+
+    #[test]
+    fn a_batch_creates_one_packet_a_cycle_then_stops() {
+        let sizes = Sizes::Fixed(4);
+        let pr = Process::Batch {
+            count: 3,
+            cycle: Clock::from_period(Ratio::int(1000)),
+        };
+        let mut a = Arrivals::new(&pr, &sizes, Stream::new(1, Purpose::Arrivals, 0));
+        let mut times = Vec::new();
+        while !a.exhausted(&pr) {
+            times.push(a.time);
+            a.advance(&pr, &sizes);
+        }
+        assert_eq!(times, [0, 1000, 2000]);
+        assert_eq!(a.time, Time::MAX);
     }
 
     #[test]

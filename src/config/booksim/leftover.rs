@@ -74,6 +74,22 @@ pub(super) const THRESHOLD_KEYS: &[&str] = &[
 
 const BATCH_KEYS: &[&str] = &["batch_size", "batch_count", "max_outstanding_requests"];
 
+/// Keys (or the starts of keys) a batch simulation does not read: its sources' rate and
+/// process, and the sampling.
+const NOT_IN_BATCH: &[&str] = &[
+    "injection_rate",
+    "injection_process",
+    "burst_",
+    "sample_period",
+    "warmup_periods",
+    "max_samples",
+    "latency_thres",
+    "warmup_thres",
+    "acc_warmup_thres",
+    "stopping_thres",
+    "acc_stopping_thres",
+];
+
 /// Keys BookSim2's mesh, torus, fly and anynet do not read, and those only some of them read
 /// (left unread by the translation where the topology does not read them).
 const OTHER_TOPOLOGY_KEYS: &[&str] = &[
@@ -102,17 +118,13 @@ fn hint_for(key: &str) -> Option<&'static str> {
         "classes" | "class_priority" | "priority" => "reef runs one traffic class, without priorities",
         "use_read_write" => "reef's synthetic traffic has no request/reply transactions",
         "subnets" => "reef runs one network",
-        "include_queuing" => {
-            "reef reports both packet latency (with source queueing) and network latency; the \
-             headline figure is the packet latency (include_queuing = 1)"
-        }
         _ => return None,
     })
 }
 
 /// Every key the translation did not read: noted if it cannot change a run, accepted at
 /// BookSim2's default, refused otherwise.
-pub(super) fn leftovers(c: &Cfg) -> R<()> {
+pub(super) fn leftovers(c: &Cfg, batch: bool) -> R<()> {
     let used = c.used.borrow().clone();
     let other = format!("not read by BookSim2's {}", c.str("topology"));
     for key in KEYS {
@@ -124,6 +136,9 @@ pub(super) fn leftovers(c: &Cfg) -> R<()> {
             "BookSim2's own trace and statistics output; reef writes its own (--json, --csv, --svg)"
         } else if POWER_KEYS.contains(&name) {
             "BookSim2's power model (sim_power = 0): no effect on a run"
+        } else if batch && NOT_IN_BATCH.iter().any(|k| name.starts_with(k)) {
+            "not read by a batch simulation, whose sources create a packet a cycle and which \
+             measures every packet (as in BookSim2)"
         } else if BATCH_KEYS.contains(&name) {
             "used only when sim_type = batch (as in BookSim2)"
         } else if name.starts_with("read_") || name.starts_with("write_") {

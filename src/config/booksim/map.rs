@@ -190,14 +190,15 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
     let mut t = Toml::default();
 
     let sim_type = c.str("sim_type");
-    if sim_type != "latency" && sim_type != "throughput" {
+    if !matches!(sim_type.as_str(), "latency" | "throughput" | "batch") {
         return Err(c.err(
             "sim_type",
-            format!("reef runs BookSim2's latency and throughput simulations, not `{sim_type}`"),
+            format!("reef runs BookSim2's latency, throughput and batch simulations, not `{sim_type}`"),
             Some("sim_type = latency; (`reef sweep` finds the saturation throughput)"),
         ));
     }
     let throughput = sim_type == "throughput";
+    let batch = sim_type == "batch";
 
     // The network.
     let topology = c.str("topology");
@@ -417,61 +418,26 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
     pattern(&c, &mut t, cube.then_some((k, n)), nodes)?;
     let mean = sizes(&c, &mut t)?;
     hold_switch(&c, mean)?;
-    let rate = load(&c, &mut t, mean)?;
-    injection(&c, &mut t, rate)?;
-
-    // Measurement: BookSim2's sample periods and convergence test, as reef's
-    // `sim.sampling = "booksim"` runs them (docs/booksim.md, "Sampling").
-    let period = c.int_in("sample_period", 1, 100_000_000)?;
-    let warm = c.int_in("warmup_periods", 0, 1_000_000)?;
-    let max = c.int_in("max_samples", 1, 1_000_000)?;
-    if warm >= max {
-        return Err(c.err(
-            "warmup_periods",
-            format!("{warm} warm-up periods leave none to measure in max_samples = {max}"),
-            Some("max_samples counts the warm-up periods too"),
-        ));
-    }
-    let sampling = if throughput {
-        "booksim-throughput"
+    let runs = if batch {
+        super::traffic::batch(&c, &mut t)?
     } else {
-        "booksim"
+        let rate = load(&c, &mut t, mean)?;
+        injection(&c, &mut t, rate)?;
+        sampling(&c, &mut t, throughput)?;
+        1
     };
-    t.put(&c, "sim", "sampling", quote(sampling), &["sim_type"]);
-    t.put(&c, "sim", "sample_period", cycles(period), &["sample_period"]);
-    t.put(&c, "sim", "warmup_periods", warm.to_string(), &["warmup_periods"]);
-    t.put(&c, "sim", "max_samples", max.to_string(), &["max_samples"]);
-    for key in THRESHOLD_KEYS {
-        if c.s.str.get(*key).is_some_and(|v| !v.value.is_empty()) {
-            return Err(c.err(
-                key,
-                "a list of thresholds is one per traffic class; reef runs one class",
-                Some(&format!("{key} = 0.05;")),
-            ));
-        }
-    }
-    // A throughput simulation reads only the accepted throughput's thresholds (the others
-    // are left to the leftover notes).
-    if !throughput {
-        let lt = c.float("latency_thres");
-        let lt = if lt < 0.0 {
-            quote("off")
-        } else if lt.fract() == 0.0 && lt < 1e15 {
-            cycles(lt as i64)
-        } else {
-            quote(&format!("{lt} cycles"))
-        };
-        t.put(&c, "sim", "latency_thres", lt, &["latency_thres"]);
-    }
-    for key in &THRESHOLD_KEYS[1..] {
-        if !throughput || key.starts_with("acc_") {
-            t.put(&c, "sim", key, real(c.float(key)), &[key]);
-        }
-    }
     // BookSim2 runs the whole simulation `sim_count` times and prints the mean of the
     // runs' averages; reef's runs are independent, each with its own seed.
     let count = c.int_in("sim_count", 1, 1000)?;
-    t.put(&c, "sim", "runs", count.to_string(), &["sim_count"]);
+    let runs = runs * count;
+    if runs > 1000 {
+        return Err(c.err(
+            "sim_count",
+            format!("{runs} runs in all (batch_count × sim_count): reef runs at most 1000"),
+            None,
+        ));
+    }
+    t.put(&c, "sim", "runs", runs.to_string(), &["sim_count", "batch_count"]);
     if count > 1 {
         c.note(
             "sim_count",
@@ -493,14 +459,75 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
         return Err(c.err("seed", "a seed is a whole number from 0", None));
     }
     t.put(&c, "sim", "seed", seed.to_string(), &["seed"]);
+    if c.int("include_queuing") != 1 {
+        t.put(
+            &c,
+            "sim",
+            "source_queueing",
+            "false".to_string(),
+            &["include_queuing"],
+        );
+    }
 
-    leftovers(&c)?;
+    leftovers(&c, batch)?;
     let notes = c.notes.into_inner();
     Ok(Translation {
         toml: t.render(file, &notes),
         notes,
         origins: t.origins,
     })
+}
+
+/// Measurement: BookSim2's sample periods and convergence test, as reef's
+/// `sim.sampling = "booksim"` runs them (docs/booksim.md, "Sampling").
+fn sampling(c: &Cfg, t: &mut Toml, throughput: bool) -> R<()> {
+    let period = c.int_in("sample_period", 1, 100_000_000)?;
+    let warm = c.int_in("warmup_periods", 0, 1_000_000)?;
+    let max = c.int_in("max_samples", 1, 1_000_000)?;
+    if warm >= max {
+        return Err(c.err(
+            "warmup_periods",
+            format!("{warm} warm-up periods leave none to measure in max_samples = {max}"),
+            Some("max_samples counts the warm-up periods too"),
+        ));
+    }
+    let sampling = if throughput {
+        "booksim-throughput"
+    } else {
+        "booksim"
+    };
+    t.put(c, "sim", "sampling", quote(sampling), &["sim_type"]);
+    t.put(c, "sim", "sample_period", cycles(period), &["sample_period"]);
+    t.put(c, "sim", "warmup_periods", warm.to_string(), &["warmup_periods"]);
+    t.put(c, "sim", "max_samples", max.to_string(), &["max_samples"]);
+    for key in THRESHOLD_KEYS {
+        if c.s.str.get(*key).is_some_and(|v| !v.value.is_empty()) {
+            return Err(c.err(
+                key,
+                "a list of thresholds is one per traffic class; reef runs one class",
+                Some(&format!("{key} = 0.05;")),
+            ));
+        }
+    }
+    // A throughput simulation reads only the accepted throughput's thresholds (the others
+    // are left to the leftover notes).
+    if !throughput {
+        let lt = c.float("latency_thres");
+        let lt = if lt < 0.0 {
+            quote("off")
+        } else if lt.fract() == 0.0 && lt < 1e15 {
+            cycles(lt as i64)
+        } else {
+            quote(&format!("{lt} cycles"))
+        };
+        t.put(c, "sim", "latency_thres", lt, &["latency_thres"]);
+    }
+    for key in &THRESHOLD_KEYS[1..] {
+        if !throughput || key.starts_with("acc_") {
+            t.put(c, "sim", key, real(c.float(key)), &[key]);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

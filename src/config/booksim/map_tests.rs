@@ -137,12 +137,17 @@ fn unmodelled_keys_are_refused_unless_at_their_default() {
         ("topology = qtree;", "topology"),
         ("routing_function = romm;", "routing_function"),
         ("sw_allocator = pim;", "sw_allocator"),
-        ("sim_type = batch;", "sim_type"),
+        ("sim_type = closed;", "sim_type"),
+        (
+            "sim_type = batch;\nmax_outstanding_requests = 4;",
+            "max_outstanding_requests",
+        ),
         ("seed = time;", "seed"),
         ("classes = 2;", "classes"),
     ] {
         let e = tr(&format!("{base}{line}\n")).unwrap_err();
-        assert_eq!((e.key, e.from), (key, Some(From::Line(5))), "{line}");
+        let at = 5 + line.matches('\n').count();
+        assert_eq!((e.key, e.from), (key, Some(From::Line(at))), "{line}");
     }
     let e = tr("topology = mesh;\nk = 8;\nn = 2;\n").unwrap_err();
     assert_eq!(e.key, "routing_function");
@@ -545,4 +550,51 @@ fn min_adapt_on_a_torus() {
     let spec = crate::config::load_str("t.toml", &tr(torus).unwrap().toml, std::path::Path::new("."), &[])
         .expect("loads");
     assert_eq!(spec.routing.name(), "booksim-min-adapt");
+}
+
+#[test]
+fn a_batch_simulation_sends_batch_size_packets_a_node_batch_count_times() {
+    let base = "topology = mesh;\nk = 4;\nn = 2;\nrouting_function = dor;\n";
+    let t = tr(&format!(
+        "{base}sim_type = batch;\nbatch_size = 300;\nbatch_count = 3;\nsim_count = 2;\ninjection_rate = 0.2;\nsample_period = 500;\n"
+    ))
+    .unwrap();
+    let toml: toml::Table = t.toml.parse().unwrap();
+    assert_eq!(toml["traffic"]["injection"].as_str(), Some("batch"));
+    assert_eq!(toml["traffic"]["batch"].as_integer(), Some(300));
+    // No load, no sampling: a batch source makes a packet a cycle, and every packet counts.
+    assert!(toml["traffic"].get("load").is_none());
+    assert!(toml["sim"].get("sampling").is_none());
+    // Each batch becomes a run of its own, for every one of BookSim2's runs.
+    assert_eq!(toml["sim"]["runs"].as_integer(), Some(6));
+    let notes = t.notes.join("\n");
+    for (line, what) in [
+        (
+            "t.cfg:7",
+            "batch_count = 3: BookSim2 sends its batches one after another",
+        ),
+        ("t.cfg:9", "injection_rate = 0.2: not read by a batch simulation"),
+        ("t.cfg:10", "sample_period = 500: not read by a batch simulation"),
+    ] {
+        assert!(notes.contains(&format!("{line}: {what}")), "{notes}");
+    }
+    // 1000 runs at most, in all.
+    let e = tr(&format!(
+        "{base}sim_type = batch;\nbatch_count = 100;\nsim_count = 11;\n"
+    ))
+    .unwrap_err();
+    assert_eq!(e.key, "sim_count");
+    assert!(e.msg.contains("1100 runs"), "{}", e.msg);
+    let e = tr(&format!("{base}sim_type = batch;\nbatch_size = 0;\n")).unwrap_err();
+    assert_eq!((e.key, e.from), ("batch_size", Some(From::Line(6))));
+}
+
+#[test]
+fn include_queuing_0_dates_a_packet_at_the_front_of_its_queue() {
+    let base = "topology = mesh;\nk = 4;\nn = 2;\nrouting_function = dor;\ninjection_rate = 0.1;\n";
+    let t = toml(&format!("{base}include_queuing = 0;\n"));
+    assert_eq!(t["sim"]["source_queueing"].as_bool(), Some(false));
+    // At BookSim2's default the key is not written: reef's default is the same.
+    let t = toml(base);
+    assert!(t["sim"].get("source_queueing").is_none());
 }

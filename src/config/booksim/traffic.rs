@@ -288,6 +288,34 @@ pub(super) fn load(c: &Cfg, t: &mut Toml, mean: f64) -> R<f64> {
     Ok(if flits { rate / mean } else { rate })
 }
 
+/// `sim_type = batch`: each node sends `batch_size` packets, one created a cycle (BookSim2's
+/// batch sources read neither the injection rate nor the process), `batch_count` times.
+/// Returns the batch count, the runs they become.
+pub(super) fn batch(c: &Cfg, t: &mut Toml) -> R<i64> {
+    let size = c.int_in("batch_size", 1, 1_000_000_000)?;
+    let count = c.int_in("batch_count", 1, 1000)?;
+    if c.int("max_outstanding_requests") > 0 {
+        return Err(c.err(
+            "max_outstanding_requests",
+            "reef's batch sources do not wait for their packets to arrive: it models only 0 \
+             (no limit)",
+            Some("max_outstanding_requests = 0;"),
+        ));
+    }
+    t.put(c, "traffic", "injection", quote("batch"), &["sim_type"]);
+    t.put(c, "traffic", "batch", size.to_string(), &["batch_size"]);
+    if count > 1 {
+        c.note(
+            "batch_count",
+            "BookSim2 sends its batches one after another in one simulation, each once the one \
+             before is delivered; reef runs each as a run of its own (sim.runs: seeds seed, \
+             seed + 1, …, each on a fresh network). The mean batch duration and latency are \
+             over all the batches in both",
+        );
+    }
+    Ok(count)
+}
+
 /// `injection_process`: Bernoulli, or on/off with BookSim2's α (off → on), β (on → off) and
 /// r1 (packet probability while on), two of which are given.
 pub(super) fn injection(c: &Cfg, t: &mut Toml, rate: f64) -> R<()> {

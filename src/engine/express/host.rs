@@ -96,12 +96,13 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         self.landed(sim, o, a0, head_class);
         sim.c.flits_sent += k as u64;
         self.commit(sim, c, k, tail, ft, tt);
+        let busy = self.ln[c].busy;
         let hs = &mut sim.hosts[h];
         hs.cur_sent += k;
         if tail {
             hs.cur = NONE;
+            hs.tail_out = busy;
         }
-        let busy = self.ln[c].busy;
         if sim.hosts[h].cur != NONE {
             self.wake(sim, c, busy);
         } else if sim.may_create(h) {

@@ -592,6 +592,7 @@ impl Sim<'_> {
                     now: self.now,
                     window_end: self.window_end_ahead(),
                     events: self.c.events,
+                    delivered: self.c.packets_delivered,
                 });
                 if self.stop_asked() {
                     interrupted = true;
@@ -608,6 +609,10 @@ impl Sim<'_> {
                 time: self.now,
                 what: "the express engine stopped with flits in buffers".into(),
             }));
+        }
+        if self.batch && !interrupted {
+            // (A batch whose last events came with its last delivery.)
+            self.batch_over();
         }
         if !finalized {
             if interrupted {

@@ -169,6 +169,7 @@ fn params(seed: u64) -> SimParams {
         max_header: 0,
         sampling: None,
         runs: 1,
+        source_queueing: true,
     }
 }
 

@@ -144,6 +144,7 @@ pub fn spec(lf: &LanFabric, name: &str) -> Spec {
             max_header: 512,
             sampling: None,
             runs: 1,
+            source_queueing: true,
         },
         host: HostParams::default(),
         messages: None,

@@ -297,6 +297,7 @@ pub fn spec(net: &Net, seed: u64, limit: u64, max_header: usize) -> Result<Spec,
             max_header,
             sampling: None,
             runs: 1,
+            source_queueing: true,
         },
         host: HostParams {
             send_overhead: DISPATCH,

@@ -144,6 +144,7 @@ pub fn spec(nic_latency: Time) -> Result<Spec, String> {
             max_header: 0,
             sampling: None,
             runs: 1,
+            source_queueing: true,
         },
         host: HostParams::default(),
         messages: None,
