@@ -38,6 +38,13 @@ CONFIGS = [
     ("mesh8x8-uniform-8vc", "workloads/mesh8x8-uniform",
      ["num_vcs=8", "sim_type=batch", "batch_size=200"]),
     ("torus16x16-uniform", "workloads/torus16x16-uniform", ["sim_type=batch", "batch_size=50"]),
+    # Sources that wait while max_outstanding_requests of their packets are in flight.
+    ("mesh8x8-uniform-1vc-window4", "workloads/mesh8x8-uniform",
+     ["sim_type=batch", "batch_size=200", "max_outstanding_requests=4"]),
+    ("torus88-window2", "examples/torus88",
+     ["sim_type=batch", "batch_size=200", "max_outstanding_requests=2"]),
+    ("flatflyconfig-window8", "examples/flatflyconfig",
+     ["sim_type=batch", "batch_size=100", "max_outstanding_requests=8"]),
     # Latency from the front of the source queue, in a batch and in a latency simulation.
     ("torus88-noqueuing", "examples/torus88",
      ["sim_type=batch", "batch_size=500", "include_queuing=0"]),

@@ -1235,8 +1235,8 @@ fn credit_loops_and_flit_stays_are_booksims() {
     assert!(timed_rows >= 40, "{timed_rows}");
 }
 
-/// BookSim2's batch simulations (`sim_type = batch`) and latencies from the front of the
-/// source queue (`include_queuing = 0`), against BookSim2's own numbers
+/// BookSim2's batch simulations (`sim_type = batch`, with `max_outstanding_requests` too)
+/// and latencies from the front of the source queue (`include_queuing = 0`), against BookSim2's own numbers
 /// (`tests/data/booksim/batch.csv`, scripts/booksim-batch.py, seeds 1–4): the mean packet
 /// latency and the mean batch duration within the 5 % on every config. BookSim2's
 /// batch duration counts the cycle of the last delivery (its loop steps through it): reef's

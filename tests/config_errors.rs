@@ -639,6 +639,8 @@ fn a_batch_says_what_it_needs_and_what_it_has_no_use_for() {
     // `batch` without a batch source does nothing: refused.
     let e = err(&format!("{MESH}[traffic]\nload = 0.1\nbatch = 10\n"));
     assert_eq!((e.line, e.key.as_str()), (Some(6), "traffic.batch"));
+    let e = err(&format!("{MESH}[traffic]\nload = 0.1\nmax_outstanding = 4\n"));
+    assert_eq!((e.line, e.key.as_str()), (Some(6), "traffic.max_outstanding"));
     // A message benchmark dates its own messages.
     let e = err(&format!(
         "{MESH}[traffic]\nkind = \"ping-pong\"\npair = [0, 15]\nmessage_sizes = [8]\n[sim]\nsource_queueing = false\n"

@@ -122,7 +122,13 @@ impl Net {
         match self.injection {
             "backlogged" => {}
             // (A batch of 1 to 50 packets a host, from the load drawn.)
-            "batch" => traffic += &format!("batch = {}\n", 1 + (self.load * 70.0) as u32),
+            "batch" => {
+                traffic += &format!("batch = {}\n", 1 + (self.load * 70.0) as u32);
+                // (In one case in two, a window of 1 to 3 packets in flight.)
+                if self.seed % 6 < 3 {
+                    traffic += &format!("max_outstanding = {}\n", 1 + self.seed % 6);
+                }
+            }
             "on-off" => traffic += &format!("load = {load}\non = \"20 cycles\"\noff = \"40 cycles\"\n"),
             _ => traffic += &format!("load = {load}\n"),
         }

@@ -580,7 +580,9 @@ fn a_clocked_link_keeps_its_rate_exactly() {
 /// cycle j, its head leaves at j·s·F and its tail is in L0 later, L0 a lone packet's latency:
 /// the batch of n lasts (n − 1)·s·F + L0, and the mean packet latency is
 /// L0 + (n − 1)(s·F − 1)/2; dated at the front of the source queue
-/// (`sim.source_queueing = false`), every packet's is L0.
+/// (`sim.source_queueing = false`), every packet's is L0; and with one packet in flight
+/// at a time (`traffic.max_outstanding = 1`), every packet's is L0 and the batch lasts
+/// (n − 1)(L0 + 1) + L0.
 #[test]
 fn a_batch_is_paced_by_its_source_as_arithmetic_says() {
     let config = |n: u32, sim: &str| {
@@ -644,5 +646,20 @@ packet_size = 5
             r.packet_latency_cycles.mean
         );
         assert_eq!(r.packet_latency_cycles.max, l0, "{sim}");
+        // With one packet in flight at a time, packet j + 1 is created the cycle after
+        // packet j is delivered: each takes L0, the batch (n − 1)(L0 + 1) + L0.
+        let r = run(&spec(
+            &config(12, sim).replace("packet_size = 5", "packet_size = 5\nmax_outstanding = 1"),
+        ));
+        assert_eq!(
+            r.batch.unwrap().duration_cycles,
+            Some((n - 1.0) * (l0 + 1.0) + l0),
+            "{sim}"
+        );
+        assert_eq!(
+            (r.packet_latency_cycles.min, r.packet_latency_cycles.max),
+            (l0, l0),
+            "{sim}"
+        );
     }
 }

@@ -86,6 +86,7 @@ const KEYS: &[&str] = &[
     "traffic.hot_fraction",
     "traffic.injection",
     "traffic.batch",
+    "traffic.max_outstanding",
     "traffic.load",
     "traffic.on",
     "traffic.off",

@@ -437,6 +437,8 @@ pub struct RawTraffic {
     pub injection: Option<InjectionKind>,
     /// Packets a host sends with `injection = "batch"`.
     pub batch: Option<u64>,
+    /// A batch: at most this many of a host's packets in flight (0: no limit).
+    pub max_outstanding: Option<u32>,
     pub load: Option<LoadValue>,
     pub on: Option<String>,
     pub off: Option<String>,

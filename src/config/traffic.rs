@@ -98,8 +98,13 @@ pub(super) fn workload(u: &Units, t: &RawTraffic, fab: &Fabric, seed: u64, flit_
     };
     let injection = t.injection.unwrap_or(InjectionKind::Bernoulli);
     let cycle = u.cycle;
-    if t.batch.is_some() && injection != InjectionKind::Batch {
-        return Err(src.err("traffic.batch", "batch applies to injection = \"batch\"", None));
+    for (key, given) in [
+        ("traffic.batch", t.batch.is_some()),
+        ("traffic.max_outstanding", t.max_outstanding.is_some()),
+    ] {
+        if given && injection != InjectionKind::Batch {
+            return Err(src.err(key, "applies to injection = \"batch\"", None));
+        }
     }
     if injection == InjectionKind::Batch {
         return batch(u, t, pattern, sizes);
@@ -314,6 +319,7 @@ fn batch(u: &Units, t: &RawTraffic, pattern: Pattern, sizes: Sizes) -> R<Workloa
         process: Process::Batch {
             count,
             cycle: Clock::from_period(u.cycle),
+            window: t.max_outstanding.unwrap_or(0),
         },
         sizes,
         load: 1.0,

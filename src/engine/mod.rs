@@ -394,6 +394,10 @@ pub struct Sim<'a> {
     pub(crate) check: bool,
     /// A batch (`Process::Batch`): the run ends when its packets are through.
     pub(crate) batch: bool,
+    /// A batch's window (`Process::Batch::window`; 0: none), and the hosts a delivery just
+    /// let go on, for the engine to wake, with when.
+    pub(crate) window: u32,
+    pub(crate) released: Vec<(u32, Time)>,
     /// Apply equal-time events and visit components in reverse order (a test of the claim
     /// that results do not depend on that order).
     pub reverse_order: bool,

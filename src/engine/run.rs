@@ -71,7 +71,7 @@ impl<'a> Sim<'a> {
                 self.held_due(id);
                 Ok(())
             }
-            K_DELIVER => self.deliver(e as u32, e & EV_PAID != 0),
+            K_DELIVER => self.deliver_and_wake(e as u32, e & EV_PAID != 0),
             K_TIMER => {
                 let slot = e as u32;
                 let token = self.tokens[slot as usize];

@@ -330,6 +330,8 @@ pub(crate) struct HostState {
     /// the next packet reaches the front of the source queue, as `sim.source_queueing =
     /// false` dates it.
     pub tail_out: Time,
+    /// A batch with a window: packets taken and not yet delivered.
+    pub outstanding: u32,
     pub cur: u32,
     pub cur_vc: u32,
     /// The injection VC (0-based) the last packet started on, `NONE` before the first; read

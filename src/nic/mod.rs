@@ -159,6 +159,10 @@ impl Sim<'_> {
         if !hs.outbox.is_empty() {
             return true;
         }
+        if self.window != 0 && hs.outstanding >= self.window {
+            // A batch source waits for one of its packets to arrive.
+            return false;
+        }
         if !hs.active || !self.spec.params.drain_all {
             return hs.active;
         }
@@ -189,6 +193,9 @@ impl Sim<'_> {
             _ => hs.arrivals.time,
         };
         hs.cpu_free = ready;
+        if self.window != 0 {
+            hs.outstanding += 1;
+        }
         hs.arrivals.advance(&wl.process, &wl.sizes);
         if hs.arrivals.exhausted(&wl.process) {
             // A batch source with nothing left to send.
@@ -486,7 +493,7 @@ impl Sim<'_> {
                 hs.mem_used = hs.mem_used.saturating_sub(bytes);
             }
             if last == self.now {
-                return self.deliver(pid, false);
+                return self.deliver_and_wake(pid, false);
             }
             self.q.push_at(self.now, last, ev(K_DELIVER, h, pid));
         }
@@ -510,6 +517,43 @@ impl Sim<'_> {
         let hs = &mut self.hosts[h];
         hs.recv_free = hs.recv_free.max(self.now) + hp.recv_overhead + bytes * hp.recv_per_byte;
         Some(hs.recv_free)
+    }
+
+    /// [`Self::deliver`] on the general engine: then the batch sources it let go on are
+    /// woken.
+    pub(crate) fn deliver_and_wake(&mut self, pid: u32, paid: bool) -> Res<()> {
+        self.deliver(pid, paid)?;
+        while let Some((h, t)) = self.released.pop() {
+            self.ensure_gen(h as usize, t);
+        }
+        Ok(())
+    }
+
+    /// A packet from batch source `h` is delivered now: one fewer in flight. If the source
+    /// was waiting for its window, it goes on (listed in `released` for the engine to wake
+    /// it), and if it had a packet due by now, it creates that packet the next cycle, as
+    /// BookSim2's source, which asks each cycle from the one its queue emptied in and dates
+    /// the packet it makes from the cycle after the delivery (`_IssuePacket`, `_Inject`).
+    #[cold]
+    fn window_freed(&mut self, h: usize) {
+        let now = self.now;
+        let hs = &mut self.hosts[h];
+        let full = hs.outstanding == self.window;
+        hs.outstanding -= 1;
+        if full && hs.active && hs.cur == NONE {
+            if hs.tail_out <= now
+                && hs.arrivals.time <= now
+                && let Process::Batch { cycle, .. } = self.spec.workload.process
+            {
+                hs.arrivals
+                    .hold_until(&self.spec.workload.process, cycle.edge_at_or_after(now) + 1);
+            }
+            // (Later than now: past the hold, or where the host's queue empties or its next
+            // packet is due.)
+            let out = hs.tail_out;
+            let t = self.next_ready(h).max(out);
+            self.released.push((h as u32, t));
+        }
     }
 
     /// The tail of packet `pid` is in at its destination now.
@@ -544,6 +588,9 @@ impl Sim<'_> {
             self.c.delivered_measured += 1;
             self.c.last_delivery = done;
             self.c.hops_measured += pkt.hops as u64;
+        }
+        if self.window != 0 {
+            self.window_freed(pkt.src as usize);
         }
         if pkt.tag != agent::NO_TAG {
             let d = agent::Delivery {

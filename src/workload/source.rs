@@ -28,9 +28,12 @@ pub enum Process {
     },
     /// Every source always has a packet waiting (saturation throughput).
     Backlogged,
-    /// A batch (BookSim2's `sim_type = batch`): `count` packets, the n-th created at the
-    /// n-th edge of `cycle` from 0; then the source falls silent.
-    Batch { count: u64, cycle: Clock },
+    /// A batch (BookSim2's `sim_type = batch`): `count` packets, one created each edge of
+    /// `cycle` from 0; then the source falls silent. With a `window` (0: none), a source
+    /// takes a packet only while fewer than `window` of its packets are in flight, and one
+    /// that had to wait creates its next packet the cycle after the delivery that let it go
+    /// on, the rest one a cycle from there (BookSim2's `max_outstanding_requests`).
+    Batch { count: u64, cycle: Clock, window: u32 },
 }
 
 /// Packet sizes [flits].
@@ -181,7 +184,9 @@ impl Arrivals {
                 self.time = cycle.edge(self.cyc);
             }
             Process::Backlogged => self.time = 0,
-            Process::Batch { count, cycle } => self.time = if count > 0 { cycle.edge(0) } else { Time::MAX },
+            Process::Batch { count, cycle, .. } => {
+                self.time = if count > 0 { cycle.edge(0) } else { Time::MAX }
+            }
         }
         self.size = sizes.draw(&mut self.rng);
     }
@@ -232,16 +237,29 @@ impl Arrivals {
                 self.time = cycle.edge(self.cyc);
             }
             Process::Backlogged => {}
-            Process::Batch { count, cycle } => {
+            Process::Batch { count, cycle, .. } => {
                 self.n += 1;
+                self.cyc += 1;
                 self.time = if self.n < count {
-                    cycle.edge(self.n)
+                    cycle.edge(self.cyc)
                 } else {
                     Time::MAX
                 };
             }
         }
         self.size = sizes.draw(&mut self.rng);
+    }
+
+    /// A batch source that waited for its window creates its next packet no earlier than
+    /// the `at`-th edge of its clock, and the rest one an edge from there.
+    pub fn hold_until(&mut self, process: &Process, at: u64) {
+        if let Process::Batch { count, cycle, .. } = *process
+            && self.n < count
+            && at > self.cyc
+        {
+            self.cyc = at;
+            self.time = cycle.edge(at);
+        }
     }
 
     /// Whether a batch source has taken every packet of its batch (never, for the other
@@ -308,16 +326,24 @@ mod tests {
     fn a_batch_creates_one_packet_a_cycle_then_stops() {
         let sizes = Sizes::Fixed(4);
         let pr = Process::Batch {
-            count: 3,
+            count: 5,
             cycle: Clock::from_period(Ratio::int(1000)),
+            window: 0,
         };
         let mut a = Arrivals::new(&pr, &sizes, Stream::new(1, Purpose::Arrivals, 0));
         let mut times = Vec::new();
         while !a.exhausted(&pr) {
             times.push(a.time);
             a.advance(&pr, &sizes);
+            if times.len() == 2 {
+                // A wait for the window: on from cycle 7 (and never back).
+                a.hold_until(&pr, 7);
+                a.hold_until(&pr, 3);
+            }
         }
-        assert_eq!(times, [0, 1000, 2000]);
+        assert_eq!(times, [0, 1000, 7000, 8000, 9000]);
+        assert_eq!(a.time, Time::MAX);
+        a.hold_until(&pr, 20);
         assert_eq!(a.time, Time::MAX);
     }
 

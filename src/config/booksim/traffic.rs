@@ -289,21 +289,32 @@ pub(super) fn load(c: &Cfg, t: &mut Toml, mean: f64) -> R<f64> {
 }
 
 /// `sim_type = batch`: each node sends `batch_size` packets, one created a cycle (BookSim2's
-/// batch sources read neither the injection rate nor the process), `batch_count` times.
+/// batch sources read neither the injection rate nor the process), `batch_count` times, at
+/// most `max_outstanding_requests` of a node's packets in flight.
 /// Returns the batch count, the runs they become.
 pub(super) fn batch(c: &Cfg, t: &mut Toml) -> R<i64> {
     let size = c.int_in("batch_size", 1, 1_000_000_000)?;
     let count = c.int_in("batch_count", 1, 1000)?;
-    if c.int("max_outstanding_requests") > 0 {
-        return Err(c.err(
+    // (BookSim2 reads zero and below as no limit.)
+    let window = c.int("max_outstanding_requests");
+    let window = u32::try_from(window.max(0)).map_err(|_| {
+        c.err(
             "max_outstanding_requests",
-            "reef's batch sources do not wait for their packets to arrive: it models only 0 \
-             (no limit)",
-            Some("max_outstanding_requests = 0;"),
-        ));
-    }
+            format!("{window} is more than reef counts"),
+            None,
+        )
+    })?;
     t.put(c, "traffic", "injection", quote("batch"), &["sim_type"]);
     t.put(c, "traffic", "batch", size.to_string(), &["batch_size"]);
+    if window > 0 {
+        t.put(
+            c,
+            "traffic",
+            "max_outstanding",
+            window.to_string(),
+            &["max_outstanding_requests"],
+        );
+    }
     if count > 1 {
         c.note(
             "batch_count",

@@ -207,6 +207,10 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 if let Err(e) = sim.deliver(id, true) {
                     sim.failed.get_or_insert(e);
                 }
+                while let Some((h, t)) = sim.released.pop() {
+                    let c = self.hinj[h as usize];
+                    self.wake(sim, c, t);
+                }
             }
         }
     }
