@@ -306,8 +306,8 @@ fn batch(u: &Units, t: &RawTraffic, pattern: Pattern, sizes: Sizes) -> R<Workloa
             None,
         ));
     }
-    // The last packet is created `count − 1` cycles in; the batch then drains within the
-    // same span of reef's clock.
+    // A batch is created in its first `count` cycles; twice that must fit reef's clock (a
+    // batch not through by its limit of 1000 s is reported so).
     within_span(
         src,
         "traffic.batch",

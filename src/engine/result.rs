@@ -19,6 +19,9 @@ pub struct ChannelUse {
 pub struct BatchOutcome {
     /// Packets each host sent.
     pub packets_per_host: u64,
+    /// At most this many of a host's packets in flight (`traffic.max_outstanding`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_outstanding: Option<u32>,
     /// From the start to the last packet delivered [cycles]; `None` if the batch was not
     /// through (a deadlock, Ctrl-C, or past reef's limit of 1000 s).
     pub duration_cycles: Option<f64>,
@@ -164,7 +167,7 @@ impl Sim<'_> {
         let accepted = per_node.iter().sum::<f64>() / n;
         let backlogged = matches!(spec.workload.process, Process::Backlogged);
         let batch = match spec.workload.process {
-            Process::Batch { count, .. } => Some(count),
+            Process::Batch { count, window, .. } => Some((count, window)),
             _ => None,
         };
         // (A batch offers a packet a cycle until it has sent them all: no rate.)
@@ -336,8 +339,9 @@ impl Sim<'_> {
             deadlock: outcome.deadlock.clone(),
             interrupted: outcome.interrupted,
             sampling: self.sampling.clone(),
-            batch: batch.map(|count| BatchOutcome {
+            batch: batch.map(|(count, window)| BatchOutcome {
                 packets_per_host: count,
+                max_outstanding: (window > 0).then_some(window),
                 duration_cycles: (outcome.deadlock.is_none()
                     && !outcome.interrupted
                     && !outcome.drain_failed)

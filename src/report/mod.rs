@@ -84,9 +84,13 @@ pub fn summary(r: &RunResult) -> String {
                     Some(d) => format!("delivered in {d:.0} cycles (the window of the rates below)"),
                     None => "not through (below)".to_string(),
                 };
+                let window = b
+                    .max_outstanding
+                    .map(|w| format!(", at most {w} in flight"))
+                    .unwrap_or_default();
                 let _ = writeln!(
                     s,
-                    "  batch     {} packets a host, one created a cycle: {through}",
+                    "  batch     {} packets a host, one created a cycle{window}: {through}",
                     b.packets_per_host
                 );
             }
