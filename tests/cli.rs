@@ -537,6 +537,17 @@ fn sweep_writes_csv_and_json() {
         assert_eq!(code, 1, "{set}: {err}");
         assert!(err.contains(refusal), "{set}: {err}");
     }
+    // Nor does a batch, whose sources make a packet a cycle.
+    let (code, _, err) = reef(&[
+        "sweep",
+        "tests/data/booksim/examples/torus88",
+        "sim_type=batch",
+        "--load",
+        "0.1:0.3:0.1",
+        "-q",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("run a batch with `reef run`"), "{err}");
     // The points end at the first saturated one, however many run at a time (with more
     // jobs than points before it, the loads beyond it were reported too).
     let csv_with = |jobs: &str| {
