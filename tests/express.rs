@@ -8,10 +8,10 @@
 //! one VC, every timing the express engine handles (flit and tail times, wire latency, credit
 //! delay, router delay, a VC-reuse delay, a least time in the input buffer, buffers down to one
 //! flit, host channels of their own), host send and receive costs, every injection process
-//! (batches too), several traffic patterns, packet sizes and size mixes, both drain modes, and
-//! latencies from creation and from the front of the source queue; both engines
-//! with their invariant checks on (`sim.check`, compiled into the express engine's checking
-//! instantiation).
+//! (batches too, with and without a window), several traffic patterns, packet sizes and
+//! size mixes, both drain modes, and latencies from creation and from the front of the
+//! source queue; both engines with their invariant checks on (`sim.check`, compiled into
+//! the express engine's checking instantiation).
 //! `REEF_EXPRESS_CASES=5000 cargo test --release --test express` is the deep check to run
 //! after a change to either engine.
 

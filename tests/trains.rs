@@ -7,8 +7,8 @@
 //! three switching modes, credit and IEEE 1355 token flow control, routes carried in the
 //! packet and Mosaic header bytes stripped hop by hop, channels clocked at a period that is
 //! not whole picoseconds), fed by every injection process, with host channels of their
-//! own, host costs, both drain modes, batches, and latencies from creation and from the
-//! front of the source queue.
+//! own, host costs, both drain modes, batches (with and without a window), and latencies
+//! from creation and from the front of the source queue.
 //! `REEF_TRAIN_CASES=20000 cargo test --release --test trains` is the deep check to run
 //! after a change to the engine (about six minutes on the 2-core machine).
 

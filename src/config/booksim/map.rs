@@ -437,7 +437,12 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
             None,
         ));
     }
-    t.put(&c, "sim", "runs", runs.to_string(), &["sim_count", "batch_count"]);
+    let from: &[&str] = if batch {
+        &["sim_count", "batch_count"]
+    } else {
+        &["sim_count"]
+    };
+    t.put(&c, "sim", "runs", runs.to_string(), from);
     if count > 1 {
         c.note(
             "sim_count",

@@ -580,6 +580,18 @@ fn a_batch_simulation_sends_batch_size_packets_a_node_batch_count_times() {
     .unwrap_err();
     assert_eq!(e.key, "sim_count");
     assert!(e.msg.contains("1100 runs"), "{}", e.msg);
+    // Outside a batch, batch_count neither counts nor is named as where the runs come from.
+    let t = tr(&format!("{base}batch_count = 3;\n")).unwrap();
+    assert!(
+        t.notes
+            .join("\n")
+            .contains("t.cfg:5: batch_count = 3: used only when sim_type = batch")
+    );
+    let runs = t.toml.lines().find(|l| l.starts_with("runs = ")).unwrap();
+    assert!(
+        runs.starts_with("runs = 1 ") && !runs.contains("batch_count"),
+        "{runs}"
+    );
     // A window of packets in flight.
     let t = toml(&format!(
         "{base}sim_type = batch;\nmax_outstanding_requests = 4;\n"
