@@ -363,9 +363,6 @@ pub fn point_spec(path: &Path, overrides: &[String], load: Option<f64>) -> Resul
             // The swept load came from --load, not from a --set the user typed.
             if load.is_some() && e.key == "traffic.load" && e.origin.is_some() {
                 e.origin = Some(config::Origin::Load);
-                if e.msg.starts_with("a batch has no load") {
-                    e.hint = Some("a sweep varies the load: run a batch with `reef run`".into());
-                }
             }
             e
         })

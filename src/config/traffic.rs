@@ -288,7 +288,15 @@ fn batch(u: &Units, t: &RawTraffic, pattern: Pattern, sizes: Sizes) -> R<Workloa
             return Err(src.err(
                 key,
                 "a batch has no load: each host creates a packet a cycle until it has made `batch` of them",
-                Some(&format!("remove {key}")),
+                // (`reef sweep` sets the load: a batch is not for sweeping.)
+                Some(&format!(
+                    "remove {key}{}",
+                    if key == "traffic.load" {
+                        " (a sweep varies the load: run a batch with `reef run`)"
+                    } else {
+                        ""
+                    }
+                )),
             ));
         }
     }
