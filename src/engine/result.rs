@@ -171,8 +171,8 @@ impl Sim<'_> {
             _ => None,
         };
         // (A batch offers a packet a cycle until it has sent them all: no rate.)
-        let backlogged = backlogged || batch.is_some();
-        let offered = (!backlogged && window > 0.0).then(|| c.offered_flits as f64 / n / cycles);
+        let no_rate = backlogged || batch.is_some();
+        let offered = (!no_rate && window > 0.0).then(|| c.offered_flits as f64 / n / cycles);
         // Batches split the configured window: a deadlock leaves them unequal, so no interval.
         let bcycles = cycles / c.batches.len() as f64;
         // (A batch's window is known only at its end, and its packets all fall in one.)
@@ -295,9 +295,8 @@ impl Sim<'_> {
             }
             .to_string(),
             // (None without synthetic traffic: `pattern = "none"` configures no load.)
-            offered_load: (!backlogged
-                && (0..self.hosts.len() as u32).any(|h| spec.workload.pattern.sends(h)))
-            .then_some(spec.workload.load),
+            offered_load: (!no_rate && (0..self.hosts.len() as u32).any(|h| spec.workload.pattern.sends(h)))
+                .then_some(spec.workload.load),
             offered_flits_per_node_cycle: offered,
             accepted_flits_per_node_cycle: accepted,
             accepted_min_flits_per_node_cycle: per_node
