@@ -5,7 +5,7 @@
 //! deterministic tables (fat trees, Clos, fully connected, flies, cmesh, flatfly) or adaptive
 //! ones (fat trees, Clos, up*/down* on a ring), with every selection policy the express engine
 //! takes, BookSim2's switch (VCs in turn, its switch and VC allocators) where every channel has
-//! one VC, every timing the express engine handles (flit and tail times, wire latency, credit
+//! one VC, VCs given in turn on any number (routed one way), every timing the express engine handles (flit and tail times, wire latency, credit
 //! delay, router delay, a VC-reuse delay, a least time in the input buffer, buffers down to one
 //! flit, host channels of their own), host send and receive costs, every injection process
 //! (batches too, with and without a window), several traffic patterns, packet sizes and
@@ -49,6 +49,10 @@ struct Net {
     /// The VC-reuse delay and the least time in an input buffer [cycles].
     vc_reuse: u32,
     flit_delay: u32,
+    /// Output VCs given in turn (`switch.vc_choice = "round-robin"`) on any number of VCs,
+    /// where `booksim` is not drawn (not with adaptive tables, which stay on the general
+    /// engine then).
+    in_turn: bool,
     /// Host channels of their own: flit time, latency [cycles], buffer and VCs.
     host_channel: Option<(u32, u32, u32, u32)>,
     /// Host costs: send and receive overheads [cycles], per-byte costs [ps] and bytes per
@@ -126,6 +130,13 @@ impl Net {
             && self.host_channel.is_none_or(|h| h.3 == 1)
         {
             booksim = format!("vc_choice = \"{choice}\"\nallocator = \"{alloc}\"\nvc_allocator = \"{va}\"\n");
+        } else if self.in_turn
+            && !self
+                .tables
+                .as_ref()
+                .is_some_and(|t| t.contains("adaptive = true"))
+        {
+            booksim = "vc_choice = \"round-robin\"\n".into();
         }
         if self.torus && self.tables.is_none() && !self.dor.is_empty() {
             extra += &format!("[routing]\n{}\n", self.dor);
@@ -271,6 +282,7 @@ fn net() -> impl Strategy<Value = Net> {
                 prop::option::weighted(0.3, (1u32..4, 0u32..4, 1u32..10, 1u32..3)),
                 prop::sample::select(vec![0u32, 0, 0, 1, 2, 5]),
                 prop::sample::select(vec![0u32, 0, 0, 1, 2, 4]),
+                prop::bool::weighted(0.3),
             ),
             prop::option::weighted(
                 0.25,
@@ -318,7 +330,7 @@ fn net() -> impl Strategy<Value = Net> {
                 (torus, vcs, speedup, dor),
                 (k, conc, buffer, flit_time, tail, latency, credit_delay, router_delay),
                 (
-                    (host_channel, vc_reuse, flit_delay),
+                    (host_channel, vc_reuse, flit_delay, in_turn),
                     host_costs,
                     pattern,
                     injection,
@@ -345,6 +357,7 @@ fn net() -> impl Strategy<Value = Net> {
                 router_delay,
                 vc_reuse,
                 flit_delay,
+                in_turn,
                 host_channel,
                 host_costs,
                 pattern,
@@ -419,10 +432,6 @@ fn the_express_engine_refuses_what_it_does_not_model() {
         (&["sim.trains=false"], "flit-by-flit"),
         (&["sim.express=false"], "sim.express = false"),
         (
-            &["switch.vc_choice=\"round-robin\"", "channel.vcs=2"],
-            "VCs chosen round robin",
-        ),
-        (
             &["switch.allocator=\"islip\"", "channel.vcs=2"],
             "separable switch allocator",
         ),
@@ -437,6 +446,24 @@ fn the_express_engine_refuses_what_it_does_not_model() {
         // And the run still goes (on the general engine).
         assert!(run(&s).packets_delivered > 0, "{set:?}");
     }
+    // VCs given in turn run on an instantiation of their own, but not with adaptive tables.
+    let s = spec_with(base, &["switch.vc_choice=\"round-robin\"", "channel.vcs=2"]);
+    let sim = Sim::new(&s).unwrap();
+    assert_eq!(sim.express_refused(), None);
+    assert!(
+        sim.engine_choice().contains("VCs given in turn"),
+        "{}",
+        sim.engine_choice()
+    );
+    let adaptive = "[sim]\nwarmup = \"100 cycles\"\nmeasure = \"300 cycles\"\n[topology]\nkind = \"fat-tree\"\n\
+                    k = 2\nn = 2\n[routing]\nadaptive = true\n[channel]\nvcs = 2\n[switch]\n\
+                    vc_choice = \"round-robin\"\n[traffic]\nload = 0.1\n";
+    let refused = Sim::new(&spec(adaptive)).unwrap().express_refused();
+    assert!(
+        refused.is_some_and(|r| r.contains("round robin") && r.contains("adaptive routing")),
+        "{refused:?}"
+    );
+    assert!(run(&spec(adaptive)).packets_delivered > 0);
     // With one VC on every channel, BookSim2's switch is reef's: the express engine takes it.
     let booksim = [
         "switch.vc_choice=\"round-robin\"",
@@ -460,13 +487,23 @@ fn the_express_engine_checks_itself_and_changes_nothing() {
     let base = "[sim]\nwarmup = \"200 cycles\"\nmeasure = \"2000 cycles\"\ndrain = \"all\"\n[topology]\nkind = \"torus\"\n\
                 k = [4, 3]\n[channel]\nvcs = 2\nbuffer = 3\ncredit_delay = \"2 cycles\"\n[traffic]\nload = 0.4\n\
                 sizes = [[2, 0.5], [9, 0.5]]\n";
-    let checked = spec_with(base, &["sim.check=true"]);
-    assert_eq!(Sim::new(&checked).unwrap().express_refused(), None);
-    let with = run(&checked);
-    assert!(with.packets_delivered > 1000, "{}", with.packets_delivered);
-    assert_eq!(without_events(with.clone()), without_events(run(&spec(base))));
-    let general = run(&spec_with(base, &["sim.check=true", "sim.express=false"]));
-    assert_eq!(without_events(with), without_events(general));
+    // Each instantiation with the checks against the one without: plain, and with VCs given
+    // in turn.
+    for turn in [&[][..], &["switch.vc_choice=\"round-robin\""][..]] {
+        let checked = spec_with(base, &[turn, &["sim.check=true"]].concat());
+        assert_eq!(Sim::new(&checked).unwrap().express_refused(), None);
+        let with = run(&checked);
+        assert!(with.packets_delivered > 1000, "{}", with.packets_delivered);
+        assert_eq!(
+            without_events(with.clone()),
+            without_events(run(&spec_with(base, turn)))
+        );
+        let general = run(&spec_with(
+            base,
+            &[turn, &["sim.check=true", "sim.express=false"]].concat(),
+        ));
+        assert_eq!(without_events(with), without_events(general));
+    }
 }
 
 /// A mesh more than 255 hops wide runs on the express engine too: a head's hop count rides

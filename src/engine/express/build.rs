@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
+impl<R: XRoute, F: XFeat> Express<R, F> {
     /// Builds the engine's records for `sim`, in its own numbering, chosen so that an id
     /// follows from what names it without a table:
     /// - a VC into a switch is `Sw::in_base` + its index among the switch's inputs (the
@@ -210,6 +210,13 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             dirty_sw: Vec::new(),
             asks: Vec::new(),
             want: Recs::zeroed(if R::MULTI { nv } else { 0 })?,
+            // (Made last: each array made takes the next cache colour, `recs::color`.)
+            va_last: Recs::from_vec(if F::VC_TURN {
+                vec![VcIx::NONE; nv]
+            } else {
+                Vec::new()
+            })?,
+            features: std::marker::PhantomData,
         })
     }
 }

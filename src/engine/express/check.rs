@@ -7,7 +7,7 @@
 
 use super::*;
 
-impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
+impl<R: XRoute, F: XFeat> Express<R, F> {
     /// Records a broken invariant: the run stops at the end of this instant with it.
     #[cold]
     fn broken(sim: &mut Sim, what: String) {
@@ -28,7 +28,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// VC `o`'s ring holds no more than its buffer.
     #[inline(always)]
     pub(super) fn check_ring(&self, sim: &mut Sim, o: VcIx) {
-        if !CHECK {
+        if !F::CHECK {
             return;
         }
         let x = &self.v[o];
@@ -55,7 +55,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// The packet at the front of input VC `i` starts with its head.
     #[inline(always)]
     pub(super) fn check_front(&self, sim: &mut Sim, i: VcIx) {
-        if !CHECK {
+        if !F::CHECK {
             return;
         }
         let x = &self.v[i];
@@ -73,7 +73,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// Flit `flit` of a packet lands at host `h`: the packet's host, its flits in order.
     #[inline(always)]
     pub(super) fn check_landing(sim: &mut Sim, flit: u32, h: u32) {
-        if !CHECK {
+        if !F::CHECK {
             return;
         }
         let pid = flit & PID;
@@ -90,7 +90,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
     /// (sent by hosts = delivered + in the network, buffered or on their way); after a
     /// completed full drain, every packet delivered.
     pub(super) fn check_end(&self, sim: &mut Sim, drained: bool) -> Res<()> {
-        if !CHECK {
+        if !F::CHECK {
             return Ok(());
         }
         for o in 0..self.v.len() as u32 {

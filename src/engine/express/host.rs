@@ -5,7 +5,7 @@
 
 use super::*;
 
-impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
+impl<R: XRoute, F: XFeat> Express<R, F> {
     /// A flit just sent lands at its host at `a`: counted in the window, and a tail
     /// delivers its packet then.
     #[inline(always)]
@@ -126,12 +126,23 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         }
         let ft = sim.tm(self.csim[c]).flit_time;
         let l = self.ln[c];
-        let Some(o) = (0..l.nvc as u32)
-            .map(|k| l.vc(k))
-            .find(|&o| self.credits_for(sim, o, 1, ft).0 > 0)
-        else {
+        let last = sim.hosts[h].last_vc;
+        let vv = if !F::VC_TURN {
+            (0..l.nvc as u32).find(|&k| self.credits_for(sim, l.vc(k), 1, ft).0 > 0)
+        } else if last == NONE || last >= l.nvc as u32 {
+            // VCs in turn, as the general engine's `injection_vc_rr`: the first packet on
+            // VC 0 or none (as BookSim2's source), then from the one after the last.
+            (self.credits_for(sim, l.vc(0), 1, ft).0 > 0).then_some(0)
+        } else {
+            let n = l.nvc as u32;
+            (1..=n)
+                .map(|j| (last + j) % n)
+                .find(|&k| self.credits_for(sim, l.vc(k), 1, ft).0 > 0)
+        };
+        let Some(vv) = vv else {
             return false;
         };
+        let o = l.vc(vv);
         let size = sim.hosts[h].arrivals.size;
         let Some((dst, created)) = sim.next_synthetic(h, ready) else {
             return false;
@@ -160,6 +171,7 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
         hs.started += 1;
         hs.cur = pid;
         hs.cur_vc = o.0;
+        hs.last_vc = vv;
         hs.cur_sent = 0;
         hs.cur_len = size;
         true

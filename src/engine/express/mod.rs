@@ -52,11 +52,12 @@
 //! Its parts: the records' layout (`build`) and their ids, one type per kind (`ids`), the
 //! routing step (`route`), switches
 //! (`switch`), trains (`send`), hosts and events (`host`), and the invariant checks of
-//! `sim.check` (`check`). It is compiled six times, `Express<R, CHECK>`: for dimension
+//! `sim.check` (`check`). It is compiled ten times, `Express<R, F>`: for dimension
 //! order, the network's other deterministic routing or adaptive tables (`R`), with the
-//! checks compiled in or not; which runs come here is
-//! decided by the features they use (`engine::features`), the instantiation by
-//! `run_express`.
+//! checks and VCs given in turn compiled in or not (`F`, `feat`; VCs in turn not with
+//! adaptive tables); which runs come here is decided by the features they use
+//! (`engine::features`), the instantiation by `run_express`, and an instantiation runs
+//! nothing its `F::HAS` lacks.
 
 use super::recs::{Recs, Zeroed};
 use super::*;
@@ -64,6 +65,7 @@ use crate::routing::dor::Dor;
 
 mod build;
 mod check;
+pub(crate) mod feat;
 mod host;
 mod ids;
 mod prefetch;
@@ -73,6 +75,8 @@ mod switch;
 
 use ids::{ChIx, NodeIx, PortIx, SlotIx, SwIx, VcIx};
 
+use super::features::Feature;
+use feat::{Feat, XFeat};
 use route::{Adaptive, Routed, XRoute};
 
 /// Event kinds (the top two bits; the rest is a VC, a channel or a packet slot).
@@ -336,9 +340,9 @@ impl XSwT {
     }
 }
 
-/// The express engine's state beside the `Sim` it runs for (`CHECK`: with the invariant
-/// checks compiled in).
-pub(crate) struct Express<R, const CHECK: bool> {
+/// The express engine's state beside the `Sim` it runs for (`F`: the features compiled
+/// in, `feat`).
+pub(crate) struct Express<R, F> {
     /// Fetch records ahead of their events (`prefetch`): the records outgrow a core's cache.
     ahead: bool,
     /// The VC-reuse delay (`switch.vc_reuse_delay`): an output VC takes the next packet's
@@ -388,9 +392,13 @@ pub(crate) struct Express<R, const CHECK: bool> {
     /// With adaptive routing (`XRoute::MULTI`), per switch input, the ports (bits) its
     /// head may take; read while it is routed and while it asks for all of them.
     want: Recs<u64, VcIx>,
+    /// With VCs given in turn (`F::VC_TURN`), per switch input VC, the output VC it was
+    /// last given (empty otherwise).
+    va_last: Recs<VcIx, VcIx>,
+    features: std::marker::PhantomData<F>,
 }
 
-impl<R, const CHECK: bool> Express<R, CHECK> {
+impl<R, F> Express<R, F> {
     /// Node `n` as a switch (`None`: a host).
     #[inline(always)]
     fn switch(&self, n: NodeIx) -> Option<SwIx> {
@@ -436,10 +444,11 @@ impl Sim<'_> {
             Routing::Table(t) if !t.deterministic() => "adaptive routing tables",
             _ => "routing tables",
         };
-        let checks = if self.check {
-            ", with its invariant checks compiled in"
-        } else {
-            ""
+        let checks = match (used.has(Feature::Checks), used.has(Feature::VcInTurn)) {
+            (false, false) => "",
+            (true, false) => ", with its invariant checks compiled in",
+            (false, true) => ", with VCs given in turn compiled in",
+            (true, true) => ", with its invariant checks and VCs given in turn compiled in",
         };
         let one_vc = if super::features::moot_switch_settings(self) {
             "; the switches' VC choice and allocators change nothing with one VC a channel"
@@ -454,29 +463,40 @@ impl Sim<'_> {
         if ineligible(self).is_some() {
             return None;
         }
-        // The routing step, and the invariant checks compiled in or not: one instantiation
-        // each (`Express<R, CHECK>`).
-        match (self.routing, self.check) {
-            (Routing::Dor(_), false) => self.run_express_as::<Dor, false>(progress),
-            (Routing::Dor(_), true) => self.run_express_as::<Dor, true>(progress),
-            (Routing::Table(t), false) if !t.deterministic() => {
-                self.run_express_as::<Adaptive, false>(progress)
-            }
-            (Routing::Table(t), true) if !t.deterministic() => {
-                self.run_express_as::<Adaptive, true>(progress)
-            }
-            (_, false) => self.run_express_as::<Routed, false>(progress),
-            (_, true) => self.run_express_as::<Routed, true>(progress),
+        // The routing step, and the invariant checks and VCs in turn compiled in or not:
+        // one instantiation each (`Express<R, F>`; no adaptive tables with VCs in turn,
+        // `Feature::AdaptiveVcInTurn`).
+        let used = super::features::Features::of(self);
+        let (check, turn) = (used.has(Feature::Checks), used.has(Feature::VcInTurn));
+        let adaptive = matches!(self.routing, Routing::Table(t) if !t.deterministic());
+        match (self.routing, check, turn) {
+            (Routing::Dor(_), false, false) => self.run_express_as::<Dor, Feat<false, false>>(progress),
+            (Routing::Dor(_), true, false) => self.run_express_as::<Dor, Feat<true, false>>(progress),
+            (Routing::Dor(_), false, true) => self.run_express_as::<Dor, Feat<false, true>>(progress),
+            (Routing::Dor(_), true, true) => self.run_express_as::<Dor, Feat<true, true>>(progress),
+            (_, false, false) if adaptive => self.run_express_as::<Adaptive, Feat<false, false>>(progress),
+            (_, true, false) if adaptive => self.run_express_as::<Adaptive, Feat<true, false>>(progress),
+            (_, false, false) => self.run_express_as::<Routed, Feat<false, false>>(progress),
+            (_, true, false) => self.run_express_as::<Routed, Feat<true, false>>(progress),
+            (_, false, true) => self.run_express_as::<Routed, Feat<false, true>>(progress),
+            (_, true, true) => self.run_express_as::<Routed, Feat<true, true>>(progress),
         }
     }
 
     /// (`None`: the system would not give the records' address space; the run goes on
     /// the general engine, to the same results.)
-    fn run_express_as<R: XRoute, const CHECK: bool>(
+    fn run_express_as<R: XRoute, F: XFeat>(
         &mut self,
         progress: &mut dyn FnMut(Progress),
     ) -> Option<Res<RunOutcome>> {
-        let mut x = Express::<R, CHECK>::new(self)?;
+        if let Some(f) = super::features::Features::of(self).beyond(F::HAS) {
+            // (Not reached: `run_express` picks an instantiation with every feature used.)
+            return Some(Err(Box::new(SimError::Invariant {
+                time: self.now,
+                what: format!("the express engine's instantiation lacks {}", f.why()),
+            })));
+        }
+        let mut x = Express::<R, F>::new(self)?;
         // The flit slots are this engine's for the run, if laid out for it.
         match std::mem::take(&mut self.ring).into_recs() {
             Ok(ring) => x.ring = ring,
@@ -511,9 +531,9 @@ impl Sim<'_> {
         Some(r)
     }
 
-    fn express_loop<R: XRoute, const CHECK: bool>(
+    fn express_loop<R: XRoute, F: XFeat>(
         &mut self,
-        x: &mut Express<R, CHECK>,
+        x: &mut Express<R, F>,
         progress: &mut dyn FnMut(Progress),
     ) -> Res<RunOutcome> {
         let wall = std::time::Instant::now();

@@ -26,7 +26,7 @@ pub(super) fn worth_it(bytes: usize) -> bool {
     cfg!(feature = "checked") || bytes > 1 << 20
 }
 
-impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
+impl<R: XRoute, F: XFeat> Express<R, F> {
     /// Stage `stage` (0 to 2) of fetching what event `e` will touch when it is handled:
     /// a routed head's input VC, then its switch, then the output it asks for; a woken
     /// channel, then its sender.

@@ -4,7 +4,7 @@
 
 use super::*;
 
-impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
+impl<R: XRoute, F: XFeat> Express<R, F> {
     /// The latest time before which nothing can come between the flits of a worm from
     /// input VC `i` on output VC `o` of channel `c` at switch `s`: another worm on the
     /// channel or on the crossbar input, or a head that may come to be one. (`now` + one

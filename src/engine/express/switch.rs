@@ -15,7 +15,7 @@ fn nth_bit(mut b: u64, k: u32) -> u32 {
     b.trailing_zeros()
 }
 
-impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
+impl<R: XRoute, F: XFeat> Express<R, F> {
     /// Channel `c`'s sender (switch `s`, or a host) has something to do now: the channel
     /// is listed, or, where the switch's inputs share the crossbar, the switch with its
     /// port `port`.
@@ -577,6 +577,9 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
                 (l_.owned, l_.held) = (1, 0);
                 let i = self.sw[s].input(l);
                 self.v[o].owner = i;
+                if F::VC_TURN {
+                    self.va_last[i] = o;
+                }
             }
             let busy = self.ln[c].busy;
             if busy > now {
@@ -695,11 +698,18 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             if ok == 0 {
                 continue;
             }
-            let vv = ok.trailing_zeros();
+            let vv = if F::VC_TURN {
+                self.vc_in_turn(i, &ln, ok, y.lo, y.hi)
+            } else {
+                ok.trailing_zeros()
+            };
             free &= !(1 << vv);
             granted = true;
             let o = ln.vc(vv);
             self.v[o].owner = i;
+            if F::VC_TURN {
+                self.va_last[i] = o;
+            }
             if R::MULTI && self.v[i].port == MULTI_PORT {
                 self.withdraw(sw, i, l, c);
             }
@@ -710,6 +720,28 @@ impl<R: XRoute, const CHECK: bool> Express<R, CHECK> {
             if free == 0 {
                 return true;
             }
+        }
+    }
+
+    /// Of the free VCs `ok` (bits) of channel `l` in the range `lo..=hi` of the head at
+    /// input VC `i`, the one it gets where VCs are given in turn: the first after the VC it
+    /// was last given, if that was one of these below `hi`, wrapping round; else the lowest
+    /// (the general engine's `free_vc_rr`).
+    #[inline(never)]
+    fn vc_in_turn(&self, i: VcIx, l: &XLink, ok: u64, lo: u8, hi: u8) -> u32 {
+        let last = self.va_last[i];
+        let hi = (hi as u32).min(l.nvc as u32 - 1);
+        let base = l.vc_base.0;
+        let start = if last != VcIx::NONE && last.0 >= base + lo as u32 && last.0 < base + hi {
+            last.0 - base + 1
+        } else {
+            lo as u32
+        };
+        let after = ok & (u64::MAX << start);
+        if after != 0 {
+            after.trailing_zeros()
+        } else {
+            ok.trailing_zeros()
         }
     }
 
