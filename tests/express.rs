@@ -5,7 +5,7 @@
 //! deterministic tables (fat trees, Clos, fully connected, flies, cmesh, flatfly) or adaptive
 //! ones (fat trees, Clos, up*/down* on a ring), with every selection policy the express engine
 //! takes, BookSim2's switch (VCs in turn, its switch and VC allocators) where every channel has
-//! one VC, VCs given in turn on any number (routed one way), every timing the express engine handles (flit and tail times, wire latency, credit
+//! one VC, VCs given in turn on any number, every timing the express engine handles (flit and tail times, wire latency, credit
 //! delay, router delay, a VC-reuse delay, a least time in the input buffer, buffers down to one
 //! flit, host channels of their own), host send and receive costs, every injection process
 //! (batches too, with and without a window), several traffic patterns, packet sizes and
@@ -50,8 +50,7 @@ struct Net {
     vc_reuse: u32,
     flit_delay: u32,
     /// Output VCs given in turn (`switch.vc_choice = "round-robin"`) on any number of VCs,
-    /// where `booksim` is not drawn (not with adaptive tables, which stay on the general
-    /// engine then).
+    /// where `booksim` is not drawn.
     in_turn: bool,
     /// Host channels of their own: flit time, latency [cycles], buffer and VCs.
     host_channel: Option<(u32, u32, u32, u32)>,
@@ -130,12 +129,7 @@ impl Net {
             && self.host_channel.is_none_or(|h| h.3 == 1)
         {
             booksim = format!("vc_choice = \"{choice}\"\nallocator = \"{alloc}\"\nvc_allocator = \"{va}\"\n");
-        } else if self.in_turn
-            && !self
-                .tables
-                .as_ref()
-                .is_some_and(|t| t.contains("adaptive = true"))
-        {
+        } else if self.in_turn {
             booksim = "vc_choice = \"round-robin\"\n".into();
         }
         if self.torus && self.tables.is_none() && !self.dor.is_empty() {
@@ -446,7 +440,7 @@ fn the_express_engine_refuses_what_it_does_not_model() {
         // And the run still goes (on the general engine).
         assert!(run(&s).packets_delivered > 0, "{set:?}");
     }
-    // VCs given in turn run on an instantiation of their own, but not with adaptive tables.
+    // VCs given in turn run on an instantiation of their own, routed one way or adaptively.
     let s = spec_with(base, &["switch.vc_choice=\"round-robin\"", "channel.vcs=2"]);
     let sim = Sim::new(&s).unwrap();
     assert_eq!(sim.express_refused(), None);
@@ -458,12 +452,14 @@ fn the_express_engine_refuses_what_it_does_not_model() {
     let adaptive = "[sim]\nwarmup = \"100 cycles\"\nmeasure = \"300 cycles\"\n[topology]\nkind = \"fat-tree\"\n\
                     k = 2\nn = 2\n[routing]\nadaptive = true\n[channel]\nvcs = 2\n[switch]\n\
                     vc_choice = \"round-robin\"\n[traffic]\nload = 0.1\n";
-    let refused = Sim::new(&spec(adaptive)).unwrap().express_refused();
-    assert!(
-        refused.is_some_and(|r| r.contains("round robin") && r.contains("adaptive routing")),
-        "{refused:?}"
+    let a = spec(adaptive);
+    let sim = Sim::new(&a).unwrap();
+    assert_eq!(sim.express_refused(), None);
+    assert!(run(&a).packets_delivered > 0);
+    assert_eq!(
+        sim.engine_choice(),
+        "express (adaptive routing tables), with VCs given in turn compiled in"
     );
-    assert!(run(&spec(adaptive)).packets_delivered > 0);
     // With one VC on every channel, BookSim2's switch is reef's: the express engine takes it.
     let booksim = [
         "switch.vc_choice=\"round-robin\"",

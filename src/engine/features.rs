@@ -48,9 +48,6 @@ pub enum Feature {
     ManyTimings,
     /// Output VCs given in turn (`switch.vc_choice = "round-robin"`).
     VcInTurn,
-    /// Output VCs given in turn where heads select among several outputs (adaptive
-    /// tables): the selection policies read which VC a head would get.
-    AdaptiveVcInTurn,
     /// A VC-reuse delay.
     VcReuseDelay,
     /// A least time in the input buffer.
@@ -79,7 +76,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in order.
-    pub const ALL: [Feature; 22] = [
+    pub const ALL: [Feature; 21] = [
         Feature::GeneralAsked,
         Feature::Checks,
         Feature::Reference,
@@ -90,7 +87,6 @@ impl Feature {
         Feature::TokensFailuresAgents,
         Feature::ManyTimings,
         Feature::VcInTurn,
-        Feature::AdaptiveVcInTurn,
         Feature::VcReuseDelay,
         Feature::FlitDelay,
         Feature::InternalSpeedup,
@@ -121,9 +117,6 @@ impl Feature {
             Feature::TokensFailuresAgents => "failures, tokens, host memory or agents",
             Feature::ManyTimings => "too many channel timings",
             Feature::VcInTurn => "VCs chosen round robin (switch.vc_choice = \"round-robin\")",
-            Feature::AdaptiveVcInTurn => {
-                "VCs chosen round robin (switch.vc_choice = \"round-robin\") with adaptive routing"
-            }
             Feature::VcReuseDelay => "a VC-reuse delay (switch.vc_reuse_delay)",
             Feature::FlitDelay => "a least time in the input buffer (switch.flit_delay)",
             Feature::InternalSpeedup => "an internal speed-up (switch.internal_speedup)",
@@ -310,9 +303,7 @@ impl Features {
         );
         u.set(Feature::ManyTimings, sim.timing.len() > 255);
         let one_vc = one_vc(sim);
-        let in_turn = !one_vc && vc_in_turn(*vc_choice);
-        u.set(Feature::VcInTurn, in_turn);
-        u.set(Feature::AdaptiveVcInTurn, in_turn && adaptive);
+        u.set(Feature::VcInTurn, !one_vc && vc_in_turn(*vc_choice));
         u.set(Feature::VcReuseDelay, *vc_reuse != 0);
         u.set(Feature::FlitDelay, *flit_delay != 0);
         u.set(Feature::InternalSpeedup, *internal_speedup > 1);
@@ -391,7 +382,7 @@ impl Features {
 
 /// What the express engine implements, in one instantiation or another
 /// (`express::feat`): the invariant checks, a VC-reuse delay, a least time in the input
-/// buffer, VCs given in turn where heads have one output each, and otherwise none of the
+/// buffer, VCs given in turn, and otherwise none of the
 /// features above (it runs wormhole switches with credits and round-robin arbitration,
 /// with any host costs, on any fabric, routed by dimension order, a fat tree's computed
 /// routes or tables free of deadlock, deterministic or adaptive with a selection by free

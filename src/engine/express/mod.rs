@@ -52,10 +52,9 @@
 //! Its parts: the records' layout (`build`) and their ids, one type per kind (`ids`), the
 //! routing step (`route`), switches
 //! (`switch`), trains (`send`), hosts and events (`host`), and the invariant checks of
-//! `sim.check` (`check`). It is compiled ten times, `Express<R, F>`: for dimension
+//! `sim.check` (`check`). It is compiled twelve times, `Express<R, F>`: for dimension
 //! order, the network's other deterministic routing or adaptive tables (`R`), with the
-//! checks and VCs given in turn compiled in or not (`F`, `feat`; VCs in turn not with
-//! adaptive tables); which runs come here is decided by the features they use
+//! checks and VCs given in turn compiled in or not (`F`, `feat`); which runs come here is decided by the features they use
 //! (`engine::features`), the instantiation by `run_express`, and an instantiation runs
 //! nothing its `F::HAS` lacks.
 
@@ -464,8 +463,7 @@ impl Sim<'_> {
             return None;
         }
         // The routing step, and the invariant checks and VCs in turn compiled in or not:
-        // one instantiation each (`Express<R, F>`; no adaptive tables with VCs in turn,
-        // `Feature::AdaptiveVcInTurn`).
+        // one instantiation each (`Express<R, F>`).
         let used = super::features::Features::of(self);
         let (check, turn) = (used.has(Feature::Checks), used.has(Feature::VcInTurn));
         let adaptive = matches!(self.routing, Routing::Table(t) if !t.deterministic());
@@ -476,6 +474,8 @@ impl Sim<'_> {
             (Routing::Dor(_), true, true) => self.run_express_as::<Dor, Feat<true, true>>(progress),
             (_, false, false) if adaptive => self.run_express_as::<Adaptive, Feat<false, false>>(progress),
             (_, true, false) if adaptive => self.run_express_as::<Adaptive, Feat<true, false>>(progress),
+            (_, false, true) if adaptive => self.run_express_as::<Adaptive, Feat<false, true>>(progress),
+            (_, true, true) if adaptive => self.run_express_as::<Adaptive, Feat<true, true>>(progress),
             (_, false, false) => self.run_express_as::<Routed, Feat<false, false>>(progress),
             (_, true, false) => self.run_express_as::<Routed, Feat<true, false>>(progress),
             (_, false, true) => self.run_express_as::<Routed, Feat<false, true>>(progress),

@@ -269,6 +269,34 @@ impl<R: XRoute, F: XFeat> Express<R, F> {
         })
     }
 
+    /// The free VC among `lo..=hi` of output channel `c` that the head at input VC `i` would
+    /// be given now (see [`Self::vc_free_now`]): the lowest, or with VCs given in turn the
+    /// first after the one it was last given, wrapping round (the general engine's
+    /// `free_vc_for`, as [`Self::vc_in_turn`] chooses).
+    #[inline(always)]
+    fn free_vc_for(&self, c: ChIx, i: VcIx, lo: u8, hi: u8, now: Time) -> Option<VcIx> {
+        if !F::VC_TURN {
+            return self.free_vc_now(c, lo, hi, now);
+        }
+        let l = &self.ln[c];
+        if l.nvc == 0 {
+            return None;
+        }
+        let (lo, hi) = (lo as u32, (hi as u32).min(l.nvc as u32 - 1));
+        if lo > hi {
+            return None;
+        }
+        let start = self.turn_start(i, l, lo, hi);
+        let n = hi - lo + 1;
+        (0..n)
+            .map(|j| if start + j > hi { start + j - n } else { start + j })
+            .map(|vv| l.vc(vv))
+            .find(|&o| {
+                let x = &self.v[o];
+                x.owner == VcIx::NONE || (x.owner == VcIx::HELD && x.free_at < now)
+            })
+    }
+
     /// The credits the sender of output VC `o` holds now, those landed by now collected
     /// (the general engine's `Sim::credits_now`).
     #[inline(never)]
@@ -278,7 +306,7 @@ impl<R: XRoute, F: XFeat> Express<R, F> {
 
     /// The selection policy of switch `s` for the head at input VC `i`, of several
     /// admissible ports: the port it asks for alone, or `None` (it asks for all). As the
-    /// general engine's `Sim::select` (VCs chosen lowest first: `Feature::VcInTurn`).
+    /// general engine's `Sim::select`.
     fn select(&mut self, sim: &mut Sim, s: SwIx, i: VcIx) -> Option<u8> {
         let now = sim.now;
         let sw = self.sw[s];
@@ -335,12 +363,13 @@ impl<R: XRoute, F: XFeat> Express<R, F> {
                 (n > 0).then(|| nth_bit(f, self.selection_draws(sim, s, i).below(n) as u32))
             }
             k if k == Selection::LeastOccupied as u8 => {
-                // The most credits on the first free VC, the first such port on a tie.
+                // The most credits on the free VC the head would be given, the first such
+                // port on a tie.
                 let (mut b, mut best) = (set, None::<(u32, u32)>);
                 while b != 0 {
                     let p = b.trailing_zeros();
                     b &= b - 1;
-                    if let Some(o) = self.free_vc_now(sw.out(p), lo, hi, now) {
+                    if let Some(o) = self.free_vc_for(sw.out(p), i, lo, hi, now) {
                         let cr = self.credits_now(o, now);
                         if best.is_none_or(|(m, _)| cr > m) {
                             best = Some((cr, p));
@@ -729,19 +758,25 @@ impl<R: XRoute, F: XFeat> Express<R, F> {
     /// (the general engine's `free_vc_rr`).
     #[inline(never)]
     fn vc_in_turn(&self, i: VcIx, l: &XLink, ok: u64, lo: u8, hi: u8) -> u32 {
-        let last = self.va_last[i];
-        let hi = (hi as u32).min(l.nvc as u32 - 1);
-        let base = l.vc_base.0;
-        let start = if last != VcIx::NONE && last.0 >= base + lo as u32 && last.0 < base + hi {
-            last.0 - base + 1
-        } else {
-            lo as u32
-        };
+        let start = self.turn_start(i, l, lo as u32, (hi as u32).min(l.nvc as u32 - 1));
         let after = ok & (u64::MAX << start);
         if after != 0 {
             after.trailing_zeros()
         } else {
             ok.trailing_zeros()
+        }
+    }
+
+    /// Where the head at input VC `i` starts looking among VCs `lo..=hi` (`hi` below the
+    /// channel's count) of channel `l` when VCs are given in turn: after the VC it was last
+    /// given, if that was one of these below `hi`; else at `lo`.
+    #[inline(always)]
+    fn turn_start(&self, i: VcIx, l: &XLink, lo: u32, hi: u32) -> u32 {
+        let (last, base) = (self.va_last[i], l.vc_base.0);
+        if last != VcIx::NONE && last.0 >= base + lo && last.0 < base + hi {
+            last.0 - base + 1
+        } else {
+            lo
         }
     }
 
