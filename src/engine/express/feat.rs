@@ -5,8 +5,8 @@
 //!
 //! Two features are switched this way: the invariant checks (`sim.check`) and output VCs
 //! given in turn (`switch.vc_choice = "round-robin"`, BookSim2's VC allocators' pointers).
-//! The second costs a store on every grant, which made the plain benchmarks 2–3 % slower
-//! when it was a run-time flag (docs/performance.md, 2026-11-29). The rest of what the
+//! The second costs a store on every grant and a choice in the allocation, which the runs
+//! without it should not pay (measured in docs/performance.md). The rest of what the
 //! engine takes (any host costs, VC-reuse delay and least time in the input buffer) is in
 //! every instantiation. With the routing step (`R`: three kinds) that makes twelve
 //! instantiations, chosen in `run_express`.
