@@ -231,6 +231,7 @@ fn net() -> impl Strategy<Value = Net> {
                         "separable-input-first",
                         "separable-output-first",
                         "wavefront",
+                        "rr-wavefront",
                         "max-size",
                     ]),
                     prop::sample::select(vec![

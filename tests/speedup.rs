@@ -162,6 +162,7 @@ fn net() -> impl Strategy<Value = Net> {
             "separable-input-first",
             "separable-output-first",
             "wavefront",
+            "rr-wavefront",
             "max-size",
         ]),
         prop::sample::select(vec!["greedy", "islip", "separable-input-first"]),

@@ -194,6 +194,7 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
         SwAllocatorKind::Islip | SwAllocatorKind::SeparableOutputFirst => SwAllocator::SeparableOutputFirst,
         SwAllocatorKind::SeparableInputFirst => SwAllocator::SeparableInputFirst,
         SwAllocatorKind::Wavefront => SwAllocator::Wavefront,
+        SwAllocatorKind::RrWavefront => SwAllocator::RrWavefront,
         SwAllocatorKind::MaxSize => SwAllocator::MaxSize,
     };
     fab.vc_allocator = match raw.switch.vc_allocator.unwrap_or(VcAllocatorKind::Greedy) {

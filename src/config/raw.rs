@@ -226,6 +226,7 @@ pub enum SwAllocatorKind {
     SeparableOutputFirst,
     SeparableInputFirst,
     Wavefront,
+    RrWavefront,
     MaxSize,
 }
 

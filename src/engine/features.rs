@@ -167,6 +167,7 @@ fn separable_sw(a: SwAllocator) -> bool {
         SwAllocator::SeparableOutputFirst
         | SwAllocator::SeparableInputFirst
         | SwAllocator::Wavefront
+        | SwAllocator::RrWavefront
         | SwAllocator::MaxSize => true,
     }
 }

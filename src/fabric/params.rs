@@ -153,6 +153,11 @@ pub enum SwAllocator {
     /// still free; the priority diagonal moves one on after every allocation with requests.
     /// Its match is maximal.
     Wavefront,
+    /// BookSim2's `rr_wavefront` (the same allocator with `skip_diags`): as
+    /// [`Self::Wavefront`], but the priority diagonal moves to the one after the diagonal
+    /// of the first request granted (the sum of its input and output, modulo the square's
+    /// side).
+    RrWavefront,
     /// BookSim2's `max_size` allocator (`src/allocators/maxsize.cpp`): a maximum matching,
     /// grown by shortest augmenting paths searched breadth first from the unmatched inputs
     /// in turn from a starting input that moves one on after every allocation.
@@ -165,7 +170,10 @@ impl SwAllocator {
     /// each flit's match counts; a separable allocator's pointers move past a matched pair
     /// only, the same after one match of a pair as after several.
     pub fn moves_every_allocation(self) -> bool {
-        matches!(self, SwAllocator::Wavefront | SwAllocator::MaxSize)
+        matches!(
+            self,
+            SwAllocator::Wavefront | SwAllocator::RrWavefront | SwAllocator::MaxSize
+        )
     }
 }
 

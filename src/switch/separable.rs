@@ -155,7 +155,8 @@ pub(crate) fn allocate(
     let Requests { req, outs, n, nx } = r;
     let asks = scratch.asks;
     match kind {
-        SwAllocator::Wavefront => return wavefront(r, sw_ptr, matched, asks),
+        SwAllocator::Wavefront => return wavefront(r, sw_ptr, matched, asks, false),
+        SwAllocator::RrWavefront => return wavefront(r, sw_ptr, matched, asks, true),
         SwAllocator::MaxSize => {
             let Scratch {
                 from, front, next, ..
@@ -207,12 +208,16 @@ pub(crate) fn allocate(
 /// over the square of side `max(nx, n)`, diagonal `d` from the priority diagonal `pri` on,
 /// output `p` from 0 up, the request of input `(pri + d − p) mod side` is granted if that
 /// input and output are still free. `pri` moves one on (the allocator is not called
-/// without requests, as BookSim2's returns at once then).
-fn wavefront(r: Requests, pri: &mut u16, matched: &mut [u32], inmatch: &mut [u32]) {
+/// without requests, as BookSim2's returns at once then), or with `skip` (`rr_wavefront`)
+/// to the diagonal after that of the first grant, its input plus its output, as BookSim2's
+/// `_skip_diags` (a lone request's too: BookSim2 grants it without the sweep, the same
+/// grant).
+fn wavefront(r: Requests, pri: &mut u16, matched: &mut [u32], inmatch: &mut [u32], skip: bool) {
     let Requests { req, outs, n, nx } = r;
     let side = n.max(nx);
     inmatch[..nx as usize].fill(NONE);
     let p0 = *pri as u32 % side;
+    let mut first = NONE;
     for d in 0..side {
         for p in 0..n {
             let x = (p0 + d + side - p) % side;
@@ -223,11 +228,15 @@ fn wavefront(r: Requests, pri: &mut u16, matched: &mut [u32], inmatch: &mut [u32
             {
                 inmatch[x as usize] = p;
                 matched[p as usize] = x;
+                if first == NONE {
+                    first = x + p;
+                }
             }
         }
     }
     debug_assert!(outs.iter().any(|&p| matched[p as usize] != NONE));
-    *pri = ((p0 + 1) % side) as u16;
+    let from = if skip && first != NONE { first } else { p0 };
+    *pri = ((from + 1) % side) as u16;
 }
 
 /// BookSim2's maximum-size matching (`MaxSizeMatch::Allocate`): while a shortest augmenting
@@ -506,6 +515,7 @@ pub(super) mod tests {
     const OUT: SwAllocator = SwAllocator::SeparableOutputFirst;
     const IN: SwAllocator = SwAllocator::SeparableInputFirst;
     const WAVE: SwAllocator = SwAllocator::Wavefront;
+    const RRWAVE: SwAllocator = SwAllocator::RrWavefront;
     const MAX: SwAllocator = SwAllocator::MaxSize;
 
     /// Runs one allocation on `n` outputs and inputs (no speed-up) with the requests
@@ -661,7 +671,7 @@ packet_size = 3
             let ptr: Vec<u32> = (0..4).map(|k| (bits >> (k * 3)) % 4).collect();
             let iptr: Vec<u32> = (0..4).map(|k| (bits >> (k * 2 + 1)) % 4).collect();
             let most = max_matching(&asks, 4);
-            for kind in [OUT, IN, WAVE, MAX] {
+            for kind in [OUT, IN, WAVE, RRWAVE, MAX] {
                 let m = run_sw(kind, 4, &asks, &ptr, &iptr, &mut ((bits % 4) as u16));
                 for (p, &x) in m.iter().enumerate() {
                     if x != NONE {
@@ -676,7 +686,7 @@ packet_size = 3
                 // Some pair matches whenever there is a request.
                 assert_eq!(asks.is_empty(), m.iter().all(|&x| x == NONE), "{kind:?} {asks:?}");
                 let size = m.iter().filter(|&&x| x != NONE).count();
-                if kind == WAVE {
+                if kind == WAVE || kind == RRWAVE {
                     // Maximal: no request left with both its input and output free.
                     for &(p, x) in &asks {
                         assert!(m[p as usize] != NONE || m.contains(&x), "{asks:?}: {m:?}");
@@ -727,6 +737,26 @@ packet_size = 3
             vec![NONE, 1, NONE]
         );
         assert_eq!(pri, 0);
+    }
+
+    /// `rr_wavefront` grants as the wavefront does, and moves its priority diagonal past the
+    /// diagonal of its first grant (`_skip_diags`): worked by hand, three outputs and
+    /// inputs, from diagonal 0 a lone request of input 2 for output 2 is met on diagonal
+    /// 1 (2 + 2 = 4, so 4 + 1 mod 3: diagonal 2 next), where the wavefront moves to 1.
+    #[test]
+    fn the_rr_wavefront_skips_to_the_diagonal_after_its_first_grant() {
+        for (kind, next) in [(WAVE, 1), (RRWAVE, 2)] {
+            let mut pri = 0;
+            let m = run_sw(kind, 3, &[(2, 2)], &[0; 3], &[0; 3], &mut pri);
+            assert_eq!(m, vec![NONE, NONE, 2]);
+            assert_eq!(pri, next, "{kind:?}");
+        }
+        // Every request: the first grant is on the priority diagonal itself (output 0,
+        // input `pri`), so both move one on.
+        let all: Vec<(u32, u32)> = (0..9).map(|b| (b / 3, b % 3)).collect();
+        let mut pri = 1;
+        assert_eq!(run_sw(RRWAVE, 3, &all, &[0; 3], &[0; 3], &mut pri), vec![1, 0, 2]);
+        assert_eq!(pri, 2);
     }
 
     /// `max_size` finds the augmenting path a separable match misses, worked by hand from

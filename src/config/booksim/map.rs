@@ -362,13 +362,16 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
             &["output_speedup"],
         );
     }
-    for (key, also) in [("vc_allocator", ""), ("sw_allocator", ", wavefront, max_size")] {
+    for (key, also) in [
+        ("vc_allocator", ""),
+        ("sw_allocator", ", wavefront, rr_wavefront, max_size"),
+    ] {
         let a = c.str(key);
         let separable = matches!(
             a.as_str(),
             "islip" | "separable_input_first" | "separable_output_first"
         );
-        let dense = key == "sw_allocator" && matches!(a.as_str(), "wavefront" | "max_size");
+        let dense = key == "sw_allocator" && matches!(a.as_str(), "wavefront" | "rr_wavefront" | "max_size");
         if !(separable || dense) {
             return Err(c.err(
                 key,

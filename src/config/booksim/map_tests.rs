@@ -102,7 +102,11 @@ fn a_throughput_simulation_tests_the_accepted_throughput_only() {
 #[test]
 fn wavefront_and_max_size_switch_allocators_but_not_vc_allocators() {
     let base = "topology = mesh;\nk = 4;\nn = 2;\nrouting_function = dor;\n";
-    for (a, reef) in [("wavefront", "wavefront"), ("max_size", "max-size")] {
+    for (a, reef) in [
+        ("wavefront", "wavefront"),
+        ("rr_wavefront", "rr-wavefront"),
+        ("max_size", "max-size"),
+    ] {
         let t = toml(&format!("{base}sw_allocator = {a};\n"));
         assert_eq!(t["switch"]["allocator"].as_str(), Some(reef));
         let e = tr(&format!("{base}vc_allocator = {a};\n")).unwrap_err();
