@@ -56,13 +56,16 @@ CONFIGS = [
     # BookSim2 relative to its working directory, which run() sets to the config's).
     ("anynet", "examples/anynet/anynet_config", [], True),
     # The other switch allocators and the throughput simulation, at single points: the 8-VC
-    # mesh at 90 % of its separable saturation with wavefront, rr_wavefront and max_size allocation, at
-    # 70 % as a throughput simulation, and singleconfig backlogged (a flit a cycle a node)
-    # with max_size, where only the accepted throughput means anything.
+    # mesh at 90 % of its separable saturation with wavefront, rr_wavefront, loa and
+    # max_size allocation, at 70 % as a throughput simulation, and singleconfig backlogged
+    # (a flit a cycle a node) with max_size, where only the accepted throughput means
+    # anything.
     ("mesh8x8-uniform-8vc-wavefront", "workloads/mesh8x8-uniform",
      ["num_vcs=8", "sw_allocator=wavefront", "injection_rate_uses_flits=1", "injection_rate=0.3814"], False),
     ("mesh8x8-uniform-8vc-rr_wavefront", "workloads/mesh8x8-uniform",
      ["num_vcs=8", "sw_allocator=rr_wavefront", "injection_rate_uses_flits=1", "injection_rate=0.3814"], False),
+    ("mesh8x8-uniform-8vc-loa", "workloads/mesh8x8-uniform",
+     ["num_vcs=8", "sw_allocator=loa", "injection_rate_uses_flits=1", "injection_rate=0.3814"], False),
     ("mesh8x8-uniform-8vc-max_size", "workloads/mesh8x8-uniform",
      ["num_vcs=8", "sw_allocator=max_size", "injection_rate_uses_flits=1", "injection_rate=0.3814"], False),
     ("mesh8x8-uniform-8vc-throughput", "workloads/mesh8x8-uniform",

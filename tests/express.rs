@@ -232,6 +232,7 @@ fn net() -> impl Strategy<Value = Net> {
                         "separable-output-first",
                         "wavefront",
                         "rr-wavefront",
+                        "loa",
                         "max-size",
                     ]),
                     prop::sample::select(vec![

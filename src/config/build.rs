@@ -196,6 +196,7 @@ pub fn build(raw: &RawConfig, src: &Source) -> R<Spec> {
         SwAllocatorKind::Wavefront => SwAllocator::Wavefront,
         SwAllocatorKind::RrWavefront => SwAllocator::RrWavefront,
         SwAllocatorKind::MaxSize => SwAllocator::MaxSize,
+        SwAllocatorKind::Loa => SwAllocator::Loa,
     };
     fab.vc_allocator = match raw.switch.vc_allocator.unwrap_or(VcAllocatorKind::Greedy) {
         VcAllocatorKind::Greedy => VcAllocator::Greedy,

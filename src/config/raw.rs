@@ -228,6 +228,7 @@ pub enum SwAllocatorKind {
     Wavefront,
     RrWavefront,
     MaxSize,
+    Loa,
 }
 
 #[derive(Deserialize, Debug, Default)]

@@ -168,7 +168,8 @@ fn separable_sw(a: SwAllocator) -> bool {
         | SwAllocator::SeparableInputFirst
         | SwAllocator::Wavefront
         | SwAllocator::RrWavefront
-        | SwAllocator::MaxSize => true,
+        | SwAllocator::MaxSize
+        | SwAllocator::Loa => true,
     }
 }
 

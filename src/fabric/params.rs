@@ -162,6 +162,12 @@ pub enum SwAllocator {
     /// grown by shortest augmenting paths searched breadth first from the unmatched inputs
     /// in turn from a starting input that moves one on after every allocation.
     MaxSize,
+    /// BookSim2's lonely output allocator (`src/allocators/loa.cpp`): each input asks for
+    /// the output it has a request to that has the fewest requests in all (the first such
+    /// from its pointer), each output grants the first input that asked from its pointer;
+    /// a matched pair's two pointers each move one on (not past the partner), so every
+    /// flit's match counts.
+    Loa,
 }
 
 impl SwAllocator {
@@ -172,7 +178,7 @@ impl SwAllocator {
     pub fn moves_every_allocation(self) -> bool {
         matches!(
             self,
-            SwAllocator::Wavefront | SwAllocator::RrWavefront | SwAllocator::MaxSize
+            SwAllocator::Wavefront | SwAllocator::RrWavefront | SwAllocator::MaxSize | SwAllocator::Loa
         )
     }
 }

@@ -112,11 +112,17 @@ impl Separable {
 
 impl Separable {
     /// Output `p` of `n` (global port `gp`) and crossbar input `x` of `nx` (global index
-    /// `gx`) are matched: each one's pointer moves one past the other.
+    /// `gx`) are matched: each one's pointer moves one past the other, or with `loa` one on
+    /// from where it was (BookSim2's `LOA::Allocate`).
     #[inline]
-    fn advance(&mut self, gp: usize, gx: usize, (p, n): (u32, u32), (x, nx): (u32, u32)) {
-        self.out_ptr[gp] = ((x + 1) % nx) as u16;
-        self.in_ptr[gx] = ((p + 1) % n) as u16;
+    fn advance(&mut self, gp: usize, gx: usize, (p, n): (u32, u32), (x, nx): (u32, u32), loa: bool) {
+        if loa {
+            self.out_ptr[gp] = ((self.out_ptr[gp] as u32 + 1) % nx) as u16;
+            self.in_ptr[gx] = ((self.in_ptr[gx] as u32 + 1) % n) as u16;
+        } else {
+            self.out_ptr[gp] = ((x + 1) % nx) as u16;
+            self.in_ptr[gx] = ((p + 1) % n) as u16;
+        }
     }
 }
 
@@ -163,6 +169,7 @@ pub(crate) fn allocate(
             } = scratch;
             return max_size(r, sw_ptr, matched, asks, [from, front, next]);
         }
+        SwAllocator::Loa => return loa(r, out_ptr, in_ptr, matched, asks, scratch.from),
         _ => {}
     }
     if kind == SwAllocator::SeparableInputFirst {
@@ -237,6 +244,38 @@ fn wavefront(r: Requests, pri: &mut u16, matched: &mut [u32], inmatch: &mut [u32
     debug_assert!(outs.iter().any(|&p| matched[p as usize] != NONE));
     let from = if skip && first != NONE { first } else { p0 };
     *pri = ((from + 1) % side) as u16;
+}
+
+/// BookSim2's lonely output allocation (`LOA::Allocate`): each output's requests counted
+/// (`counts`), each input asks for the output it has a request to with the fewest, the
+/// first such from its pointer, and each output grants the first input that asked for it
+/// from its own pointer (the caller moves the pointers of the matched pairs).
+fn loa(
+    r: Requests,
+    out_ptr: impl Fn(u32) -> u32,
+    in_ptr: impl Fn(u32) -> u32,
+    matched: &mut [u32],
+    asks: &mut [u32],
+    counts: &mut [u32],
+) {
+    let Requests { req, outs, n, nx } = r;
+    for p in 0..n {
+        let row = &req[(p * nx) as usize..((p + 1) * nx) as usize];
+        counts[p as usize] = row.iter().filter(|&&i| i != NONE).count() as u32;
+    }
+    for x in 0..nx {
+        let (off, mut lonely, mut fewest) = (in_ptr(x), NONE, u32::MAX);
+        for o in 0..n {
+            let p = (o + off) % n;
+            if req[(p * nx + x) as usize] != NONE && counts[p as usize] < fewest {
+                (lonely, fewest) = (p, counts[p as usize]);
+            }
+        }
+        asks[x as usize] = lonely;
+    }
+    for &p in outs {
+        matched[p as usize] = first_from(out_ptr(p), nx, |x| asks[x as usize] == p);
+    }
 }
 
 /// BookSim2's maximum-size matching (`MaxSizeMatch::Allocate`): while a shortest augmenting
@@ -406,7 +445,9 @@ impl Sim<'_> {
                     let (o, vc, in_port) = (iv.fwd, iv.vc as u32, iv.in_port as u32);
                     let nvc_in = self.chans[iv.chan as usize].nvc as u32;
                     let gx = ((pb + in_port) * smax + x % sp) as usize;
-                    self.sep.advance((pb * os + e) as usize, gx, (e, no), (x, nx));
+                    let loa = self.sw_allocator == SwAllocator::Loa;
+                    self.sep
+                        .advance((pb * os + e) as usize, gx, (e, no), (x, nx), loa);
                     self.sep.vc_off[gx] = ((vc + sp) % nvc_in) as u8;
                     if self.queued {
                         self.send_queued(s, p, i, o, c, pb + in_port);
@@ -516,6 +557,7 @@ pub(super) mod tests {
     const IN: SwAllocator = SwAllocator::SeparableInputFirst;
     const WAVE: SwAllocator = SwAllocator::Wavefront;
     const RRWAVE: SwAllocator = SwAllocator::RrWavefront;
+    const LOA: SwAllocator = SwAllocator::Loa;
     const MAX: SwAllocator = SwAllocator::MaxSize;
 
     /// Runs one allocation on `n` outputs and inputs (no speed-up) with the requests
@@ -578,7 +620,7 @@ pub(super) mod tests {
             let asks = [(0, 1), (0, 2)];
             assert_eq!(run(kind, 3, &asks, &[0, 0, 0], &[0, 0, 0])[0], 1, "{kind:?}");
             let mut sep = Separable::new(3, 3, 1, 1);
-            sep.advance(0, 1, (0, 3), (1, 3));
+            sep.advance(0, 1, (0, 3), (1, 3), false);
             assert_eq!((sep.out_ptr[0], sep.in_ptr[1]), (2, 1));
             let m = run(kind, 3, &asks, &[2, 0, 0], &[0, 1, 0]);
             assert_eq!(m[0], 2, "{kind:?}");
@@ -671,7 +713,7 @@ packet_size = 3
             let ptr: Vec<u32> = (0..4).map(|k| (bits >> (k * 3)) % 4).collect();
             let iptr: Vec<u32> = (0..4).map(|k| (bits >> (k * 2 + 1)) % 4).collect();
             let most = max_matching(&asks, 4);
-            for kind in [OUT, IN, WAVE, RRWAVE, MAX] {
+            for kind in [OUT, IN, WAVE, RRWAVE, MAX, LOA] {
                 let m = run_sw(kind, 4, &asks, &ptr, &iptr, &mut ((bits % 4) as u16));
                 for (p, &x) in m.iter().enumerate() {
                     if x != NONE {
@@ -757,6 +799,21 @@ packet_size = 3
         let mut pri = 1;
         assert_eq!(run_sw(RRWAVE, 3, &all, &[0; 3], &[0; 3], &mut pri), vec![1, 0, 2]);
         assert_eq!(pri, 2);
+    }
+
+    /// The lonely output allocator, worked by hand from `LOA::Allocate`: input 0 asks for
+    /// outputs 0 and 1, input 1 for output 0 alone. Output 0 has two requests, output 1 one:
+    /// input 0 asks for the lonelier output 1, so both outputs are matched (input-first
+    /// from the same pointers would have both inputs ask for output 0). Between outputs of
+    /// as many requests an input takes the first from its pointer.
+    #[test]
+    fn the_lonely_output_allocator_asks_for_the_output_fewest_want() {
+        let asks = [(0, 0), (0, 1), (1, 0)];
+        assert_eq!(run(LOA, 2, &asks, &[0; 2], &[0; 2]), vec![1, 0]);
+        assert_eq!(run(IN, 2, &asks, &[0; 2], &[0; 2]), vec![0, NONE]);
+        let both = [(0, 0), (1, 0)];
+        assert_eq!(run(LOA, 2, &both, &[0; 2], &[0; 2]), vec![0, NONE]);
+        assert_eq!(run(LOA, 2, &both, &[0; 2], &[1, 0]), vec![NONE, 0]);
     }
 
     /// `max_size` finds the augmenting path a separable match misses, worked by hand from

@@ -364,14 +364,15 @@ pub fn translate(s: &Store, file: &str) -> R<Translation> {
     }
     for (key, also) in [
         ("vc_allocator", ""),
-        ("sw_allocator", ", wavefront, rr_wavefront, max_size"),
+        ("sw_allocator", ", wavefront, rr_wavefront, max_size, loa"),
     ] {
         let a = c.str(key);
         let separable = matches!(
             a.as_str(),
             "islip" | "separable_input_first" | "separable_output_first"
         );
-        let dense = key == "sw_allocator" && matches!(a.as_str(), "wavefront" | "rr_wavefront" | "max_size");
+        let dense =
+            key == "sw_allocator" && matches!(a.as_str(), "wavefront" | "rr_wavefront" | "max_size" | "loa");
         if !(separable || dense) {
             return Err(c.err(
                 key,

@@ -106,6 +106,7 @@ fn wavefront_and_max_size_switch_allocators_but_not_vc_allocators() {
         ("wavefront", "wavefront"),
         ("rr_wavefront", "rr-wavefront"),
         ("max_size", "max-size"),
+        ("loa", "loa"),
     ] {
         let t = toml(&format!("{base}sw_allocator = {a};\n"));
         assert_eq!(t["switch"]["allocator"].as_str(), Some(reef));
