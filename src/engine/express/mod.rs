@@ -459,27 +459,35 @@ impl Sim<'_> {
 
     /// Runs on the express engine if this run can (see the module doc); `None` if not.
     pub(crate) fn run_express(&mut self, progress: &mut dyn FnMut(Progress)) -> Option<Res<RunOutcome>> {
-        if ineligible(self).is_some() {
+        // The features the run uses, found once: whether it can come here, and which
+        // instantiation it runs on.
+        let used = super::features::Features::of(self);
+        if used.beyond(super::features::EXPRESS).is_some() {
             return None;
         }
         // The routing step, and the invariant checks and VCs in turn compiled in or not:
         // one instantiation each (`Express<R, F>`).
-        let used = super::features::Features::of(self);
         let (check, turn) = (used.has(Feature::Checks), used.has(Feature::VcInTurn));
         let adaptive = matches!(self.routing, Routing::Table(t) if !t.deterministic());
         match (self.routing, check, turn) {
-            (Routing::Dor(_), false, false) => self.run_express_as::<Dor, Feat<false, false>>(progress),
-            (Routing::Dor(_), true, false) => self.run_express_as::<Dor, Feat<true, false>>(progress),
-            (Routing::Dor(_), false, true) => self.run_express_as::<Dor, Feat<false, true>>(progress),
-            (Routing::Dor(_), true, true) => self.run_express_as::<Dor, Feat<true, true>>(progress),
-            (_, false, false) if adaptive => self.run_express_as::<Adaptive, Feat<false, false>>(progress),
-            (_, true, false) if adaptive => self.run_express_as::<Adaptive, Feat<true, false>>(progress),
-            (_, false, true) if adaptive => self.run_express_as::<Adaptive, Feat<false, true>>(progress),
-            (_, true, true) if adaptive => self.run_express_as::<Adaptive, Feat<true, true>>(progress),
-            (_, false, false) => self.run_express_as::<Routed, Feat<false, false>>(progress),
-            (_, true, false) => self.run_express_as::<Routed, Feat<true, false>>(progress),
-            (_, false, true) => self.run_express_as::<Routed, Feat<false, true>>(progress),
-            (_, true, true) => self.run_express_as::<Routed, Feat<true, true>>(progress),
+            (Routing::Dor(_), false, false) => self.run_express_as::<Dor, Feat<false, false>>(progress, used),
+            (Routing::Dor(_), true, false) => self.run_express_as::<Dor, Feat<true, false>>(progress, used),
+            (Routing::Dor(_), false, true) => self.run_express_as::<Dor, Feat<false, true>>(progress, used),
+            (Routing::Dor(_), true, true) => self.run_express_as::<Dor, Feat<true, true>>(progress, used),
+            (_, false, false) if adaptive => {
+                self.run_express_as::<Adaptive, Feat<false, false>>(progress, used)
+            }
+            (_, true, false) if adaptive => {
+                self.run_express_as::<Adaptive, Feat<true, false>>(progress, used)
+            }
+            (_, false, true) if adaptive => {
+                self.run_express_as::<Adaptive, Feat<false, true>>(progress, used)
+            }
+            (_, true, true) if adaptive => self.run_express_as::<Adaptive, Feat<true, true>>(progress, used),
+            (_, false, false) => self.run_express_as::<Routed, Feat<false, false>>(progress, used),
+            (_, true, false) => self.run_express_as::<Routed, Feat<true, false>>(progress, used),
+            (_, false, true) => self.run_express_as::<Routed, Feat<false, true>>(progress, used),
+            (_, true, true) => self.run_express_as::<Routed, Feat<true, true>>(progress, used),
         }
     }
 
@@ -488,8 +496,9 @@ impl Sim<'_> {
     fn run_express_as<R: XRoute, F: XFeat>(
         &mut self,
         progress: &mut dyn FnMut(Progress),
+        used: super::features::Features,
     ) -> Option<Res<RunOutcome>> {
-        if let Some(f) = super::features::Features::of(self).beyond(F::HAS) {
+        if let Some(f) = used.beyond(F::HAS) {
             // (Not reached: `run_express` picks an instantiation with every feature used.)
             return Some(Err(Box::new(SimError::Invariant {
                 time: self.now,
