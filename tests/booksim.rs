@@ -1042,13 +1042,20 @@ fn a_freed_vc_goes_to_a_waiting_head_as_booksims_vc_allocation_gives_it() {
             "{over:?}: {toml}"
         );
     }
-    // The express engine has the VCs in turn but not the separable allocators BookSim2's
-    // translation also sets: `reef check` names those alone.
+    // The express engine takes the VCs in turn and, on BookSim2's cycle grid with
+    // deterministic routing, its separable allocators: `reef check` says so.
     let (code, out, err) = reef(&["check", p.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains("engine: general, because of a separable switch allocator")
-            && !out.contains("round robin"),
+        out.contains("engine: express (dimension order)")
+            && out.contains("BookSim2's separable allocators on its cycle grid"),
+        "{out}"
+    );
+    // Off the grid (a wire of half a cycle) they go on the general engine, which says why.
+    let (code, out, err) = reef(&["check", p.to_str().unwrap(), "channel.latency=\"1.5 cycles\""]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("engine: general, because of separable allocators off BookSim2's cycle grid"),
         "{out}"
     );
 }

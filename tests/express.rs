@@ -5,7 +5,8 @@
 //! deterministic tables (fat trees, Clos, fully connected, flies, cmesh, flatfly) or adaptive
 //! ones (fat trees, Clos, up*/down* on a ring), with every selection policy the express engine
 //! takes, BookSim2's switch (VCs in turn, its switch and VC allocators) where every channel has
-//! one VC, VCs given in turn on any number, every timing the express engine handles (flit and tail times, wire latency, credit
+//! one VC and, on BookSim2's cycle grid (whole-cycle timings, deterministic routing), on
+//! several, VCs given in turn on any number, every timing the express engine handles (flit and tail times, wire latency, credit
 //! delay, router delay, a VC-reuse delay, a least time in the input buffer, buffers down to one
 //! flit, host channels of their own), host send and receive costs, every injection process
 //! (batches too, with and without a window), several traffic patterns, packet sizes and
@@ -53,6 +54,10 @@ struct Net {
     /// Output VCs given in turn (`switch.vc_choice = "round-robin"`) on any number of VCs,
     /// where `booksim` is not drawn.
     in_turn: bool,
+    /// BookSim2's switch on its cycle grid with several VCs: its switch and VC allocators
+    /// (VCs in turn), every channel of one flit time, every delay whole cycles,
+    /// deterministic routing, no host costs, packets made on the cycles' edges.
+    grid: Option<(&'static str, &'static str)>,
     /// Host channels of their own: flit time, latency [cycles], buffer and VCs.
     host_channel: Option<(u32, u32, u32, u32)>,
     /// Host costs: send and receive overheads [cycles], per-byte costs [ps] and bytes per
@@ -125,7 +130,10 @@ impl Net {
             self.vcs
         };
         let mut booksim = String::new();
-        if let Some((choice, alloc, va)) = self.booksim
+        if let Some((alloc, va)) = self.grid {
+            booksim =
+                format!("vc_choice = \"round-robin\"\nallocator = \"{alloc}\"\nvc_allocator = \"{va}\"\n");
+        } else if let Some((choice, alloc, va)) = self.booksim
             && vcs == 1
             && self.host_channel.is_none_or(|h| h.3 == 1)
         {
@@ -251,6 +259,26 @@ fn net() -> impl Strategy<Value = Net> {
                 "random-any",
                 "least-occupied",
             ]),
+            prop::option::weighted(
+                0.3,
+                (
+                    prop::sample::select(vec![
+                        "islip",
+                        "separable-input-first",
+                        "separable-output-first",
+                        "wavefront",
+                        "rr-wavefront",
+                        "loa",
+                        "max-size",
+                    ]),
+                    prop::sample::select(vec![
+                        "greedy",
+                        "islip",
+                        "separable-input-first",
+                        "separable-output-first",
+                    ]),
+                ),
+            ),
         ),
         (
             prop::bool::weighted(0.4),
@@ -323,7 +351,7 @@ fn net() -> impl Strategy<Value = Net> {
     )
         .prop_map(
             |(
-                (tables, booksim, selection),
+                (tables, booksim, selection, grid),
                 (torus, vcs, speedup, dor),
                 (k, conc, buffer, flit_time, tail, latency, credit_delay, router_delay),
                 (
@@ -336,33 +364,58 @@ fn net() -> impl Strategy<Value = Net> {
                     drain_all,
                     seed,
                 ),
-            )| Net {
-                tables,
-                booksim,
-                selection,
-                torus,
-                dor,
-                k,
-                conc,
-                vcs,
-                speedup,
-                buffer,
-                flit_time,
-                tail,
-                latency,
-                credit_delay,
-                router_delay,
-                vc_reuse,
-                flit_delay,
-                in_turn,
-                host_channel,
-                host_costs,
-                pattern,
-                injection,
-                load,
-                sizes,
-                drain_all,
-                seed,
+            )| {
+                let mut n = Net {
+                    tables,
+                    booksim,
+                    selection,
+                    torus,
+                    dor,
+                    k,
+                    conc,
+                    vcs,
+                    speedup,
+                    buffer,
+                    flit_time,
+                    tail,
+                    latency,
+                    credit_delay,
+                    router_delay,
+                    vc_reuse,
+                    flit_delay,
+                    in_turn,
+                    host_channel,
+                    host_costs,
+                    pattern,
+                    injection,
+                    load,
+                    sizes,
+                    drain_all,
+                    seed,
+                    grid,
+                };
+                if grid.is_some() {
+                    // On BookSim2's grid: several VCs at every switch input (so that they
+                    // share the crossbar), one flit time, whole-cycle delays (a VC-reuse
+                    // delay with a separable VC allocator, as BookSim2's pipeline has),
+                    // deterministic routing, no host costs, packets made on the cycles' edges.
+                    n.booksim = None;
+                    n.tables = n.tables.filter(|t| !t.contains("adaptive"));
+                    n.vcs = n.vcs.max(2);
+                    n.speedup = 1;
+                    n.flit_time = 1;
+                    n.tail = "";
+                    n.host_costs = None;
+                    n.host_channel = n.host_channel.map(|(_, lat, buf, vcs)| (1, lat, buf, vcs.max(2)));
+                    // (A periodic source's period is whole cycles only at some loads.)
+                    if n.injection == "poisson" || n.injection == "periodic" {
+                        n.injection = "bernoulli";
+                    }
+                    if grid.is_some_and(|g| g.1 != "greedy") {
+                        n.vc_reuse = n.vc_reuse.max(1);
+                    }
+                }
+                n
             },
         )
 }
@@ -435,13 +488,20 @@ fn the_express_engine_refuses_what_it_does_not_model() {
         (&["switch.router_delay=\"0 cycles\""], "router delay"),
         (&["sim.trains=false"], "flit-by-flit"),
         (&["sim.express=false"], "sim.express = false"),
+        // BookSim2's separable allocators off its cycle grid: without VCs in turn, with
+        // a greedy switch allocator, with a wire of half a cycle.
+        (&["switch.allocator=\"islip\"", "channel.vcs=2"], "cycle grid"),
+        (&["switch.vc_allocator=\"islip\"", "channel.vcs=2"], "cycle grid"),
         (
-            &["switch.allocator=\"islip\"", "channel.vcs=2"],
-            "separable switch allocator",
-        ),
-        (
-            &["switch.vc_allocator=\"islip\"", "channel.vcs=2"],
-            "separable VC allocator",
+            &[
+                "switch.vc_choice=\"round-robin\"",
+                "switch.allocator=\"islip\"",
+                "switch.vc_allocator=\"islip\"",
+                "switch.vc_reuse_delay=\"1 cycle\"",
+                "channel.latency=\"0.5 cycles\"",
+                "channel.vcs=2",
+            ],
+            "cycle grid",
         ),
     ] {
         let s = spec_with(base, set);
@@ -450,6 +510,24 @@ fn the_express_engine_refuses_what_it_does_not_model() {
         // And the run still goes (on the general engine).
         assert!(run(&s).packets_delivered > 0, "{set:?}");
     }
+    // On the grid they run on the express engine, as the property test draws them.
+    let s = spec_with(
+        base,
+        &[
+            "switch.vc_choice=\"round-robin\"",
+            "switch.allocator=\"islip\"",
+            "switch.vc_allocator=\"islip\"",
+            "switch.vc_reuse_delay=\"1 cycle\"",
+            "channel.vcs=2",
+        ],
+    );
+    let sim = Sim::new(&s).unwrap();
+    assert_eq!(sim.express_refused(), None);
+    assert!(
+        sim.engine_choice().contains("separable"),
+        "{}",
+        sim.engine_choice()
+    );
     // VCs given in turn run on an instantiation of their own, routed one way or adaptively.
     let s = spec_with(base, &["switch.vc_choice=\"round-robin\"", "channel.vcs=2"]);
     let sim = Sim::new(&s).unwrap();

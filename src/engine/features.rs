@@ -60,6 +60,8 @@ pub enum Feature {
     SeparableAllocator,
     /// A separable VC allocator.
     SeparableVcAllocator,
+    /// Separable allocators off BookSim2's cycle grid ([`separable_on_grid`]).
+    SeparableOffGrid,
     /// A channel of more than 32 VCs.
     WideChannel,
     /// A channel clocked at a period that is not whole picoseconds.
@@ -76,7 +78,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, in order.
-    pub const ALL: [Feature; 21] = [
+    pub const ALL: [Feature; 22] = [
         Feature::GeneralAsked,
         Feature::Checks,
         Feature::Reference,
@@ -93,6 +95,7 @@ impl Feature {
         Feature::OutputSpeedup,
         Feature::SeparableAllocator,
         Feature::SeparableVcAllocator,
+        Feature::SeparableOffGrid,
         Feature::WideChannel,
         Feature::ClockedChannel,
         Feature::OtherChannel,
@@ -123,6 +126,9 @@ impl Feature {
             Feature::OutputSpeedup => "an output speed-up (switch.output_speedup)",
             Feature::SeparableAllocator => "a separable switch allocator (switch.allocator)",
             Feature::SeparableVcAllocator => "a separable VC allocator (switch.vc_allocator)",
+            Feature::SeparableOffGrid => {
+                "separable allocators off BookSim2's cycle grid (every channel of one flit time, every delay a whole number of them, a separable switch allocator on every switch, its inputs sharing the crossbar, VCs given in turn, deterministic routing)"
+            }
             Feature::WideChannel => "channels of more than 32 VCs",
             Feature::ClockedChannel => "channels clocked at a period that is not whole picoseconds",
             Feature::OtherChannel => {
@@ -178,6 +184,60 @@ fn separable_sw(a: SwAllocator) -> bool {
 pub(crate) fn moot_switch_settings(sim: &Sim) -> bool {
     let f = sim.fab;
     one_vc(sim) && (vc_in_turn(f.vc_choice) || separable_vc(f.vc_allocator) || separable_sw(f.sw_allocator))
+}
+
+/// Whether `sim`'s separable allocators run on BookSim2's cycle grid, where the express
+/// engine takes them (`express::separable`): one time unit `T`, every channel's flit and
+/// tail time, every latency, credit delay and router delay a whole number of `T` (the router
+/// delay and, with a separable VC allocator, the VC-reuse delay one at least, as BookSim2's
+/// pipeline has them), packets made on its edges, no host costs; every switch's inputs share
+/// the crossbar (more VCs than its speed-up of one) and allocate it with a separable
+/// allocator; VCs given in turn; a deterministic routing (`adaptive`: not). There every
+/// instant anything happens at is an edge of the grid, every switch allocates at every edge
+/// at which it has something to match, and the results no longer depend on which events
+/// woke a switch (the general engine's separable allocators look only at the outputs woken:
+/// off the grid an output that lost an allocation and tries again a cycle later may be
+/// woken in between, docs/config.md).
+fn separable_on_grid(sim: &Sim, adaptive: bool) -> bool {
+    use crate::workload::source::Process;
+    let f = sim.fab;
+    let Some(t) = sim.timing.first().map(|t| t.flit_time) else {
+        return false;
+    };
+    let whole = |x: crate::time::Time| x.is_multiple_of(t);
+    let on_edges = |r: crate::time::Ratio| r.num().is_multiple_of(r.den() * t as u128);
+    let process = match &sim.spec.workload.process {
+        Process::Bernoulli { cycle, .. } | Process::OnOff { cycle, .. } | Process::Batch { cycle, .. } => {
+            cycle.period() == crate::time::Ratio::int(t as u128)
+        }
+        Process::Periodic { period } => on_edges(*period),
+        Process::Backlogged => true,
+        Process::Poisson { .. } => false,
+    };
+    t > 0
+        && process
+        && !adaptive
+        && vc_in_turn(f.vc_choice)
+        && separable_sw(f.sw_allocator)
+        && f.internal_speedup == 1
+        && f.output_speedup == 1
+        && whole(f.vc_reuse)
+        && whole(f.flit_delay)
+        && (f.vc_reuse > 0 || !separable_vc(f.vc_allocator))
+        && sim.timing.iter().all(|m| {
+            m.flit_time == t
+                && m.tail_time == t
+                && m.clock.is_none()
+                && whole(m.latency)
+                && whole(m.credit_delay)
+                && whole(m.router_delay)
+        })
+        && sim.sws.0[..f.switches as usize]
+            .iter()
+            .all(|s| s.xbar && s.speedup == 1 && s.sa_period == t)
+        && sim.host_params.iter().all(|h| {
+            h.send_overhead == 0 && h.send_per_byte == 0 && h.recv_overhead == 0 && h.recv_per_byte == 0
+        })
 }
 
 /// A set of [`Feature`]s.
@@ -318,6 +378,9 @@ impl Features {
             Feature::SeparableAllocator,
             !one_vc && separable_sw(*sw_allocator),
         );
+        if !one_vc && (separable_sw(*sw_allocator) || separable_vc(*vc_allocator)) {
+            u.set(Feature::SeparableOffGrid, !separable_on_grid(sim, adaptive));
+        }
         for (ci, ch) in channels.iter().enumerate() {
             let LinkParams {
                 // Any timing: both engines pace flits by the channel's `Timing`.
@@ -384,7 +447,8 @@ impl Features {
 
 /// What the express engine implements, in one instantiation or another
 /// (`express::feat`): the invariant checks, a VC-reuse delay, a least time in the input
-/// buffer, VCs given in turn, and otherwise none of the
+/// buffer, VCs given in turn, BookSim2's separable allocators on its cycle grid (off it,
+/// [`Feature::SeparableOffGrid`]), and otherwise none of the
 /// features above (it runs wormhole switches with credits and round-robin arbitration,
 /// with any host costs, on any fabric, routed by dimension order, a fat tree's computed
 /// routes or tables free of deadlock, deterministic or adaptive with a selection by free

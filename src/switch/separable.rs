@@ -115,14 +115,28 @@ impl Separable {
     /// `gx`) are matched: each one's pointer moves one past the other, or with `loa` one on
     /// from where it was (BookSim2's `LOA::Allocate`).
     #[inline]
-    fn advance(&mut self, gp: usize, gx: usize, (p, n): (u32, u32), (x, nx): (u32, u32), loa: bool) {
-        if loa {
-            self.out_ptr[gp] = ((self.out_ptr[gp] as u32 + 1) % nx) as u16;
-            self.in_ptr[gx] = ((self.in_ptr[gx] as u32 + 1) % n) as u16;
-        } else {
-            self.out_ptr[gp] = ((x + 1) % nx) as u16;
-            self.in_ptr[gx] = ((p + 1) % n) as u16;
-        }
+    fn advance(&mut self, gp: usize, gx: usize, p: (u32, u32), x: (u32, u32), loa: bool) {
+        advance(&mut self.out_ptr[gp], &mut self.in_ptr[gx], p, x, loa);
+    }
+}
+
+/// The pointers `out_ptr` of output `p` (of `n`) and `in_ptr` of crossbar input `x` (of
+/// `nx`), matched: each one past the other, or with `loa` each one on from where it was
+/// (BookSim2's `LOA::Allocate`). (Both engines' separable switches.)
+#[inline]
+pub(crate) fn advance(
+    out_ptr: &mut u16,
+    in_ptr: &mut u16,
+    (p, n): (u32, u32),
+    (x, nx): (u32, u32),
+    loa: bool,
+) {
+    if loa {
+        *out_ptr = ((*out_ptr as u32 + 1) % nx) as u16;
+        *in_ptr = ((*in_ptr as u32 + 1) % n) as u16;
+    } else {
+        *out_ptr = ((x + 1) % nx) as u16;
+        *in_ptr = ((p + 1) % n) as u16;
     }
 }
 
@@ -348,7 +362,7 @@ fn first_in_turn(cands: impl Iterator<Item = u32>, ptr: u32, n: u32) -> u32 {
 
 /// Whether VC `a` comes before VC `b` in round-robin order from `off` among `n`.
 #[inline(always)]
-fn rr_before(a: u32, b: u32, off: u32, n: u32) -> bool {
+pub(crate) fn rr_before(a: u32, b: u32, off: u32, n: u32) -> bool {
     (a + n - off) % n < (b + n - off) % n
 }
 

@@ -116,7 +116,7 @@ fn best(xs: &[Cand], ok: impl Fn(&Cand) -> bool) -> Option<usize> {
 
 /// How far local input `l` is from the first in round-robin order after `last` (of `n`).
 #[inline]
-fn turn(l: u32, last: u32, n: u32) -> u32 {
+pub(crate) fn turn(l: u32, last: u32, n: u32) -> u32 {
     let start = if last == NONE || last + 1 >= n {
         0
     } else {

@@ -216,6 +216,9 @@ impl<R: XRoute, F: XFeat> Express<R, F> {
             } else {
                 Vec::new()
             })?,
+            sep: None,
+            sep_on: false,
+            sep_trains: false,
             features: std::marker::PhantomData,
         })
     }

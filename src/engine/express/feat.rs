@@ -6,7 +6,9 @@
 //! Two features are switched this way: the invariant checks (`sim.check`) and output VCs
 //! given in turn (`switch.vc_choice = "round-robin"`, BookSim2's VC allocators' pointers).
 //! The second costs a store on every grant and a choice in the allocation, which the runs
-//! without it should not pay (measured in docs/performance.md). The rest of what the
+//! without it should not pay (measured in docs/performance.md). The instantiations with it
+//! also take BookSim2's separable switch and VC allocators on its cycle grid (`separable`,
+//! switched on per run there), which come only with VCs given in turn. The rest of what the
 //! engine takes (any host costs, VC-reuse delay and least time in the input buffer) is in
 //! every instantiation. With the routing step (`R`: three kinds) that makes twelve
 //! instantiations, chosen in `run_express`.
@@ -42,7 +44,11 @@ pub(crate) const fn has(check: bool, turn: bool) -> Features {
         f = f.with(Feature::Checks);
     }
     if turn {
-        f = f.with(Feature::VcInTurn);
+        // (BookSim2's switch: its VC choice, and its allocators on its cycle grid.)
+        f = f
+            .with(Feature::VcInTurn)
+            .with(Feature::SeparableAllocator)
+            .with(Feature::SeparableVcAllocator);
     }
     f
 }
@@ -62,6 +68,11 @@ mod tests {
         assert!(<Feat<false, true>>::HAS.has(Feature::VcInTurn));
         assert!(!<Feat<false, true>>::HAS.has(Feature::Checks));
         assert_eq!(<Feat<true, true>>::HAS, ALL);
+        // BookSim2's separable allocators come with its VCs in turn.
+        assert!(<Feat<false, true>>::HAS.has(Feature::SeparableAllocator));
+        assert!(<Feat<false, true>>::HAS.has(Feature::SeparableVcAllocator));
+        assert!(!<Feat<true, false>>::HAS.has(Feature::SeparableAllocator));
+        assert!(!ALL.has(Feature::SeparableOffGrid));
         for f in [Feature::VcReuseDelay, Feature::FlitDelay] {
             assert!(<Feat<false, false>>::HAS.has(f));
         }

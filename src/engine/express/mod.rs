@@ -51,7 +51,8 @@
 //!
 //! Its parts: the records' layout (`build`) and their ids, one type per kind (`ids`), the
 //! routing step (`route`), switches
-//! (`switch`), trains (`send`), hosts and events (`host`), and the invariant checks of
+//! (`switch`; with BookSim2's separable allocators on its cycle grid, `separable`), trains
+//! (`send`), hosts and events (`host`), and the invariant checks of
 //! `sim.check` (`check`). It is compiled twelve times, `Express<R, F>`: for dimension
 //! order, the network's other deterministic routing or adaptive tables (`R`), with the
 //! checks and VCs given in turn compiled in or not (`F`, `feat`); which runs come here is decided by the features they use
@@ -70,6 +71,7 @@ mod ids;
 mod prefetch;
 mod route;
 mod send;
+mod separable;
 mod switch;
 
 use ids::{ChIx, NodeIx, PortIx, SlotIx, SwIx, VcIx};
@@ -394,6 +396,14 @@ pub(crate) struct Express<R, F> {
     /// With VCs given in turn (`F::VC_TURN`), per switch input VC, the output VC it was
     /// last given (empty otherwise).
     va_last: Recs<VcIx, VcIx>,
+    /// BookSim2's separable allocators (`separable`), in the instantiations with VCs given
+    /// in turn, where a run has them (off otherwise).
+    sep: Option<Box<separable::XSep>>,
+    /// The switches allocate with separable allocators (`sep`), and (`sep_trains`) a worm
+    /// with no rival may go as a train through them (their pointers move past a matched
+    /// pair only: not the wavefront's, `max_size`'s or `loa`'s).
+    sep_on: bool,
+    sep_trains: bool,
     features: std::marker::PhantomData<F>,
 }
 
@@ -449,12 +459,17 @@ impl Sim<'_> {
             (false, true) => ", with VCs given in turn compiled in",
             (true, true) => ", with its invariant checks and VCs given in turn compiled in",
         };
+        let sep = if used.has(Feature::SeparableAllocator) {
+            "; BookSim2's separable allocators on its cycle grid"
+        } else {
+            ""
+        };
         let one_vc = if super::features::moot_switch_settings(self) {
             "; the switches' VC choice and allocators change nothing with one VC a channel"
         } else {
             ""
         };
-        format!("express ({route}){checks}{one_vc}")
+        format!("express ({route}){checks}{sep}{one_vc}")
     }
 
     /// Runs on the express engine if this run can (see the module doc); `None` if not.
@@ -506,6 +521,11 @@ impl Sim<'_> {
             })));
         }
         let mut x = Express::<R, F>::new(self)?;
+        if F::VC_TURN && used.has(Feature::SeparableAllocator) {
+            x.sep = Some(Box::new(separable::XSep::new(self, x.v.len())));
+            x.sep_on = true;
+            x.sep_trains = self.spec.params.trains && !self.sw_allocator.moves_every_allocation();
+        }
         // The flit slots are this engine's for the run, if laid out for it.
         match std::mem::take(&mut self.ring).into_recs() {
             Ok(ring) => x.ring = ring,

@@ -26,7 +26,19 @@ impl<R: XRoute, F: XFeat> Express<R, F> {
                 // Another worm on the channel.
                 return one;
             }
-            if l.req != 0 && l.held_until >= now {
+            if F::VC_TURN && self.sep_on && l.req != 0 {
+                // A separable VC allocator may leave a head that may take another VC waiting
+                // while one is free: as the general engine, any such head waiting for the
+                // channel stops the train (its turns are the allocators' pointers).
+                let mut r = l.req;
+                while r != 0 {
+                    let y = &self.v[sw.input(r.trailing_zeros())];
+                    r &= r - 1;
+                    if y.lo as u32 != vo || (y.hi as u32).min(nvc - 1) != vo {
+                        return one;
+                    }
+                }
+            } else if l.req != 0 && l.held_until >= now {
                 // A head waiting for the channel may have another VC when it frees (after
                 // the send at its instant, so a flit that starts then goes first): one held
                 // by a tail that has not passed, or for the VC-reuse delay after it. (Not a

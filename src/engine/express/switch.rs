@@ -428,6 +428,9 @@ impl<R: XRoute, F: XFeat> Express<R, F> {
         if R::MULTI {
             return self.eval_switch_phased(sim, s);
         }
+        if F::VC_TURN && self.sep.is_some() {
+            return self.eval_switch_sep(sim, s);
+        }
         let sw = &mut self.sw[s];
         let mut todo = std::mem::take(&mut sw.todo);
         let sw = *sw;
@@ -757,7 +760,7 @@ impl<R: XRoute, F: XFeat> Express<R, F> {
     /// was last given, if that was one of these below `hi`, wrapping round; else the lowest
     /// (the general engine's `free_vc_rr`).
     #[inline(never)]
-    fn vc_in_turn(&self, i: VcIx, l: &XLink, ok: u64, lo: u8, hi: u8) -> u32 {
+    pub(super) fn vc_in_turn(&self, i: VcIx, l: &XLink, ok: u64, lo: u8, hi: u8) -> u32 {
         let start = self.turn_start(i, l, lo as u32, (hi as u32).min(l.nvc as u32 - 1));
         let after = ok & (u64::MAX << start);
         if after != 0 {
@@ -771,7 +774,7 @@ impl<R: XRoute, F: XFeat> Express<R, F> {
     /// channel's count) of channel `l` when VCs are given in turn: after the VC it was last
     /// given, if that was one of these below `hi`; else at `lo`.
     #[inline(always)]
-    fn turn_start(&self, i: VcIx, l: &XLink, lo: u32, hi: u32) -> u32 {
+    pub(super) fn turn_start(&self, i: VcIx, l: &XLink, lo: u32, hi: u32) -> u32 {
         let (last, base) = (self.va_last[i], l.vc_base.0);
         if last != VcIx::NONE && last.0 >= base + lo && last.0 < base + hi {
             last.0 - base + 1
