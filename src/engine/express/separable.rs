@@ -3,19 +3,25 @@
 //! every channel has one flit time `T` and every delay is a whole number of `T`
 //! (`engine::features`, `separable_on_grid`), so that everything happens on the edges of
 //! the grid. A switch allocates at every edge at which it has something to match: first
-//! its output VCs, output by output (separable, or reef's round robin where an output has
-//! one VC), to the heads waiting for them, a VC whose hold ends at this edge free for them;
-//! then its crossbar, with the separable allocator over every output free to send and every
-//! crossbar input with a flit for it (`switch::separable::allocate`, the general engine's
-//! own function); a matched pair sends one flit. A head that lost while a VC it may take is
-//! free, and an output that lost, try again at the next edge.
+//! its output VCs, output by output (separable, or reef's VCs in turn where the VC
+//! allocator is greedy or an output has one VC), to the heads waiting for them, a VC whose
+//! hold ends at this edge free for them; then its crossbar, with the separable allocator
+//! over the outputs free to send and the crossbar inputs with a flit for them
+//! (`switch::separable::allocate`, the general engine's own function, and its pointer
+//! rule `separable::advance`). A head that lost while a VC it may take is free, and an
+//! output that lost, try again at the next edge.
 //!
-//! The general engine allocates on the outputs its events woke (a head's request, a VC's
-//! release, a channel come free, a lost allocation's next cycle); on the grid that is every
-//! output with something to match, so allocating on all of them at every edge the switch is
-//! woken at gives its results, whichever events woke it (`tests/express.rs` compares the
-//! two, and the flit-by-flit reference). A matched flit goes alone, not as a train (the
-//! general engine's trains are exact: the same results).
+//! The general engine allocates on the outputs its events mark (a head's request, a VC's
+//! release, a channel come free, a landing, a credit, a lost allocation's next cycle); on
+//! the grid that is every output with something to match, and so is what this engine
+//! marks: allocating at every edge the switch is woken at, over its marked outputs and
+//! those just given a VC, gives the general engine's results, whichever events woke it
+//! (`tests/express.rs` compares the two, and the flit-by-flit reference). The VCs are
+//! looked at in the order the general engine looks at them (`look_sep`): a VC whose hold
+//! ends later wakes its output then only where a head looked at it, and such a wake-up
+//! may be a run's last event. A matched pair goes as a train as far as nothing can come
+//! between (`Express::send`, `horizon`), one flit with the allocators whose pointers move
+//! at every allocation (wavefront, `max_size`, `loa`).
 
 use super::*;
 use crate::fabric::{SwAllocator, VcAllocator};
@@ -23,7 +29,7 @@ use crate::switch::separable::{self as sep, Requests, Scratch};
 use crate::switch::vc_alloc::turn;
 
 /// The separable allocators' state: pointers, and scratch for one switch's allocation.
-/// Empty where the switches allocate as reef's own.
+/// (`Express::sep` is `None` where the switches allocate as reef's own.)
 pub(super) struct XSep {
     sw_alloc: SwAllocator,
     vc_alloc: VcAllocator,
@@ -97,7 +103,8 @@ impl XSep {
 
 impl<R: XRoute, F: XFeat> Express<R, F> {
     /// Switch `s` acts at this instant, an edge of the grid: VC allocation on every output
-    /// with heads waiting, then crossbar allocation over every output (see the module doc).
+    /// with heads waiting, then crossbar allocation over the outputs marked or just given a
+    /// VC (see the module doc).
     /// Woken again at the same instant (not expected), what came up waits for the next
     /// edge, as in the general engine.
     pub(super) fn eval_switch_sep(&mut self, sim: &mut Sim, s: SwIx) {
@@ -348,11 +355,12 @@ impl<R: XRoute, F: XFeat> Express<R, F> {
         granted
     }
 
-    /// Switch `s` allocates its crossbar with its separable allocator and sends a flit on
-    /// each matched pair (the general engine's `separable_send` and `separable_requests`):
-    /// each output free to send takes, per crossbar input, the VC of that input holding it
-    /// whose next flit is in and has a credit, the first in round-robin order from the VC
-    /// after the one that input last sent.
+    /// Switch `s` allocates its crossbar with its separable allocator over its outputs
+    /// `scan` (bits) and sends on each matched pair, a flit or a train (the general
+    /// engine's `separable_send` and `separable_requests`): each of those outputs free to
+    /// send takes, per crossbar input, the VC of that input holding it whose next flit is
+    /// in and has a credit, the first in round-robin order from the VC after the one that
+    /// input last sent.
     fn allocate_xbar_sep(&mut self, sim: &mut Sim, s: SwIx, sw: XSw, mut scan: u64, sp: &mut XSep) {
         let now = sim.now;
         let n = sw.n_ports as u32;
