@@ -35,9 +35,8 @@ pub(super) struct XSep {
     vc_alloc: VcAllocator,
     /// The grid's cycle: every channel's flit time [ps].
     period: Time,
-    /// Per switch: the instant it last allocated, and its count of inputs.
+    /// Per switch: the instant it last allocated.
     at: Vec<Time>,
-    n_in: Vec<u32>,
     /// Per switch port (`XSw::port_base + p`): as an output, its pointer over the switch's
     /// crossbar inputs; as a crossbar input, its pointer over the outputs and the VC its
     /// requests start from in round-robin order.
@@ -79,7 +78,6 @@ impl XSep {
             vc_alloc: sim.vc_alloc,
             period: sim.timing.first().map_or(1, |t| t.flit_time),
             at: vec![Time::MAX; n],
-            n_in: sim.sws.iter().map(|s| s.n_in).collect(),
             out_ptr: vec![0; sim.ports.len()],
             in_ptr: vec![0; sim.ports.len()],
             vc_off: vec![0; sim.ports.len()],
@@ -254,7 +252,7 @@ impl<R: XRoute, F: XFeat> Express<R, F> {
         let sw = self.sw[s];
         let ln = self.ln[c];
         let nvc = ln.nvc as u32;
-        let n_in = sp.n_in[s.0 as usize];
+        let n_in = sim.sws[s.0 as usize].n_in;
         let mut heads = std::mem::take(&mut sp.heads);
         let mut pick = std::mem::take(&mut sp.pick);
         heads.clear();
