@@ -225,6 +225,13 @@ fn tables() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Reef's greedy allocator and `allocators`.
+fn with_greedy(allocators: &[&'static str]) -> Vec<&'static str> {
+    std::iter::once("greedy")
+        .chain(allocators.iter().copied())
+        .collect()
+}
+
 fn net() -> impl Strategy<Value = Net> {
     (
         (
@@ -233,22 +240,8 @@ fn net() -> impl Strategy<Value = Net> {
                 0.3,
                 (
                     prop::sample::select(vec!["lowest", "round-robin"]),
-                    prop::sample::select(vec![
-                        "greedy",
-                        "islip",
-                        "separable-input-first",
-                        "separable-output-first",
-                        "wavefront",
-                        "rr-wavefront",
-                        "loa",
-                        "max-size",
-                    ]),
-                    prop::sample::select(vec![
-                        "greedy",
-                        "islip",
-                        "separable-input-first",
-                        "separable-output-first",
-                    ]),
+                    prop::sample::select(with_greedy(&SEPARABLE_SW_ALLOCATORS)),
+                    prop::sample::select(with_greedy(&SEPARABLE_VC_ALLOCATORS)),
                 ),
             ),
             prop::sample::select(vec![
@@ -262,21 +255,8 @@ fn net() -> impl Strategy<Value = Net> {
             prop::option::weighted(
                 0.3,
                 (
-                    prop::sample::select(vec![
-                        "islip",
-                        "separable-input-first",
-                        "separable-output-first",
-                        "wavefront",
-                        "rr-wavefront",
-                        "loa",
-                        "max-size",
-                    ]),
-                    prop::sample::select(vec![
-                        "greedy",
-                        "islip",
-                        "separable-input-first",
-                        "separable-output-first",
-                    ]),
+                    prop::sample::select(SEPARABLE_SW_ALLOCATORS.to_vec()),
+                    prop::sample::select(with_greedy(&SEPARABLE_VC_ALLOCATORS)),
                 ),
             ),
         ),

@@ -8,6 +8,20 @@ use reef::systems::{Options, Record, Report, reproduce};
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// BookSim2's switch allocators other than reef's greedy one (`switch.allocator`).
+pub const SEPARABLE_SW_ALLOCATORS: [&str; 7] = [
+    "islip",
+    "separable-input-first",
+    "separable-output-first",
+    "wavefront",
+    "rr-wavefront",
+    "loa",
+    "max-size",
+];
+
+/// BookSim2's separable VC allocators (`switch.vc_allocator`).
+pub const SEPARABLE_VC_ALLOCATORS: [&str; 3] = ["islip", "separable-input-first", "separable-output-first"];
+
 /// Builds a spec from config text (relative files resolve against `tests/data`).
 pub fn spec(text: &str) -> Spec {
     spec_with(text, &[])
